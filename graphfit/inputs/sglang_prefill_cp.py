@@ -34,6 +34,11 @@ included: the CP breakable prefill graphs, their own capture list, layers/cp/bcg
 cuda_graph_hook.py:104-125),
 pipeline parallelism (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager
 under interleave, cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
+
+The same reading serves the live check (graphfit.inputs.sglang_live: the ServerArgs' values,
+where a resolved record already holds SGLang's attention CP width, so only graphfit's
+planned / not-modelled split applies) and graphfit's own `--config` file (`file`, issue 23
+s52c); an SGLang `--config` YAML on a pasted line is merged into its flags first.
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
+from graphfit.inputs.values import as_bool, normalize_key
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
 
@@ -166,3 +172,30 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
     return ("--enable-prefill-cp: CP's prefill graphs need --attn-cp-size == --tp-size "
             "(layers/cp/bcg/__init__.py:42-64); the decode runners read no CP state off DSA / "
             "MLA (decode_cuda_graph_runner.py:327)")
+
+
+# a config file's keys `line` reads, in SGLang's spelling (dashes and underscores alike)
+FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn_cp_size",
+             "attn_dp_size", "dp_size", "tp_size", "pp_size", "speculative_algorithm",
+             "moe_a2a_backend")
+# graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
+FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
+                "attention_context_parallel_size": "attn_cp_size"}
+
+
+def file(data: Mapping[Any, Any], name: str) -> list[str]:
+    """graphfit's own `--config` file (issue 23 s52c): its `enable_prefill_cp` read with the
+    file's other keys as a pasted line's flags are read (`line`): SGLang's refusals with its
+    sentences, the note of a line graphfit plans, else "not modelled". (An SGLang `--config`
+    YAML on a pasted line becomes flags first, and goes through `line` with the line.)"""
+    keys: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(key, str):
+            normalized = normalize_key(key)
+            keys[FILE_ALIASES.get(normalized, normalized)] = value
+    given = keys.get("enable_prefill_cp")
+    if given is None or not as_bool(f"{name}: enable_prefill_cp", given):
+        return []
+    values = {key: keys.get(key) for key in FILE_READ}
+    values["enable_prefill_cp"] = True
+    return [f"{name}: {note}" for note in line(values)]

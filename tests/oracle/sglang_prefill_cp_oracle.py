@@ -101,3 +101,139 @@ def compare(case: Case) -> tuple[str, list[str]]:
             return "not modelled", [gf.rejected]
         return "differs", [f"SGLang serves; graphfit refuses: {gf.rejected}"]
     return dc.compare(case)
+
+
+# --- issue 23 s52c: the live path and config files ------------------------------------------
+
+
+def live_compare(case: Case) -> tuple[str, list[str]]:
+    """SGLang's resolved ServerArgs record of the line (the object an engine developer hands
+    graphfit) through `graphfit.integrations.sglang.from_sglang`, against the pasted line:
+    ("sglang refuses" | "agree" | "not modelled" | "differs", the differences). "agree": the
+    live plan has SGLang's resolved mem_fraction_static and prefill backend, and the pasted
+    line's ladders, components and fraction (the pasted line is compared with SGLang's
+    runners by `compare`); "not modelled" only where the pasted line is not modelled too."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.integrations.sglang import from_sglang
+    from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+    from tests.oracle import sglang_oracle as so
+
+    argv, gpu, model = case
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None):
+        resolved = so.resolve(argv, gpu_mem_gb=gb, model=model_dir(model),
+                              capability=capability)
+    if not isinstance(resolved, so.Resolved):
+        return "sglang refuses", []
+    line, line_prefill = dc.graphfit_answer(case)
+    try:
+        live = graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gb))
+    except ConfigError as exc:
+        text = str(exc)
+        if dc.NOT_MODELLED in text and line.rejected is not None and \
+                dc.NOT_MODELLED in line.rejected:
+            return "not modelled", [text]
+        return "differs", [f"live refuses: {text}; pasted line: {line.rejected}"]
+    if line.plan is None:
+        return "differs", [f"live plans; pasted line: {line.rejected}"]
+    from sglang.srt.arg_groups.overrides import resolving_view  # on so's path
+
+    view = resolving_view(resolved.record)
+    backend = view.cuda_graph_config.prefill.backend
+    diffs = []
+    if abs(live.config.mem_fraction_static - float(view.mem_fraction_static)) > 1e-9:
+        diffs.append(f"fraction {live.config.mem_fraction_static} vs SGLang "
+                     f"{view.mem_fraction_static}")
+    if prefill_graphs(live.config).backend != str(getattr(backend, "value", backend)):
+        diffs.append(f"prefill backend {prefill_graphs(live.config).backend} vs SGLang "
+                     f"{backend}")
+    if prefill_graphs(live.config).backend != line_prefill:
+        diffs.append(f"prefill backend {prefill_graphs(live.config).backend} vs the line's")
+    if tuple(live.capture_sizes) != tuple(line.plan.capture_sizes):
+        diffs.append(f"ladder {live.capture_sizes} vs the line's {line.plan.capture_sizes}")
+    if sorted(live.components) != sorted(line.plan.components):
+        diffs.append(f"components {sorted(live.components)} vs {sorted(line.plan.components)}")
+    else:
+        diffs += [name for name in live.components
+                  if live.graph_sizes(name) != line.plan.graph_sizes(name)]
+    return ("differs", diffs) if diffs else ("agree", [])
+
+
+def _keys(argv: tuple[str, ...]) -> dict[str, object]:
+    """A line's flags as a config file's keys (a flag alone: true; digits: an int)."""
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(argv):
+        key = argv[i][2:].replace("-", "_")
+        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            value = argv[i + 1]
+            out[key] = int(value) if value.isdigit() else value
+            i += 2
+        else:
+            out[key] = True
+            i += 1
+    return out
+
+
+def yaml_case(case: Case, dashes: bool = True) -> Case:
+    """The line with its prefill-CP flags moved into an SGLang `--config` YAML file (SGLang
+    merges it into the flags, server_args_config_parser.py; graphfit's pasted-line reader
+    likewise, graphfit.inputs.sglang_cli.config_file_args). SGLang's merger takes only
+    dashed keys (s51f), so they are written with dashes."""
+    argv = case[0]
+    moved = ("--enable-prefill-cp", "--cp-strategy")
+    keys = {k: v for k, v in _keys(argv).items() if f"--{k.replace('_', '-')}" in moved}
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in moved:
+            i += 1 if argv[i] == "--enable-prefill-cp" else 2
+            continue
+        rest.append(argv[i])
+        i += 1
+    body = "".join(f"{k.replace('_', '-') if dashes else k}: "
+                   f"{'true' if v is True else v}\n" for k, v in keys.items())
+    path = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-yaml-")) / "serve.yaml"
+    path.write_text(body)
+    return (("--config", str(path), *rest), case[1], case[2])
+
+
+def file_compare(case: Case) -> tuple[str, list[str]]:
+    """The line's flags as graphfit's own `--config` file (JSON, `engine: sglang`, the model
+    in `model_path`), against SGLang's resolution of the line: a refusal must carry SGLang's
+    sentence; a served line is planned as the pasted line is (`compare` holds that to
+    SGLang's runners) or refused as not modelled where the pasted line is too."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+
+    argv, gpu, model = case
+    sg = dc.sglang_answer((argv, gpu, model)) if model_dir(model) else None
+    assert sg is not None
+    path = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-file-")) / "serve.json"
+    path.write_text(json.dumps({"engine": "sglang", "model_path": model_dir(model),
+                                **_keys(argv)}))
+    try:
+        ours = graphfit.plan(resolve_values({"gpu_memory_gb": gpu, "config_file": str(path)},
+                                            environ={}).config())
+        error = None
+    except ConfigError as exc:
+        ours, error = None, str(exc)
+    if sg.rejected is not None:
+        theirs = sglang_reason(sg.rejected)
+        if error is not None and theirs in error:
+            return "same refusal", []
+        return "differs", [f"SGLang refuses ({theirs[:160]}); graphfit: {error or 'plans'}"]
+    line, _ = dc.graphfit_answer(case)
+    if error is not None:
+        if dc.NOT_MODELLED in error and line.rejected is not None:
+            return "not modelled", [error]
+        return "differs", [f"SGLang serves; the file: {error}; the line: {line.rejected}"]
+    if line.plan is None:
+        return "differs", [f"the file plans; the line: {line.rejected}"]
+    assert ours is not None
+    if tuple(ours.capture_sizes) != tuple(line.plan.capture_sizes) or \
+            sorted(ours.components) != sorted(line.plan.components):
+        return "differs", [f"file {ours.capture_sizes} vs line {line.plan.capture_sizes}"]
+    return "agree", []
