@@ -594,7 +594,10 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   "dtype": field_key("dtype", _line_dtype, SG),
                                   # DeepSeek-V4's backend default and trtllm assert
                                   # (graphfit.inputs.sglang_kv_dtype; issue 23 s48k)
-                                  "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
+                                  "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype,
+                                  # SGLang's refusals, else planned or not modelled
+                                  # (graphfit.inputs.sglang_prefill_cp, issue 23 s51c)
+                                  "enable_prefill_cp": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

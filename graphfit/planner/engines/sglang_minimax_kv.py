@@ -183,10 +183,11 @@ def pool_page(config: EngineSettings, shape: MiniMaxSparseKv) -> int:
     """The page the pool is laid out in: --page-size, or the MiniMax hook's 128 when it is not
     given (graphfit's page_size 1) and the resolved base backend is fa4 / trtllm_mha on SM100
     (minimax_m3.py:159-168: the hook's own pick when no backend flag is given, :147-158) or
-    fa3 on SM90 (:176-186); the NVFP4 native stack always 128 (:88-100, 111)."""
+    fa3 on SM90 (:176-186); minimax_m3_nvfp4 always 128, on any GPU (:92-97, 115; issue 23
+    s51n: the hook refuses any other page size)."""
     if config.page_size != 1:
         return config.page_size
-    if packed_stack(config, shape):
+    if shape.nvfp4:
         return MSA_PAGE
     given = config.attention_backend_flag
     unset = (given is None and config.decode_attention_backend is None
