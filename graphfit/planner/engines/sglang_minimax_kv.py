@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, require_int
 from graphfit.planner.core.settings import EngineSettings
 
 DENSE, SPARSE, K_ONLY = 0, 1, 2  # a layer's code in MiniMaxSparseKv.layers
@@ -75,14 +75,8 @@ class MiniMaxSparseKv:
 
     def __post_init__(self) -> None:
         for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"minimax_sparse_kv: {name} must be a positive integer, "
-                                  f"got {value!r}")
-        if isinstance(self.hisparse_ratio, bool) or not isinstance(self.hisparse_ratio, int) \
-                or self.hisparse_ratio < 0:
-            raise ConfigError(f"minimax_sparse_kv: hisparse_ratio must be an integer >= 0, "
-                              f"got {self.hisparse_ratio!r}")
+            require_int(f"minimax_sparse_kv.{name}", getattr(self, name), 1)
+        require_int("minimax_sparse_kv.hisparse_ratio", self.hisparse_ratio)
         if any(code not in (DENSE, SPARSE, K_ONLY) for code in self.layers):
             raise ConfigError("minimax_sparse_kv: layer codes must be 0 (dense), 1 (sparse) "
                               "or 2 (sparse, index K only)")
