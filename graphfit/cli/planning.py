@@ -123,9 +123,10 @@ def read_plan(path: Path) -> Plan:
         expected = json.loads(json.dumps(plan_json(result, refusals=False)))
     difference = first_difference(doc, expected)
     if difference is not None:
-        from graphfit.cli.vit_plan import stale_plan_hint
+        from graphfit.cli.vit_plan import stale_plan_hint, stale_prefill_hint
 
-        stale = stale_plan_hint(difference)
+        stale = stale_prefill_hint(doc, expected) if difference.startswith(
+            "components.prefill.") else stale_plan_hint(difference)
         if stale is not None:
             raise ConfigError(f"plan {shown_path(path)}: {stale}")
         raise ConfigError(f"plan {shown_path(path)}: not what graphfit writes for its config: "

@@ -33,6 +33,28 @@ from graphfit.planner.plan import Plan
 if TYPE_CHECKING:  # `plan --json` never imports rich
     from rich.console import Console
 
+def _names(component: Any) -> set[str]:
+    """The buffer names of a plan document's component object (empty if it has none)."""
+    buffers = component.get("buffers") if isinstance(component, dict) else None
+    return {b["name"] for b in buffers if isinstance(b, dict) and isinstance(b.get("name"), str)} \
+        if isinstance(buffers, list) else set()
+
+
+def stale_prefill_hint(given: Any, expected: dict[str, Any]) -> str | None:
+    """Why a plan file's SGLang `prefill` component differs, when graphfit itself added to it:
+    the prefill runner's mamba tracking inputs (runner_utils/buffers.py:309-321, switched on
+    at prefill_cuda_graph_runner.py:705-708), planned since issue 23 (s50m), are missing from
+    a file written before (None otherwise: the difference is named as it is)."""
+    want = _names(expected.get("components", {}).get("prefill"))
+    have = _names(given.get("components", {}).get("prefill")) if isinstance(given, dict) \
+        and isinstance(given.get("components"), dict) else set()
+    if {"mamba_track_indices", "mamba_track_mask"} <= want and not want & have & {
+            "mamba_track_indices", "mamba_track_mask"}:
+        return ("written before graphfit planned SGLang's prefill mamba tracking inputs "
+                "(runner_utils/buffers.py:309-321): plan again")
+    return None
+
+
 def stale_plan_hint(difference: str) -> str | None:
     """Why a plan file's `vit` component differs, when the difference is one graphfit made
     itself: Kimi K3's flashinfer_cudnn workspace (FLASHINFER_WORKSPACE_SIZE_BYTES,

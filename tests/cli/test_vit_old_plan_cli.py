@@ -9,7 +9,8 @@
   128 MiB flashinfer_cudnn workspace was planned -- refused, in one line that says so.
 
 Kimi K3 files written before s37v lack the tower's rope freqs_cis table
-(`rope_freqs_table`): refused in one line that says so (the difference found first).
+(`rope_freqs_table`), and before s50m the prefill runner's mamba tracking inputs (Kimi K3 is a
+hybrid linear-attention model): refused in one line that names the difference found first.
 
 A plan file is never trusted: anything else that differs is still refused."""
 
@@ -44,10 +45,11 @@ def test_a_plan_written_before_the_later_tower_fields_is_read(name: str) -> None
     if "kimi_k3" not in name:
         assert code == 0 and "SAFE" in out, err
         return
-    # its pairs were completed (the difference is past them), then the table is missing
+    # its pairs were completed (the difference is past them); what it lacks is named
     assert code == 2 and out == ""
     line = _one_error(err)
-    assert "rope freqs_cis table" in line and "plan again" in line, line
+    assert ("rope freqs_cis table" in line or "prefill mamba tracking inputs" in line) \
+        and "plan again" in line, line
 
 
 @pytest.mark.parametrize("name", BEFORE)
@@ -79,15 +81,15 @@ def test_a_kimi_flashinfer_cudnn_plan_without_the_workspace_is_one_clear_line() 
     code, out, err = run_cli(["check", "--plan", str(CUDNN)])
     assert code == 2 and out == ""
     line = _one_error(err)
-    # both the workspace and the rope table (s37v) are missing: the first found is named
-    assert ("128 MiB flashinfer_cudnn workspace" in line or "rope freqs_cis table" in line)
+    # the workspace, the rope table (s37v) and the prefill tracking inputs (s50m) are
+    # missing: the first found is named
+    assert ("128 MiB flashinfer_cudnn workspace" in line or "rope freqs_cis table" in line
+            or "prefill mamba tracking inputs" in line), line
     assert "plan again" in line, line
 
 
-def test_the_same_config_planned_now_has_the_workspace(tmp_path: Path) -> None:
-    """What graphfit writes now for that file's config is accepted: the workspace on every
-    key, once in the reference bytes."""
-    old = json.loads(CUDNN.read_text())
+def _kimi_plan_now(tmp_path: Path) -> str:
+    """`plan --json` of the CUDNN file's line, planned by graphfit now."""
     model = tmp_path / "k3"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({
@@ -100,6 +102,14 @@ def test_the_same_config_planned_now_has_the_workspace(tmp_path: Path) -> None:
     code, out, err = run_cli(["plan", "--json", "--vit-images", "1x4x4,1x8x4",
                               "--vit-max-images", "2", "--", *line])
     assert code == 0, err
+    return out
+
+
+def test_the_same_config_planned_now_has_the_workspace(tmp_path: Path) -> None:
+    """What graphfit writes now for that file's config is accepted: the workspace on every
+    key, once in the reference bytes."""
+    old = json.loads(CUDNN.read_text())
+    out = _kimi_plan_now(tmp_path)
     doc = json.loads(out)
     assert doc["config"]["options"]["vit"] == old["config"]["options"]["vit"]
     vit = doc["keyed_components"]["vit"]
@@ -107,3 +117,25 @@ def test_the_same_config_planned_now_has_the_workspace(tmp_path: Path) -> None:
     (tmp_path / "now.json").write_text(out)
     code, out, err = run_cli(["check", "--plan", str(tmp_path / "now.json")])
     assert code == 0 and "SAFE" in out, err
+
+
+def test_a_plan_without_the_prefill_tracking_inputs_says_so(tmp_path: Path) -> None:
+    """Only a file that lacks the prefill runner's mamba tracking inputs gets that reason; any
+    other prefill difference is named as it is."""
+    doc = json.loads(_kimi_plan_now(tmp_path))
+    prefill = doc["components"]["prefill"]
+    names = [b["name"] for b in prefill["buffers"]]
+    assert {"mamba_track_indices", "mamba_track_mask", "mamba_track_seqlens"} <= set(names)
+    older = json.loads(json.dumps(doc))
+    older["components"]["prefill"]["buffers"] = [
+        b for b in prefill["buffers"] if not b["name"].startswith("mamba_track_")]
+    edited = json.loads(json.dumps(doc))
+    edited["components"]["prefill"]["total_bytes"] += 1
+    for what, text in (("older", older), ("edited", edited)):
+        path = tmp_path / f"{what}.json"
+        path.write_text(json.dumps(text))
+        code, out, err = run_cli(["check", "--plan", str(path)])
+        assert code == 2 and out == "", what
+        line = _one_error(err)
+        said = "prefill mamba tracking inputs" in line and "plan again" in line
+        assert said == (what == "older"), line
