@@ -24,6 +24,7 @@ from graphfit.inputs import (
     sglang_mamba_flags,
     sglang_minimax_target,
     sglang_ngram,
+    sglang_prefill_cp,
     sglang_unified_switches,
     target_overrides,
 )
@@ -221,6 +222,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     notes += sglang_mamba_flags.file(data, brief(name))
     # --dcp-size / --dcp-comm-backend, read as on a pasted line (issue 23 s43l)
     settings += sglang_unified_switches.file(data, brief(name))
+    with _target(data):  # --enable-prefill-cp with the file's widths (issue 23 s52c)
+        notes += sglang_prefill_cp.file(data, brief(name))
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         sglang_minimax_target.line(keys)  # (json_model_override_args read with it)

@@ -114,14 +114,18 @@ def sglang_human_int(text: str) -> int:
         number, suffix = match.groups()
         if suffix in _SGLANG_IEC:
             if "." in number:
-                raise argparse.ArgumentTypeError(
-                    f"Decimals are not allowed with IEC suffixes like '{suffix}'")
+                raise argparse.ArgumentTypeError(  # SGLang's words (utils/common.py:3413-3417)
+                    f"Decimals are not allowed with IEC suffixes like '{suffix}'. "
+                    f"Use an integer IEC value such as '{int(Decimal(number))}{suffix}', "
+                    f"or an SI value such as '{number}{suffix[0]}'.")
             return int(number) * _SGLANG_IEC[suffix]
         return int(Decimal(number) * _SGLANG_SI[suffix])
     try:
         return int(value)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"Invalid integer value: '{value}'") from None
+        raise argparse.ArgumentTypeError(  # SGLang's words (utils/common.py:3424-3429)
+            f"Invalid integer value: '{value}'. Use a plain integer, SI suffixes (1k, 1M), "
+            "or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive.") from None
 
 
 _JSON_NUMBER_SUFFIX = re.compile(r"\b\d+(?:\.\d+)?[kKmMgGtT]\b")

@@ -518,8 +518,8 @@ FILE_KEYS: dict[str, Handler] = {
     "cuda_graph_config": cuda_graph_config,
     "pp_size": field_key("pp_size", _positive, SG),
     # prefill-graph settings graphfit does not model: refused unless off
-    "enable_prefill_cp": _not_default(False, "prefill context parallelism has its own "
-                                      "prefill capture list, layers/cp/bcg"),
+    # read with the file's other keys (graphfit.inputs.sglang_prefill_cp.file, issue 23 s52c)
+    "enable_prefill_cp": _read_across,
     "enable_mis": _not_default(False, "multi-item scoring, attention_hook.py:535-553"),
     "debug_tensor_dump_output_folder": _not_default(None, "tensor dump mode, "
                                                     "serving_hook.py:542-561"),
@@ -564,6 +564,7 @@ FILE_KEYS: dict[str, Handler] = {
     "linear_attn_decode_backend": sglang_mamba_flags.linear_kernel,
     "linear_attn_prefill_backend": sglang_mamba_flags.linear_kernel,
     "linear_attn_verify_backend": sglang_mamba_flags.linear_kernel,
+    "cp_strategy": _read_across,  # with enable_prefill_cp (issue 23 s52c)
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
@@ -594,7 +595,10 @@ LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, "enable_dp_attention": _dp_attenti
                                   "dtype": field_key("dtype", _line_dtype, SG),
                                   # DeepSeek-V4's backend default and trtllm assert
                                   # (graphfit.inputs.sglang_kv_dtype; issue 23 s48k)
-                                  "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype}
+                                  "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype,
+                                  # SGLang's refusals, else planned or not modelled
+                                  # (graphfit.inputs.sglang_prefill_cp, issue 23 s51c)
+                                  "enable_prefill_cp": _after_the_engine}
 IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",

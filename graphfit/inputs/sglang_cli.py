@@ -6,7 +6,8 @@ reads them (facts, re-implemented):
   then required (cli/serve.py:32-66, cli/utils.py:136-168).
 * `prepare_server_args` (srt/server_args.py:668): `--config FILE` (YAML; the separate token)
   becomes flags placed before the whole command line, so the command line wins; YAML keys are
-  used verbatim as `--key` (an underscore key is an unknown flag); `key: true` of a store_true
+  used verbatim as `--key` (an underscore key is an unknown flag, issue 23 s51f; a key that
+  is not a string crashes the merger's `key.replace`); `key: true` of a store_true
   flag is the bare flag, other booleans are `--key true/false`, lists are spread, mappings
   become JSON; keys of flags the merger does not support are refused
   (srt/utils/server_args_config_parser.py).
@@ -40,6 +41,7 @@ from graphfit.inputs import (
     sglang_model_impl,
     sglang_mtp_backend,
     sglang_ngram,
+    sglang_prefill_cp,
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
@@ -101,7 +103,7 @@ def serve_argv(argv: Sequence[str]) -> list[str]:
 def config_file_args(path: str, table: flagtable.Table) -> list[str]:
     """A `--config` YAML as the flags SGLang's ConfigArgumentMerger inserts."""
     merger = table.data["config_file"]
-    store_true, unsupported = set(merger["store_true"]), set(merger["unsupported"])
+    store_true, unsupported = set(merger["store_true"]), dict(merger["unsupported"])
     file = Path(path)
     if file.suffix.lower() not in (".yaml", ".yml"):
         raise Refused(f"Config file must be YAML format, got: {brief(file.suffix)}")
@@ -114,9 +116,13 @@ def config_file_args(path: str, table: flagtable.Table) -> list[str]:
         raise Refused("Config file must contain a dictionary at root level")
     out: list[str] = []
     for key, value in data.items():
-        norm = str(key).replace("-", "_")
-        if norm in unsupported:
-            raise Refused(f"Unsupported config option {brief(norm)!r}")
+        if not isinstance(key, str):  # the merger's `key.replace` fails on it (:169)
+            raise Refused(f"AttributeError: {type(key).__name__!r} object has no attribute "
+                          "'replace'")
+        norm = key.replace("-", "_")  # its store_true / unsupported checks' spelling
+        if norm in unsupported:  # (:170-173), the action's class named as SGLang names it
+            raise Refused(f"Unsupported config option {brief(norm)!r} with action "
+                          f"{unsupported[norm]!r}")
         if isinstance(value, bool):
             if norm in store_true:
                 if value:
@@ -161,6 +167,7 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     args = serve_argv(argv) if entry == "serve" else list(argv)
     args = _with_config(args, table)
     parsed = flagtable.parse(_parser(), args)
+    sglang_dspark.fill(parsed.values)  # the draft SGLang fills in from the target (s51d)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []
 
@@ -177,8 +184,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
     sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
+    prefill_cp_notes = sglang_prefill_cp.line(values)  # --enable-prefill-cp (s51c)
     roles, role_notes = sglang_rules.role_settings(values)
-    notes = list(role_notes)
+    notes = list(role_notes) + prefill_cp_notes
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked

@@ -20,6 +20,7 @@ from typing import Any
 from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
+from graphfit.inputs.sglang_minimax_moe import quantization as minimax_quantization
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_arch_overrides import (
     IQUEST,
@@ -204,8 +205,6 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
     data: Mapping[str, Any] = load_config(path) if path is not None else {}
     text = _text(data)
     name = gpu_name(gpu_given)
-    quant = data.get("quantization_config")
-    quant = quant if isinstance(quant, dict) else {}
     layer_types = text.get("layer_types")
     dcp = _line_int(line, "dcp_size")
     return OverrideInputs(
@@ -218,17 +217,18 @@ def override_inputs(line: Mapping[str, Any], gpu_given: object,
         mamba_layers=isinstance(layer_types, list) and "mamba" in layer_types,
         minicpm_sparse=_minicpm_sparse(data),
         # minimax_m3.py:18-34: an mxfp8 checkpoint with NVFP4-packed experts, or the line
-        minimax_nvfp4=line.get("quantization") == "minimax_m3_nvfp4" or (
-            quant.get("quant_method") == "mxfp8"
-            and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
-            and quant.get("moe_quant_format") == "nvfp4-pack-quantized"),
+        # minimax_m3.py:18-34, 46-54: the line's --quantization, else an mxfp8 checkpoint
+        # with NVFP4-packed experts
+        minimax_nvfp4=minimax_quantization(line, data) == "minimax_m3_nvfp4",
         # parse_qsa_profile (layers/attention/qsa/config.py:78-88)
         qsa=text.get("indexer_n_heads") is not None,
         dcp_size=dcp or 1,
         mla_unknown=found.name is None and "MLA" in found.why,
         base_flag=_flag(line, "attention_backend"),
         draft_flag=_flag(line, "speculative_draft_attention_backend"),
-        dequant_flag=_flag(line, DEQUANT), algorithm=_algorithm(line), **pool_flags(line))
+        dequant_flag=_flag(line, DEQUANT), algorithm=_algorithm(line), **pool_flags(line),
+        moe_a2a=_flag(line, "moe_a2a_backend") or "none",
+        moe_runner=_flag(line, "moe_runner_backend") or "auto")
 
 
 # MiniCPMHybridConfig's names of its full-attention mixer (configs/minicpm.py:6-15)

@@ -15,6 +15,9 @@ names none and no window is given either, :816-823); `sample_from_anchor` (bool(
 value, default True, dspark_config.py:29-31) decides the draft runner's width
 (SglangOptions.dspark_samples_anchor).
 A draft graphfit cannot read (a hub id) keeps the refusal when no gamma is given.
+With no --speculative-draft-model-path, the draft SGLang fills in from a local target (bundled
+in its config.json, or its dspark/ folder: `fill`, graphfit.inputs.sglang_draft_path) is read
+the same way; none found is SGLang's refusal (speculative_hook.py:751-755).
 
 The draft's config is read with `--json-model-override-args` applied, as SGLang's hook and
 the draft's ModelConfig read it (dspark_config.py:146-154, model_config.py:612-626), and so
@@ -41,6 +44,7 @@ from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
+from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.inputs.sglang_dspark_env import line_environ
 from graphfit.inputs.sglang_spec_dp import (
     DEEPSEEK_V4,
@@ -54,6 +58,9 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 
 BLOCK_FLAG = "dspark-block-size"
 GAMMA_DEFAULT = 7  # DEFAULT_DSPARK_GAMMA, dspark_config.py:21
+# _handle_dspark's refusal when neither a bundled draft nor a dspark/ folder is found
+# (speculative_hook.py:751-755)
+NO_DRAFT = "DSpark dense speculative decoding requires setting --speculative-draft-model-path."
 
 
 def block_size(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -71,22 +78,51 @@ def block_size(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
 
 
 def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
-    """A pasted line's DSPARK rules that need two keys: without
-    --speculative-draft-model-path SGLang looks for a draft bundled in the target checkpoint
-    (speculative_hook.py:720-755), which graphfit does not read; the block size flag is
-    dropped for other algorithms."""
+    """A pasted line's DSPARK rules that need two keys: the draft's config (the line's
+    --speculative-draft-model-path, or the one `fill` found in a local target); no draft
+    found in a local target is SGLang's refusal, a hub-id target's is not read (nothing is
+    downloaded); the block size flag is dropped for other algorithms."""
     name = str(values.get("speculative_algorithm") or "").upper()
     if name != "DSPARK":
         return [s for s in settings if BLOCK_FLAG not in s.origin]
     draft = values.get("speculative_draft_model_path")
     if not draft:
+        # `fill` found no draft in a local target: SGLang's own refusal
+        # (speculative_hook.py:751-755); a hub-id target SGLang would download from
+        if local_target(values):
+            raise ConfigError(f"--speculative-algorithm: {NO_DRAFT} "
+                              f"(speculative_hook.py:720-755)")
         raise ConfigError("--speculative-algorithm: give --speculative-draft-model-path; "
-                          "graphfit does not look for a DSPARK draft bundled in the target "
-                          "checkpoint (speculative_hook.py:720-755)")
+                          "graphfit does not download a hub target's bundled DSPARK draft "
+                          "or dspark/ folder (speculative_hook.py:625-663, 720-755)")
     path = config_path(str(draft))
     if path is None:
         return settings
     return settings + draft_settings(path, values)
+
+
+def fill(values: dict[str, Any]) -> None:
+    """A DSPARK line with no --speculative-draft-model-path gets the draft SGLang's
+    `_handle_dspark` fills in (speculative_hook.py:720-745): the target itself when its config
+    carries a prefixed dspark_* key, else its local `dspark/` folder
+    (graphfit.inputs.sglang_draft_path). Filled into the parsed values, as SGLang declares
+    it on its ServerArgs, so that every later reader of the draft (its config.json's DSPARK
+    rules here, its vocabulary / dtype / mask token / sharing readers) reads the checkpoint
+    SGLang's draft worker loads."""
+    if str(values.get("speculative_algorithm") or "").upper() != "DSPARK" \
+            or values.get("speculative_draft_model_path") is not None:
+        return
+    found = draft_path(values)
+    if found is not None:
+        values["speculative_draft_model_path"] = found
+
+
+def local_target(values: Mapping[str, Any]) -> bool:
+    """Whether the line's target is a local directory with a config.json (SGLang looks in
+    it for a bundled draft or a dspark/ folder without the hub, speculative_hook.py:634-638)."""
+    model = values.get("model_path")
+    return isinstance(model, str) and Path(model).expanduser().is_dir() \
+        and config_path(model) is not None
 
 
 def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
@@ -143,6 +179,10 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
     layers = target_layers(data, origin)
     if layers is not None:
         out.append(Setting("dspark_target_layers", layers[0], layers[1], FILE))
+    depth = draft_layers(data, origin)
+    if depth is not None:
+        out.append(Setting("dspark_draft_layers", depth, f"{origin}: num_hidden_layers",
+                           FILE))
     if values.get("speculative_dspark_block_size") is not None:
         return out  # the flag wins (speculative_hook.py:807-813)
     gamma = parsed.gamma
@@ -211,6 +251,19 @@ def target_vocab(values: Mapping[str, Any], padded: bool = True) -> int | None:
     text = text if isinstance(text, dict) else data
     rows = (text.get("padded_vocab_size") if padded else None) or text.get("vocab_size")
     return rows if isinstance(rows, int) and not isinstance(rows, bool) else None
+
+
+def draft_layers(data: Mapping[str, Any], origin: str) -> int | None:
+    """The draft's own layer count, `num_hidden_layers` of its text config (parse_dflash_
+    draft_config, dflash_utils.py:588-597; `require_num_layers`, :545-551): the target's
+    aux config keeps it as `dflash_draft_num_layers` (spec_aux_hidden_state.py:219, 280),
+    which SGLang's DeepSeek-V4 configurator counts as the draft's SWA ring layers under
+    encoder replay (pool_configurator.py:1200-1239; `dspark_num_stages` is set only for a
+    DeepSeek-V4 draft, :276-277, which graphfit refuses above). None: the config names none
+    (issue 23, s51k)."""
+    text = data.get("text_config")
+    layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
+    return None if layers is None else as_int(f"{origin}: num_hidden_layers", layers)
 
 
 def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | None:

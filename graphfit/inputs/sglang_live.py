@@ -47,6 +47,7 @@ from graphfit.inputs import (
     sglang_instance,
     sglang_minimax_kv,
     sglang_minimax_target,
+    sglang_prefill_cp,
     sglang_processor_path,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -78,7 +79,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # s49l: whether the HF parser keeps the config's sub-configs (sglang_processor_path)
         "model_config_parser",
         # s50r: the draft's quantization, already resolved (graphfit.inputs.sglang_draft_quant)
-        "speculative_draft_model_quantization")
+        "speculative_draft_model_quantization",
+        # s52c: prefill context parallelism (graphfit.inputs.sglang_prefill_cp)
+        "enable_prefill_cp", "cp_strategy", "dcp_size", "pp_size")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -147,6 +150,11 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # (instance://, s3://, redis://...: graphfit.inputs.sglang_instance)
     sglang_processor_path.check(values, "server_args.tokenizer_path")  # issue 23 s47l
     sglang_instance.check_line(values, "model_path", "speculative_draft_model_path")
+    # prefill context parallelism (issue 23 s52c): read off the ServerArgs as SGLang left
+    # them (a resolved record holds its attention CP width and strategy, so SGLang's
+    # refusals cannot fire on one), planned where a pasted line is, else "not modelled";
+    # its note has no place in a live check's one line
+    sglang_prefill_cp.line(values)
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

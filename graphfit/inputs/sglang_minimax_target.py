@@ -68,6 +68,7 @@ from graphfit.inputs.sglang_minimax_quant import (
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.engines.sglang_arch_overrides import minimax_nvfp4_refusals
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
 
 CAUSAL = "MiniMaxM3SparseForCausalLM"  # minimax_m3.py:2274
@@ -274,6 +275,10 @@ def _count(value: Any) -> int:
         return 0
 
 
+def _text_or_none(value: Any) -> str | None:
+    return str(value) if value else None
+
+
 def line(values: Mapping[str, Any], gpu_later: bool = False) -> None:
     """The line's target (`model_path`, local config.json with `--json-model-override-args`
     applied as the target's ModelConfig does, model_config.py:612-626): ConfigError with
@@ -315,6 +320,14 @@ def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
     loading = sglang_sub_configs.load_failure(data)
     if loading is not None:  # ModelConfig's reads come before the model class is built
         raise ConfigError(f"--model-path: {loading}")
+    names = data.get("architectures")
+    if isinstance(names, list) and names[:1] in ([CAUSAL], [VL]) and (
+            quantization(values, data) == "minimax_m3_nvfp4"):
+        # the override hook runs at argument resolution, before the model class is built
+        # (minimax_m3.py:56-93; issue 23 s51n)
+        page = values.get("page_size")
+        minimax_nvfp4_refusals(names[0], _text_or_none(values.get("speculative_algorithm")),
+                               page if isinstance(page, int) else None)
     attn_tp = attention_tp(values)
     if attn_tp < 1:
         return None  # tp below attn_dp x attn_cp: the layout's own check refuses it

@@ -1,7 +1,8 @@
-"""The `from_config` / `__init__` refusals of five more config classes SGLang 0.5.23's
+"""The `from_config` / `__init__` refusals of seven more config classes SGLang 0.5.23's
 model loader builds from a checkpoint's quantization dict: AWQConfig (awq), AWQMarlinConfig
-(awq_marlin), GPTQMarlinConfig (gptq_marlin), ModelOptMixedPrecisionConfig (modelopt_mixed)
-and MoeWNA16Config (moe_wna16), per layers/quantization/__init__.py:64-104.
+(awq_marlin), GPTQMarlinConfig (gptq_marlin), ModelOptMixedPrecisionConfig (modelopt_mixed),
+MoeWNA16Config (moe_wna16), CompressedTensorsConfig (compressed-tensors) and W4AFp8Config
+(w4afp8), per layers/quantization/__init__.py:64-104.
 
 The loader hands them config.json's own config (model_loader/weight_utils.py:298-311) or
 the one config file its search found (:436-438); both reach `problem` through graphfit.
@@ -16,7 +17,7 @@ planned such lines before.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -196,13 +197,81 @@ def moe_wna16_check(method: str, spec: Mapping[str, Any]) -> None:
                           f"({_Q}moe_wna16.py:149-151)")
 
 
+# Fp8Config's activation schemes (fp8.py:188)
+FP8_ACTIVATION_SCHEMES = ("static", "dynamic")
+_CT = "compressed_tensors/compressed_tensors.py"
+
+
+def _ct_groups_readable(spec: Mapping[str, Any]) -> bool:
+    """Whether `_quantization_scheme_map_from_config` (compressed_tensors.py:342-402) gets
+    through config_groups without a TypeError / AttributeError of its own (:362-365): a
+    mapping of mappings whose `targets` are iterable."""
+    groups = spec.get("config_groups", {})
+    if not isinstance(groups, Mapping):
+        return False  # `.items()` on it
+    for group in groups.values():
+        if not isinstance(group, Mapping):
+            return False  # `.get("targets")` on it
+        if not isinstance(group.get("targets"), Iterable):
+            return False  # `for target in targets`: a TypeError
+    return True
+
+
+def compressed_tensors_check(method: str, spec: Mapping[str, Any]) -> None:
+    """`CompressedTensorsConfig.from_config` (compressed_tensors.py:281-319): after the
+    config groups, a `linear_fp8_config` section (mixed checkpoints: FP8 linears beside
+    compressed-tensors experts) is built into an Fp8Config (:295-306), whose `__init__`
+    refuses an activation scheme other than static / dynamic (fp8.py:285-286) and, with a
+    weight_block_size, a section whose quant_method is not fp8 (:302-306), a block that is
+    not 2-D (:307-310) or a static scheme (:311-314). The config groups' and sparsity
+    section's own validation is compressed-tensors' pydantic models, not SGLang's: not
+    restated (the oracle runs without that library)."""
+    if "linear_fp8_config" not in spec or not _ct_groups_readable(spec):
+        return
+    fp8 = spec["linear_fp8_config"]
+    if not isinstance(fp8, Mapping):
+        return  # `fp8_cfg.get` (:300): an AttributeError
+    scheme = fp8.get("activation_scheme", "dynamic")
+    where = f"linear_fp8_config built as an Fp8Config ({_Q}{_CT}:295-306"
+    if scheme not in FP8_ACTIVATION_SCHEMES:
+        raise ConfigError(f"--quantization {method}: Unsupported activation scheme "
+                          f"{excerpt(scheme, 16)}, SGLang refuses the {where}, fp8.py:285-286)")
+    block = fp8.get("weight_block_size")
+    if block is None:
+        return
+    if fp8.get("quant_method") != "fp8":
+        raise ConfigError(f"--quantization {method}: The block-wise quantization only supports "
+                          f"fp8-serialized checkpoint for now, SGLang refuses the {where}, "
+                          f"fp8.py:302-306)")
+    try:
+        dims = len(block)
+    except TypeError:
+        return  # `len(weight_block_size)`: left to SGLang
+    if dims != 2:
+        raise ConfigError(f"--quantization {method}: The quantization block size of weight "
+                          f"must have 2 dimensions, but got {dims} dimensions, SGLang refuses "
+                          f"the {where}, fp8.py:307-310)")
+    if scheme != "dynamic":
+        raise ConfigError(f"--quantization {method}: The block-wise quantization only supports "
+                          f"dynamic activation scheme for now, but got {scheme} activation "
+                          f"scheme, SGLang refuses the {where}, fp8.py:311-314)")
+
+
+def w4afp8_check(method: str, spec: Mapping[str, Any]) -> None:
+    """`W4AFp8Config.from_config` (w4afp8.py:78-91): the config must carry a quant_method
+    (`get_from_keys`, base_config.py:257-264); the rest is fixed (static MoE activations,
+    128x128 blocks), so `__init__`'s scheme check (:53-54) never refuses."""
+    _from_keys(method, spec, ("quant_method",), "W4AFp8Config", "w4afp8.py:78-79")
+
+
 CHECKS = {"awq": awq_check, "awq_marlin": awq_marlin_check,
           "gptq_marlin": gptq_marlin_check, "modelopt_mixed": mixed_check,
-          "moe_wna16": moe_wna16_check}
+          "moe_wna16": moe_wna16_check, "compressed-tensors": compressed_tensors_check,
+          "w4afp8": w4afp8_check}
 
 
 def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
-    """The refusal of `method`'s config class on `spec`, if it is one of these five."""
+    """The refusal of `method`'s config class on `spec`, if it is one of these seven."""
     check = CHECKS.get(method)
     if check is None:
         return None
@@ -213,6 +282,7 @@ def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
     return None
 
 
-__all__ = ["AWQ_MARLIN_BITS", "BLOCK_FP8_ALGOS", "CHECKS", "GPTQ_MARLIN_TYPES",
-           "MARLIN_GROUP_SIZES", "awq_check", "awq_marlin_check", "gptq_marlin_check",
-           "mixed_check", "moe_wna16_check", "problem"]
+__all__ = ["AWQ_MARLIN_BITS", "BLOCK_FP8_ALGOS", "CHECKS", "FP8_ACTIVATION_SCHEMES",
+           "GPTQ_MARLIN_TYPES", "MARLIN_GROUP_SIZES", "awq_check", "awq_marlin_check",
+           "compressed_tensors_check", "gptq_marlin_check", "mixed_check", "moe_wna16_check",
+           "problem", "w4afp8_check"]

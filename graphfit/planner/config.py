@@ -421,7 +421,8 @@ class EngineConfig:
             draft_quant_config: str | None = None,
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
-            minimax_sparse_kv: tuple[int, ...] | None = None) -> None: ...
+            minimax_sparse_kv: tuple[int, ...] | None = None,
+            dspark_draft_layers: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1330,6 +1331,11 @@ class EngineConfig:
     def enable_session_radix_cache(self) -> bool:
         """SglangOptions.enable_session_radix_cache."""
         return cast("bool", self._option("enable_session_radix_cache"))
+
+    @property
+    def dspark_draft_layers(self) -> int | None:
+        """SglangOptions.dspark_draft_layers."""
+        return cast("int | None", self._option("dspark_draft_layers"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -229,7 +229,10 @@ def sglang_snapshot() -> dict[str, Any]:
         phases = {phase: list(cgc.ALLOWED_KEYS_PER_PHASE[phase]) for phase in cgc.Phase.ALL}
         merger = ConfigArgumentMerger(parser)
         config_file = {"store_true": sorted(set(merger.store_true_actions)),
-                       "unsupported": sorted(merger.unsupported_actions)}
+                       # key -> its action's class, which the merger's refusal names
+                       # (server_args_config_parser.py:170-173; issue 23 s51f)
+                       "unsupported": {key: type(action).__name__ for key, action
+                                       in sorted(merger.unsupported_actions.items())}}
     return {
         "engine": "sglang", "version": "0.5.23",
         "source": "tests/oracle/flag_tables.py from sglang 0.5.23's prepare_server_args "
@@ -238,7 +241,7 @@ def sglang_snapshot() -> dict[str, Any]:
         "configs": configs,
         "cuda_graph_config_phases": phases,
         # how `--config FILE` turns YAML keys into flags (ConfigArgumentMerger): keys of
-        # store_true flags become a bare flag, unsupported keys are refused
+        # store_true flags become a bare flag, unsupported keys are refused (naming the action)
         "config_file": config_file,
     }
 

@@ -1,6 +1,7 @@
 """The `[COUNT] [SEED] [GRAPHFIT_ROOT]` command line the whole-line SGLang measure scripts
 share (not a test; measure_sglang_ep_rules, measure_sglang_class_picks): a before figure
-scores another checkout's `graphfit` on this tree's cases and SGLang side.
+scores another checkout's `graphfit` on this tree's cases and SGLang side; and the printing
+the per-verdict and per-outcome measure scripts share.
 
 This module imports no graphfit, so calling it first leaves `graphfit` unbound until the
 checkout to score is on sys.path.
@@ -8,10 +9,12 @@ checkout to score is on sys.path.
 
 from __future__ import annotations
 
+import collections
 import os
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 
@@ -54,3 +57,53 @@ def print_before_in_child(module: str, count: int, seed: int, root: str) -> None
                                 text=True, check=False, cwd=shim)
         lines = [ln for ln in result.stdout.splitlines() if ln.startswith("{")]
         print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])
+
+
+def print_family(family: str, results: Iterable[tuple[str, str | None]],
+                 verdicts: tuple[str, ...], *, totals: bool = False) -> list[str]:
+    """One family's line: of its (SGLang's verdict, a disagreement or None) per generated
+    line, how many of each verdict graphfit agrees on (after the family's total agreeing
+    with `totals`). Returns the disagreements."""
+    wrong: list[str] = []
+    seen: collections.Counter[str] = collections.Counter()
+    agree: collections.Counter[str] = collections.Counter()
+    for verdict, bad in results:
+        seen[verdict] += 1
+        agree[verdict] += bad is None
+        if bad:
+            wrong.append(bad)
+    total = f"{sum(agree.values())}/{sum(seen.values())} agree; " if totals else ""
+    print(f"{family}: {total}" + ", ".join(
+        f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}" for v in verdicts if seen[v]))
+    return wrong
+
+
+def print_wrong(wrong: list[str]) -> int:
+    """The first 12 disagreements; the exit status (0 when there are none, else 1)."""
+    for line in wrong[:12]:
+        print("  " + line)
+    return 0 if not wrong else 1
+
+
+def print_outcomes(graphfit_file: str, count: int, seed: int, outcomes: Mapping[str, int],
+                   tracked_label: str, tracked: Mapping[str, int], shown: list[str]) -> None:
+    """Which graphfit answered, the outcome counts of COUNT lines, the tracked counts under
+    `tracked_label`, and the shown differences (each cut to 400 characters)."""
+    print(f"graphfit: {graphfit_file}")
+    print(f"{count} lines (seed {seed}): {dict(sorted(outcomes.items()))}")
+    print(f"{tracked_label}: {dict(sorted(tracked.items()))}")
+    for line in shown:
+        print("  " + line[:400])
+
+
+def main_before_after(module: str, measure: Callable[[int, int], object], argv: list[str],
+                      count: int, seed: int) -> None:
+    """`tests.oracle.<module> [COUNT] [SEED] [BEFORE]` (defaults `count`, `seed`): with
+    BEFORE, a repository root, the same draws scored with its graphfit in a child process
+    first (`print_before_in_child`), then `measure` on this tree."""
+    count = int(argv[0]) if argv else count
+    seed = int(argv[1]) if len(argv) > 1 else seed
+    if len(argv) > 2:
+        print_before_in_child(module, count, seed, argv[2])
+        print("after (this tree):", end=" ")
+    measure(count, seed)

@@ -12,7 +12,7 @@ tree. "before": the tree named by GRAPHFIT_BEFORE (default /work/main), the same
 lines planned there in a child process: what its plan shows, and whether its request pool
 equals SGLang's.
 
-    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED] [v41|replay]
+    PYTHONPATH=. python -m tests.oracle.measure_sglang_dsv4_plan [DRAWS] [SEED] [v41|replay|dspark]
 
 With `v41` (issue 23, s48k) only the V4.1-on-B200 group is drawn (DRAWS lines, its default
 backend among them), and each line's resolved backend and KV dtype are tallied too.
@@ -20,6 +20,8 @@ With `replay` (issue 23, s50k) only DeepSeek-V4.1 lines with encoder replay are 
 (`with_replay`), a third of them with one of the flags replay refuses beside
 (`--enable-mixed-chunk`, `--enable-lora`, `--enable-session-radix-cache`,
 deepseek_v4_hook.py:323-325).
+With `dspark` (issue 23, s51k) only DeepSeek-V4 / V4.1 lines with a DSPARK draft are drawn
+(`with_dspark`: drafts of 1 to 40 layers, half of them with encoder replay).
 """
 
 from __future__ import annotations
@@ -87,6 +89,12 @@ def main() -> None:
         return
     if len(sys.argv) > 3 and sys.argv[3] == "replay":
         replay_group(count, rng, seed)
+        return
+    if len(sys.argv) > 3 and sys.argv[3] == "dspark":
+        dspark_cases = [pl.with_dspark(po.generate_gpu(rng), rng) for _ in range(count)]
+        report(dspark_cases, os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed,
+               f"{count} generated DeepSeek-V4 / V4.1 lines with a DSPARK draft (half with "
+               f"encoder replay; seed {seed})")
         return
     cases: list[po.Case] = [po.generate_gpu(rng) for _ in range(count)]
     # and as many again with a --max-total-tokens (sglang_dsv4_plan_oracle.with_cap)

@@ -19,6 +19,7 @@ from collections import Counter
 
 import graphfit
 from tests.oracle import sglang_mamba_track_draft as mt
+from tests.oracle.measure_root import print_outcomes
 
 
 def main(count: int = 200, seed: int = 1) -> int:
@@ -36,11 +37,8 @@ def main(count: int = 200, seed: int = 1) -> int:
                 tracked[runner] += 1
         if outcome == "differs" and len(shown) < 5:
             shown.append(f"{' '.join(case[0])} [{case[1]}, {case[2]}]: {diffs[:2]}")
-    print(f"graphfit: {graphfit.__file__}")
-    print(f"{count} lines (seed {seed}): {dict(sorted(outcomes.items()))}")
-    print(f"served lines where SGLang tracks: {dict(sorted(tracked.items()))}")
-    for line in shown:
-        print("  " + line[:400])
+    print_outcomes(graphfit.__file__, count, seed, outcomes, "served lines where SGLang tracks",
+                   tracked, shown)
     return 0
 
 

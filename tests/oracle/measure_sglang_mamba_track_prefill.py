@@ -23,6 +23,7 @@ require("sglang")
 
 from tests.oracle import sglang_mamba_track_prefill as mp  # noqa: E402
 from tests.oracle import sglang_prefill_oracle as po  # noqa: E402
+from tests.oracle.measure_root import print_outcomes  # noqa: E402
 
 
 def main(count: int = 120, seed: int = 1) -> int:
@@ -46,12 +47,9 @@ def main(count: int = 120, seed: int = 1) -> int:
                 sg = po.prefill(case[0], 80, mp.model_path(case[1]))
                 tracked[getattr(sg, "backend", "?")] += 1
         outcomes[outcome] += 1
-    print(f"graphfit: {graphfit.__file__}")
-    print(f"{count} lines (seed {seed}): {dict(sorted(outcomes.items()))}")
-    print(f"agreeing lines where SGLang's prefill runner tracks, by backend: "
-          f"{dict(sorted(tracked.items()))}")
-    for line in shown:
-        print("  " + line[:400])
+    print_outcomes(graphfit.__file__, count, seed, outcomes,
+                   "agreeing lines where SGLang's prefill runner tracks, by backend",
+                   tracked, shown)
     return 0
 
 

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_deepep_oracle as t
-from tests.oracle.measure_root import print_before_in_child
+from tests.oracle.measure_root import main_before_after
 
 A2AS: tuple[tuple[int, int, tuple[str, ...]], ...] = (
     (2, 1, t.DEEPEP), (2, 1, (*t.DEEPEP, "--deepep-mode", "low_latency")),
@@ -56,14 +56,5 @@ def measure(count: int, seed: int,
     print(dict(sorted(counts.items())))
 
 
-def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
-    if root:
-        print_before_in_child("measure_sglang_minimax_deepep", count, seed, root)
-        print("after (this tree):", end=" ")
-    measure(count, seed)
-
-
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(int(args[0]) if args else 60, int(args[1]) if len(args) > 1 else 23,
-         args[2] if len(args) > 2 else None)
+    main_before_after("measure_sglang_minimax_deepep", measure, sys.argv[1:], 60, 23)

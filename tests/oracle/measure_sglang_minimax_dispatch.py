@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 
 from tests.oracle import measure_sglang_minimax_deepep as deepep
-from tests.oracle.measure_root import print_before_in_child
+from tests.oracle.measure_root import main_before_after
 
 A2AS: tuple[tuple[int, int, tuple[str, ...]], ...] = tuple(
     (2, 1, ("--moe-a2a-backend", a2a, *mode)) for a2a in ("mooncake", "nixl")
@@ -26,14 +26,5 @@ def measure(count: int, seed: int) -> None:
     deepep.measure(count, seed, A2AS)
 
 
-def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
-    if root:
-        print_before_in_child("measure_sglang_minimax_dispatch", count, seed, root)
-        print("after (this tree):", end=" ")
-    measure(count, seed)
-
-
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(int(args[0]) if args else 60, int(args[1]) if len(args) > 1 else 23,
-         args[2] if len(args) > 2 else None)
+    main_before_after("measure_sglang_minimax_dispatch", measure, sys.argv[1:], 60, 23)

@@ -17,7 +17,7 @@ from collections import Counter
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_nvfp4_oracle as n
-from tests.oracle.measure_root import print_before_in_child
+from tests.oracle.measure_root import main_before_after
 
 Draw = tuple[dict[str, Any], dict[str, Any], bool, int, int]
 
@@ -53,19 +53,5 @@ def measure(count: int, seed: int) -> None:
     print(dict(sorted(counts.items())))
 
 
-def before(count: int, seed: int, root: str) -> None:
-    """The same draws with `root`'s graphfit (a child process)."""
-    print_before_in_child("measure_sglang_minimax_nvfp4", count, seed, root)
-
-
-def main(count: int = 60, seed: int = 7, root: str | None = None) -> None:
-    if root:
-        before(count, seed, root)
-        print("after (this tree):", end=" ")
-    measure(count, seed)
-
-
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    main(int(args[0]) if args else 60, int(args[1]) if len(args) > 1 else 7,
-         args[2] if len(args) > 2 else None)
+    main_before_after("measure_sglang_minimax_nvfp4", measure, sys.argv[1:], 60, 7)

@@ -10,11 +10,10 @@ GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
 
 from __future__ import annotations
 
-import collections
 import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root
+from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
 
 VERDICTS = ("cannot", "several", "invalid", "class", "built", "unchecked", "other")
 
@@ -32,18 +31,8 @@ def main(argv: list[str]) -> int:
              (fs.compare_file(*line, own_flag=True) for line in fs.file_lines())),
             ("config classes", (fs.compare_class(*line) for line in fs.class_lines())),
             ("hf_quant_config.json", (fs.compare_hf(*line) for line in fs.hf_lines()))):
-        seen: collections.Counter[str] = collections.Counter()
-        agree: collections.Counter[str] = collections.Counter()
-        for verdict, bad in results:
-            seen[verdict] += 1
-            agree[verdict] += bad is None
-            if bad:
-                wrong.append(bad)
-        print(f"{family}: " + ", ".join(f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}"
-                                        for v in VERDICTS if seen[v]))
-    for line in wrong[:12]:
-        print("  " + line)
-    return 0 if not wrong else 1
+        wrong += print_family(family, results, VERDICTS)
+    return print_wrong(wrong)
 
 
 if __name__ == "__main__":

@@ -9,11 +9,10 @@ GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
 
 from __future__ import annotations
 
-import collections
 import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root
+from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
 
 VERDICTS = ("class", "built", "other")
 
@@ -29,19 +28,8 @@ def main(argv: list[str]) -> int:
             ("found file", (wc.compare_file(*line) for line in wc.file_lines())),
             (f"generated files ({count}, seed {seed})",
              (wc.compare_generated(*line) for line in wc.generated_lines(count, seed)))):
-        seen: collections.Counter[str] = collections.Counter()
-        agree: collections.Counter[str] = collections.Counter()
-        for verdict, bad in results:
-            seen[verdict] += 1
-            agree[verdict] += bad is None
-            if bad:
-                wrong.append(bad)
-        total = sum(agree.values())
-        print(f"{family}: {total}/{sum(seen.values())} agree; " + ", ".join(
-            f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}" for v in VERDICTS if seen[v]))
-    for line in wrong[:12]:
-        print("  " + line)
-    return 0 if not wrong else 1
+        wrong += print_family(family, results, VERDICTS, totals=True)
+    return print_wrong(wrong)
 
 
 if __name__ == "__main__":

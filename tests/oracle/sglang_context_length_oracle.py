@@ -25,15 +25,13 @@ the llm_config / language_config classes (graphfit.inputs.sglang_sub_configs).
 from __future__ import annotations
 
 import json
-import os
 import random
 import tempfile
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_oracle as so
+from tests.oracle.environ_patch import patched_environ as environment  # SGLang reads os.environ
 
 LENGTH_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length",
                "max_position_embeddings")
@@ -93,21 +91,6 @@ def draw_rope(rng: random.Random) -> dict[str, Any] | None:
     if rng.random() < 0.1:  # in the dict: llama3's validation and HY-V4 read it (s41c)
         rope["rope_theta"] = 1000000.0
     return rope
-
-
-@contextmanager
-def environment(env: dict[str, str]) -> Iterator[None]:
-    """SGLang reads its environment variables from os.environ (environ.py EnvField.get)."""
-    saved = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def case(rng: random.Random, root: str) -> tuple[str, tuple[str, ...], dict[str, str]]:

@@ -45,6 +45,7 @@ from tests.oracle import sglang_dsv4_pool_oracle as po
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_stubs
+from tests.oracle.sglang_dspark_compare import draft_dir
 
 FIELDS = po.FIELDS
 
@@ -65,6 +66,10 @@ class PlanCase(po.Case):
     tp: int = 1  # --tp-size without attention DP (1: not on the line; s48k)
     replay: bool = False  # --enable-encoder-swa-bounded-replay (s50k)
     extra_flags: tuple[str, ...] = ()  # more flags at the end of the line (s50k)
+    # DSPARK with the oracle's draft (sglang_dspark_compare.draft_dir: the oracle's Llama
+    # config, 32 layers, with the Markov head and mask id SGLang's worker needs), `dspark`
+    # (a JSON object) merged into its config.json; None: no DSPARK (issue 23, s51k)
+    dspark: str | None = None
 
     def argv(self) -> tuple[str, ...]:
         extra = () if self.max_total_tokens is None else (
@@ -75,7 +80,9 @@ class PlanCase(po.Case):
         kv = () if self.kv_dtype is None else ("--kv-cache-dtype", self.kv_dtype)
         tp = () if self.tp == 1 else ("--tp-size", str(self.tp))
         replay = ("--enable-encoder-swa-bounded-replay",) if self.replay else ()
-        return (*super().argv(), *extra, *dp, *pp, *backend, *kv, *tp, *replay,
+        dspark = ("--speculative-algorithm", "DSPARK", "--speculative-draft-model-path",
+                  draft_dir(None, None, None, self.dspark)) if self.dspark is not None else ()
+        return (*super().argv(), *extra, *dp, *pp, *backend, *kv, *tp, *replay, *dspark,
                 *self.extra_flags)
 
 
@@ -156,6 +163,32 @@ def with_replay(case: po.Case, rng: random.Random) -> PlanCase:
                    "weights_gb": round(rng.uniform(0.3, 0.95) * 179.1, 2)}
         return PlanCase(**fields, gpu_name="B200", replay=True, max_total_tokens=cap)
     return PlanCase(**fields, replay=True, max_total_tokens=cap)
+
+
+def with_dspark(case: po.Case, rng: random.Random) -> PlanCase:
+    """The draw with a DSPARK draft (issue 23, s51k; V4.1's only speculation, the EAGLE
+    draws' draft tokens dropped): a draft of 1 to 40 layers (num_hidden_layers) and a block
+    size of 1 to 12 on some, the target's context, a `dspark_target_layer_ids` list on some
+    (SGLang's window counts the draft's own layers either way), V4.1 on most and, on half,
+    with
+    `--enable-encoder-swa-bounded-replay` as `with_replay` draws it."""
+    # as long as the target: a shorter draft is refused when its worker builds its
+    # ModelConfig at the target's length (model_config.py:1295-1316), past what this oracle
+    # runs, and graphfit refuses it (inputs/sglang_context_length.check_draft)
+    fields: dict[str, object] = {"max_position_embeddings": max(131072, case.context)}
+    if rng.random() < 0.7:
+        fields["num_hidden_layers"] = rng.choice((1, 2, 3, 5, 8, 40))
+    if rng.random() < 0.5:
+        fields["block_size"] = rng.randint(1, 12)
+    if rng.random() < 0.2:
+        fields["dspark_target_layer_ids"] = sorted(rng.sample(range(len(case.ratios)),
+                                                              min(2, len(case.ratios))))
+    spark = json.dumps(fields, sort_keys=True)
+    if rng.random() < 0.5:
+        return dataclasses.replace(with_replay(case, rng), drafts=None, dspark=spark)
+    base = {**dataclasses.asdict(case), "drafts": None,
+            "v41": case.v41 or rng.random() < 0.6}
+    return PlanCase(**base, dspark=spark)
 
 
 LINE = re.compile(r"full (\d+) tokens, SWA (\d+), c4 (\d+), c128 (\d+), c4 state (\d+), "
@@ -272,6 +305,7 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
         spec_algorithm=SpeculativeAlgorithm.from_string(get_spec().speculative_algorithm),
         spec_aux_config=None)
     try:
+        kvc.spec_aux_config = _aux_config(r, mc, kvc.spec_algorithm)
         configurator = DSV4PoolConfigurator(kvc)  # type: ignore[arg-type]
         config = configurator.calculate_pool_sizes(budget, page)
         # `config_from_budget`'s token constraints (kv_cache_configurator.py:3211-3226)
@@ -291,6 +325,22 @@ def _configure(r: Any, budget: int) -> dict[str, int] | str:
             "c4": config.c4_max_total_num_tokens, "c128": config.c128_max_total_num_tokens,
             "c4_state": config.c4_state_pool_size, "c128_state": config.c128_state_pool_size,
             "requests": int(config.max_running_requests)}
+
+
+def _aux_config(r: Any, mc: Any, spec: Any) -> Any:
+    """The target's aux hidden-state config as its model runner resolves it
+    (`resolve_spec_aux_hidden_state_config`, spec_aux_hidden_state.py:53-81): for DSPARK its
+    `dspark_num_stages` / `dflash_draft_num_layers` from the draft's config (:199-283), which
+    the configurator reads under encoder replay (pool_configurator.py:1200-1210; issue 23
+    s51k). None for other algorithms, as before."""
+    if not spec.is_dspark():
+        return None
+    from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
+        resolve_spec_aux_hidden_state_config,
+    )
+
+    return resolve_spec_aux_hidden_state_config(
+        server_args=r.record, model_config=mc, spec_algorithm=spec, is_draft_worker=False)
 
 
 def _configure_stages(r: Any, budget: int, pp: int) -> dict[str, int] | str:

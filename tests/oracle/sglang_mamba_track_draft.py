@@ -32,19 +32,27 @@ def register_models() -> None:
     pc._MODELS.setdefault(QNEXT, mo.model_dir())
 
 
+def tracking_argv(rng: random.Random, overlap_off: float) -> tuple[str, ...]:
+    """The flags the mamba-tracking switch reads (model_override_base.py:260-265: the
+    radix-cache strategy and the radix cache), with the TP size, the request pool and the
+    overlap schedule (off with probability `overlap_off`); shared with
+    tests/oracle/sglang_mamba_track_prefill, whose draws keep their order."""
+    argv: tuple[str, ...] = ("--tp-size", str(rng.choice((1, 2, 4))),
+                             "--max-running-requests", str(rng.randint(1, 200)))
+    strategy = rng.choice(STRATEGIES)
+    argv += () if strategy == "auto" else ("--mamba-radix-cache-strategy", strategy)
+    argv += ("--disable-radix-cache",) if rng.random() < 0.25 else ()
+    argv += ("--disable-overlap-schedule",) if rng.random() < overlap_off else ()
+    return argv
+
+
 def generate(count: int, seed: int) -> list[dc.Case]:
     register_models()
     rng = random.Random(seed)
     out: list[dc.Case] = []
     for _ in range(count):
         model, gpu = rng.choice(TARGETS)
-        argv: tuple[str, ...] = ("--tp-size", str(rng.choice((1, 2, 4))),
-                                 "--max-running-requests", str(rng.randint(1, 200)))
-        strategy = rng.choice(STRATEGIES)
-        argv += () if strategy == "auto" else ("--mamba-radix-cache-strategy", strategy)
-        argv += ("--disable-radix-cache",) if rng.random() < 0.25 else ()
-        argv += ("--disable-overlap-schedule",) if rng.random() < 0.5 else ()
-        argv += rng.choice(DRAFTS)
+        argv = tracking_argv(rng, 0.5) + rng.choice(DRAFTS)
         out.append((argv, gpu, model))
     return out
 

@@ -23,9 +23,9 @@ from tests.oracle import sglang_mamba_oracle as mo
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_plan_prefill as spp
 from tests.oracle import sglang_prefill_oracle as po
+from tests.oracle.sglang_mamba_track_draft import tracking_argv
 
 QNEXT, INKLING = "qnext", "inkling"
-STRATEGIES = ("auto", "extra_buffer", "extra_buffer_lazy", "no_buffer")
 BACKENDS = ("default", "full", "breakable", "disabled")
 # the prefill runner's switch has no speculation test (unlike the decode runner's,
 # decode_cuda_graph_runner.py:458-461): none, EAGLE, NEXTN, NGRAM
@@ -43,12 +43,7 @@ def generate(count: int, seed: int) -> list[Case]:
     rng = random.Random(seed)
     out: list[Case] = []
     for _ in range(count):
-        argv: tuple[str, ...] = ("--tp-size", str(rng.choice((1, 2, 4))),
-                                 "--max-running-requests", str(rng.randint(1, 200)))
-        strategy = rng.choice(STRATEGIES)
-        argv += () if strategy == "auto" else ("--mamba-radix-cache-strategy", strategy)
-        argv += ("--disable-radix-cache",) if rng.random() < 0.25 else ()
-        argv += ("--disable-overlap-schedule",) if rng.random() < 0.3 else ()
+        argv = tracking_argv(rng, 0.3)
         backend = rng.choice(BACKENDS)
         argv += () if backend == "default" else ("--cuda-graph-backend-prefill", backend)
         argv += rng.choice(DRAFTS)

@@ -19,12 +19,12 @@ when the line's environment sets it.
 
 from __future__ import annotations
 
-import os
 import types
 from typing import Any
 
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
+from tests.oracle.environ_patch import patched_environ
 
 KILL = "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"
 
@@ -37,19 +37,11 @@ def cell_sizes(path: str, argv: tuple[str, ...], capability: tuple[int, int],
     """Each pipeline stage's `_compute_cell_size` for the line and the resolved page size, or
     SGLang's refusal ("Rejected: ..." at resolution, "Type: message" where the price
     itself raises)."""
-    saved = {name: os.environ.get(name) for name, _ in env}
-    os.environ.update(dict(env))
-    try:
+    with patched_environ(dict(env)):
         r = so.resolve(argv, model=path, capability=capability)
         if not isinstance(r, so.Resolved):
             return f"Rejected: {r.text}"
         return _price(r, path, capability)
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | str:

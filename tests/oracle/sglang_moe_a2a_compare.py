@@ -16,13 +16,10 @@ the plan's proof), which covers DeepEP's 8-aligned breakable buckets (cuda_graph
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import json
-import os
 import random
 import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +30,7 @@ from graphfit.planner.core.errors import BatchError
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
+from tests.oracle.environ_patch import patched_environ
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
@@ -113,26 +111,11 @@ def _device(gpu: float | str) -> tuple[float, tuple[int, int] | None]:
     return gpu, None
 
 
-@contextlib.contextmanager
-def environment(env: dict[str, str]) -> Iterator[None]:
-    """The process environment SGLang's `envs` read (environ.py:67-86), for one line."""
-    saved = {name: os.environ.get(name) for name in env}
-    os.environ.update(env)
-    try:
-        yield
-    finally:
-        for name, value in saved.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
-
-
 @functools.lru_cache(maxsize=1024)
 def sglang(argv: tuple[str, ...], gpu_mem_gb: float | str = 80) -> sc.SglangAnswer:
     env, gpu, model, flags = parts(argv, gpu_mem_gb)
     gib, capability = _device(gpu)
-    with environment(env):
+    with patched_environ(env):
         resolved = so.resolve(flags, gpu_mem_gb=gib, model=model, capability=capability)
         if isinstance(resolved, so.Rejected):
             return sc.SglangAnswer(resolved, None)

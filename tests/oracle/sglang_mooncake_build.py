@@ -25,6 +25,7 @@ from typing import Any
 
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
+from tests.oracle.environ_patch import restoring
 
 
 class _Unused:
@@ -41,20 +42,13 @@ class _Unused:
 def glue() -> Iterator[None]:
     """`mooncake.mooncake_ep_buffer` reported installed, with `_Unused` as its Buffer."""
     names = ("mooncake", "mooncake.mooncake_ep_buffer")
-    saved = {name: sys.modules.get(name) for name in names}
     package = types.ModuleType("mooncake")
     buffer = types.ModuleType("mooncake.mooncake_ep_buffer")
     buffer.Buffer = _Unused()  # type: ignore[attr-defined]
     package.mooncake_ep_buffer = buffer  # type: ignore[attr-defined]
-    sys.modules.update(zip(names, (package, buffer), strict=True))
-    try:
+    with restoring(sys.modules, names):
+        sys.modules.update(zip(names, (package, buffer), strict=True))
         yield
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(name, None)
-            else:
-                sys.modules[name] = module
 
 
 def _site(exc: BaseException) -> str:

@@ -319,7 +319,7 @@ def _draft_extend_stub(r: Resolved, fill: int) -> _AttnBackendStub:
     spec = get_spec()
     name = spec.speculative_draft_attention_backend or (
         decode if spec.speculative_attention_mode == "decode" else prefill)
-    draft = getattr(r.record, "speculative_draft_model_path", None) or r.record.model_path
+    draft = draft_path(r) or r.record.model_path
     config = Path(str(draft)) / "config.json"
     if name in ("dsa", "nsa") and config.is_file():
         hf = types.SimpleNamespace(**json.loads(config.read_text()))
@@ -579,7 +579,7 @@ def _draft_model_config(r: Resolved, dmr: Any) -> None:
     config SGLang's ModelConfig refuses raises (the server does not start)."""
     from sglang.srt.configs.model_config import ModelConfig
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
+    path = draft_path(r)
     if path is None or not (Path(str(path)) / "config.json").is_file():
         return
     mc = ModelConfig.from_server_args(r.record, model_path=str(path), is_draft_model=True)
@@ -690,6 +690,15 @@ def _dflash_runner(r: Resolved, pool: int, fill: int, device: str, hidden_size: 
     return dataclasses.replace(run, name="dflash_draft", buffers=table, live=live)
 
 
+def draft_path(r: Resolved) -> Any:
+    """The draft path the resolution settled: the line's, or the one a hook declared
+    (`_handle_dspark` fills a DSPARK draft in from the target, speculative_hook.py:720-745),
+    which only the resolving view holds (issue 23 s51d)."""
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    return resolving_view(r.record).speculative_draft_model_path
+
+
 def _draft_hf_config(r: Resolved, *, overridden: bool = False) -> Any:
     """The draft checkpoint's config as SGLang's own `get_config` reads it, or None (no draft
     path, or a hub id offline: no config here). `overridden`: with the line's
@@ -697,7 +706,7 @@ def _draft_hf_config(r: Resolved, *, overridden: bool = False) -> Any:
     (model_config.py:950-975 -> :612-626); without: the config the weights were saved with."""
     from sglang.srt.utils.hf_transformers_utils import get_config
 
-    path = getattr(r.record, "speculative_draft_model_path", None)
+    path = draft_path(r)
     if path is None:
         return None
     overrides = json.loads(getattr(r.record, "json_model_override_args", None) or "{}") \

@@ -33,15 +33,21 @@ _LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_
           "torch_dtype": "bfloat16"}
 
 
+def llama_dir(prefix: str, quantization: dict[str, Any] | None) -> str:
+    """A new small Llama checkpoint directory (named from `prefix`) whose config.json carries
+    `quantization` as its quantization_config (none when None)."""
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    config: dict[str, Any] = dict(_LLAMA)
+    if quantization is not None:
+        config["quantization_config"] = quantization
+    (root / "config.json").write_text(json.dumps(config))
+    return str(root)
+
+
 @functools.cache
 def model_dir(layout: str | None) -> str:
     """A small Llama checkpoint directory whose config.json carries the layout."""
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-cap-"))
-    config: dict[str, Any] = dict(_LLAMA)
-    if layout is not None:
-        config["quantization_config"] = qo.LAYOUTS[layout]
-    (root / "config.json").write_text(json.dumps(config))
-    return str(root)
+    return llama_dir("graphfit-quant-cap-", None if layout is None else qo.LAYOUTS[layout])
 
 
 def planned(model: str, args: tuple[str, ...], gpu: str) -> tuple[int, str]:

@@ -29,7 +29,7 @@ from typing import Any
 
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_quant_capability_oracle as co
-from tests.oracle.sglang_quant_capability_compare import _LLAMA, planned
+from tests.oracle.sglang_quant_capability_compare import _LLAMA, llama_dir, planned
 from tests.oracle.sglang_quant_config_file_compare import FILES as S45Q_FILES
 from tests.oracle.sglang_quant_config_file_compare import model_dir as s45q_dir
 
@@ -72,12 +72,10 @@ def mixed_layout(shape: str, layers: str, extra: str) -> dict[str, Any]:
 
 @functools.cache
 def mixed_dir(shape: str, layers: str, extra: str, files: str) -> str:
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-mixed-"))
-    config = {**_LLAMA, "quantization_config": mixed_layout(shape, layers, extra)}
-    (root / "config.json").write_text(json.dumps(config))
+    root = llama_dir("graphfit-quant-mixed-", mixed_layout(shape, layers, extra))
     for name, body in DIR_FILES[files].items():
-        (root / name).write_text(json.dumps(body))
-    return str(root)
+        (Path(root) / name).write_text(json.dumps(body))
+    return root
 
 
 def _judge(where: str, theirs: co.Answer, code: int, said: str) -> tuple[str, str | None]:
@@ -180,10 +178,7 @@ CLASS_SITES = ("modelopt_quant.py:", "fp8.py:346-350")
 
 @functools.cache
 def class_dir(layout: str) -> str:
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-class-"))
-    config = {**_LLAMA, "quantization_config": CLASS_LAYOUTS[layout]}
-    (root / "config.json").write_text(json.dumps(config))
-    return str(root)
+    return llama_dir("graphfit-quant-class-", CLASS_LAYOUTS[layout])
 
 
 def compare_class(flag: str | None, layout: str) -> tuple[str, str | None]:

@@ -24,12 +24,11 @@ import functools
 import itertools
 import json
 import random
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_quant_capability_oracle as co
-from tests.oracle.sglang_quant_capability_compare import _LLAMA, planned
+from tests.oracle.sglang_quant_capability_compare import llama_dir, planned
 
 # the file:line sites graphfit's class refusals cite (graphfit.inputs.
 # sglang_quant_weight_classes; ModelOpt's FP8 / FP4 classes, graphfit.inputs.
@@ -140,19 +139,15 @@ FILE_FLAGS = ("awq", "awq_marlin", "gptq_marlin", "modelopt_mixed", "moe_wna16")
 
 @functools.cache
 def config_dir(layout: str) -> str:
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-weight-"))
-    config = {**_LLAMA, "quantization_config": CONFIG_LAYOUTS[layout]}
-    (root / "config.json").write_text(json.dumps(config))
-    return str(root)
+    return llama_dir("graphfit-quant-weight-", CONFIG_LAYOUTS[layout])
 
 
 @functools.cache
 def file_dir(body: str) -> str:
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-weight-file-"))
-    (root / "config.json").write_text(json.dumps(_LLAMA))
+    root = llama_dir("graphfit-quant-weight-file-", None)
     name, content = FILE_BODIES[body]
-    (root / name).write_text(json.dumps(content))
-    return str(root)
+    (Path(root) / name).write_text(json.dumps(content))
+    return root
 
 
 def _judge(where: str, theirs: co.Answer, code: int, said: str) -> tuple[str, str | None]:
@@ -250,11 +245,10 @@ def generated_line(rng: random.Random) -> tuple[str, str, dict[str, Any]]:
 
 def compare_generated(flag: str, name: str, body: dict[str, Any]) -> tuple[str, str | None]:
     """One generated found-file line on a B200: (verdict, a disagreement or None)."""
-    root = Path(tempfile.mkdtemp(prefix="graphfit-quant-weight-gen-"))
-    (root / "config.json").write_text(json.dumps(_LLAMA))
-    (root / name).write_text(json.dumps(body))
-    theirs = co.load(flag, None, 100, str(root))
-    code, said = planned(str(root), ("--quantization", flag), "B200")
+    root = llama_dir("graphfit-quant-weight-gen-", None)
+    (Path(root) / name).write_text(json.dumps(body))
+    theirs = co.load(flag, None, 100, root)
+    code, said = planned(root, ("--quantization", flag), "B200")
     return _judge(f"--quantization {flag} on {name} {json.dumps(body)[:120]} (B200)", theirs,
                   code, said)
 

@@ -8,6 +8,9 @@ that stops exercising its rule fails instead of passing quietly."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -113,6 +116,17 @@ def _compare(case: tuple[object, ...]) -> tuple[str, str, bool | None]:
     return dq.compare(_line(draft(), *extra), gpu, target)  # type: ignore[operator, arg-type]
 
 
+def _caught(cases: list[Any], compare: Callable[[Any], tuple[str, str, bool | None]]
+            ) -> list[str]:
+    """The labels of the cases that differ (a planted error caught), with graphfit's answers
+    computed afresh before and after (the monkeypatched rule must be the one answering)."""
+    dq.planned.cache_clear()
+    try:
+        return [case[0] for case in cases if compare(case)[2] is False]
+    finally:
+        dq.planned.cache_clear()
+
+
 @pytest.mark.parametrize("case", CASES, ids=[case[0] for case in CASES])
 def test_fixed_lines_agree(case: tuple[object, ...]) -> None:
     theirs, ours, agree = _compare(case)
@@ -146,24 +160,14 @@ def test_rule_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     refusing case then differs."""
     monkeypatch.setattr(sglang_cli.sglang_draft_quant, "settings", lambda values: [])
     monkeypatch.setattr(sglang_engine.sglang_draft_quant, "check", lambda config: None)
-    dq.planned.cache_clear()
-    try:
-        caught = [case[0] for case in REFUSING if _compare(case)[2] is False]
-    finally:
-        dq.planned.cache_clear()
-    assert caught == [case[0] for case in REFUSING]
+    assert _caught(REFUSING, _compare) == [case[0] for case in REFUSING]
 
 
 def test_planner_check_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Planted: only the planner's GPU / dtype check off: the capability and dtype cases
     differ, the input-side refusals still agree."""
     monkeypatch.setattr(sglang_engine.sglang_draft_quant, "check", lambda config: None)
-    dq.planned.cache_clear()
-    try:
-        caught = {case[0] for case in REFUSING if _compare(case)[2] is False}
-    finally:
-        dq.planned.cache_clear()
-    assert caught == {"mxfp8 below SM100", "w4afp8 on a float16 draft"}
+    assert set(_caught(REFUSING, _compare)) == {"mxfp8 below SM100", "w4afp8 on a float16 draft"}
 
 
 @pytest.mark.parametrize("case", QUANTIZED_CASES, ids=[case[0] for case in QUANTIZED_CASES])
@@ -210,13 +214,8 @@ def test_quantized_rule_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     every refusing quantized case then differs."""
     monkeypatch.setattr(sglang_cli.sglang_draft_quant, "_quantized",
                         lambda path, data, values: [])
-    dq.planned.cache_clear()
-    try:
-        caught = [case[0] for case in QUANTIZED_REFUSING
-                  if _compare_quantized(case)[2] is False]
-    finally:
-        dq.planned.cache_clear()
-    assert caught == [case[0] for case in QUANTIZED_REFUSING]
+    assert _caught(QUANTIZED_REFUSING, _compare_quantized) == [
+        case[0] for case in QUANTIZED_REFUSING]
 
 
 # NEXTN lines naming no draft path: SGLang loads the target's own checkpoint as the draft
@@ -260,12 +259,7 @@ def test_filled_path_off_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """Planted: no draft path filled in (main's behaviour): every refusing case differs."""
     monkeypatch.setattr(sglang_cli.sglang_draft_quant, "draft_path",
                         lambda values: values.get("speculative_draft_model_path"))
-    dq.planned.cache_clear()
-    try:
-        caught = [case[0] for case in FILLED_REFUSING if _compare_filled(case)[2] is False]
-    finally:
-        dq.planned.cache_clear()
-    assert caught == [case[0] for case in FILLED_REFUSING]
+    assert _caught(FILLED_REFUSING, _compare_filled) == [case[0] for case in FILLED_REFUSING]
 
 
 # the live path (from_sglang / check_server_args on SGLang's resolved ServerArgs): the draft

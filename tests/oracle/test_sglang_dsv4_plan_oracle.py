@@ -115,6 +115,8 @@ def test_generated(seed: int) -> None:
         case = pl.on_b200_v41(case, rng)
     elif draw < 0.95:  # V4.1 with encoder replay (s50k)
         case = pl.with_replay(case, rng)
+    elif draw < 0.98:  # a DSPARK draft, half of them beside encoder replay (s51k)
+        case = pl.with_dspark(case, rng)
     # graphfit's --weights-gb keeps two decimals; so does the draw
     assert pl.compare(case) is None, case
 
@@ -681,3 +683,55 @@ def test_v41_default_backend_is_not_vacuous() -> None:
     results = [pl.sglang_side(c) for c in DEFAULTS]
     assert all(isinstance(r, dict) for r in results), results
     assert results[0] != results[1] and results[0] != results[4]
+
+
+# DSPARK drafts on DeepSeek-V4 / V4.1 (issue 23, s51k): the pools without encoder replay
+# (speculation's (layers + 1) / layers inflation, the draft tokens in the compress-state
+# rings, pool_configurator.py:1191-1198, 1250-1257), then beside replay, where the window takes
+# the draft tokens and, on CUDA, one SWA ring per draft layer (:1200-1239,
+# deepseek_v4_memory_pool.py:135-147): the draft's own num_hidden_layers
+# (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280), not its target layer ids
+ONE, FOUR = '{"num_hidden_layers": 1}', '{"num_hidden_layers": 4}'
+DSPARK_POOLS = [
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, dspark="{}"),
+    PlanCase(**V4, **LOW, gpu_gb=80.0, weights_gb=50.0, v41=True, dspark=ONE),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             replay=True, dspark="{}"),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             replay=True, dspark=FOUR),
+    PlanCase(**{**V4, "window": 250}, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=30.0,
+             v41=True, requests=1024, chunk=4096, replay=True,
+             dspark='{"block_size": 9, "num_hidden_layers": 2}'),  # window + 10 > a page
+    PlanCase(**V4, **LOW, gpu_gb=80.0, weights_gb=50.0, v41=True, replay=True,
+             dspark='{"dspark_target_layer_ids": [1, 3, 4], "num_hidden_layers": 1}'),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=141.0, weights_gb=60.0, v41=True, dp=4,
+             requests=64, chunk=16384, replay=True, mode="prefill", dspark=ONE,
+             extra_flags=("--enable-dp-lm-head",)),  # DSPARK's need under attention DP
+    PlanCase(**V4, **LOW, weights_gb=80.0, v41=True, replay=True, dspark=FOUR, **B200),
+    PlanCase(**V4, ratios=FLASH, sources=(), gpu_gb=80.0, weights_gb=40.0, v41=True,
+             max_total_tokens=300_000, replay=True, dspark=FOUR),
+    # 130 draft tokens (the c128 ring's most, no c4 layer): past 128 a scratch slot row
+    PlanCase(**V4, ratios=(0, 128, 0, 128, 0), sources=(), gpu_gb=80.0, weights_gb=30.0,
+             v41=True, requests=1024, chunk=4096, replay=True,
+             dspark='{"block_size": 129, "num_hidden_layers": 2}'),
+]
+
+
+@pytest.mark.parametrize("case", DSPARK_POOLS, ids=[str(i) for i in range(len(DSPARK_POOLS))])
+def test_dspark_pools_are_sized_as_sglang_does(case: PlanCase) -> None:
+    assert pl.compare(case) is None
+
+
+def test_dspark_pools_are_not_vacuous() -> None:
+    """Every DSPARK_POOLS line is sized by SGLang; beside replay the draft moves SGLang's
+    figures (the same line without the draft, and with 1 vs 4 draft layers, differ), and
+    a draft's target layer ids do not (the ring counts the draft's own layers)."""
+    sized = [pl.sglang_side(c) for c in DSPARK_POOLS]
+    assert all(isinstance(r, dict) for r in sized), sized
+    bare = pl.sglang_side(dataclasses.replace(DSPARK_POOLS[2], dspark=None))
+    assert isinstance(bare, dict) and bare["full"] != sized[2]["full"]  # type: ignore[index]
+    assert sized[2]["full"] != sized[3]["full"]  # type: ignore[index]  # 32 vs 4 layers
+    ids = DSPARK_POOLS[5]
+    same = pl.sglang_side(dataclasses.replace(ids, dspark=ONE))
+    three = pl.sglang_side(dataclasses.replace(ids, dspark='{"num_hidden_layers": 3}'))
+    assert same == sized[5] != three, (same, sized[5], three)

@@ -274,6 +274,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_session_radix_cache": st.booleans(),
     "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 2, 0, 1, 2, 1),
                                           [2, 1, 64, 128, 1, 1, 0]]),
+    "dspark_draft_layers": st.none() | st.integers(1, 8),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -492,6 +493,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "minimax_sparse_kv": st.sampled_from(["4,4", (4, 4, 128), (4, 0, 128, 64, 0, 0, 2, 1),
                                           (4, 4, 128, 64, 0, 0, 2, 3), (4, 4, True, 64, 0, 0, 2),
                                           (4, 4, 128, 64, 0, 0, -1)]),
+    "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
 }
 
 
@@ -793,6 +795,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "nnodes": 1, "draft_quantization": None, "kv_cache_dtype": None,
         "draft_quant_config": None,
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
-        "minimax_sparse_kv": None}
+        "minimax_sparse_kv": None,
+        "dspark_draft_layers": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -276,7 +276,8 @@ def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     """--enable-hisparse (the c4 pool divided, pool_configurator.py:1150-1158) stays ignored
     for the plan, but DeepSeek-V4's pools are then said, not sized (s44k);
     --enable-encoder-swa-bounded-replay's window (:1200-1247) is sized without a draft and
-    said beside a DSPARK draft (s50k). Since s45k every pair
+    said beside a DSPARK draft whose config is not local (s50k; sized beside a local one
+    since s51k, `test_replay_beside_a_local_dspark_draft_is_sized`). Since s45k every pair
     of them is SGLang's refusal on any GPU: trtllm with HiSparse (deepseek_v4_hook.py:
     112-114), encoder replay off V4.1 (:276-280), V4.1 with HiSparse or with trtllm and
     encoder replay (:333-353)."""
@@ -459,3 +460,35 @@ def test_replay_window_is_sized_by_every_reader(tmp_path: Path) -> None:
     plain = full(flags[1:])
     assert full(flags) != plain  # the cap-mode SWA pool gone, the window charged
     assert full([*flags[:1], "--max-running-requests", "512"]) < full(flags)
+
+
+def test_replay_beside_a_local_dspark_draft_is_sized(tmp_path: Path) -> None:
+    """Encoder replay beside a local DSPARK draft (issue 23, s51k): the draft's
+    num_hidden_layers is read, the window holds one SWA ring per draft
+    layer, so more draft layers leave fewer full tokens, while the target layer ids the
+    draft names do not move the pools; the SWA pool stays 0 (no draft layer is paged on
+    CUDA, deepseek_v4_memory_pool.py:135-139)."""
+    (tmp_path / "v41").mkdir()
+    v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
+
+    def draft(name: str, **fields: object) -> str:
+        root = tmp_path / name
+        root.mkdir()
+        (root / "config.json").write_text(json.dumps({
+            "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+            "num_attention_heads": 32, "num_key_value_heads": 8, "vocab_size": 129280,
+            "max_position_embeddings": 1 << 20, "markov_rank": 1,
+            "markov_head_type": "vanilla", "mask_token_id": 0, **fields}))
+        return str(root)
+
+    def plan(path: str) -> graphfit.Plan:
+        return _pasted(v41, ["--enable-encoder-swa-bounded-replay", "--speculative-algorithm",
+                             "DSPARK", "--speculative-draft-model-path", path],
+                       weights_gb=40.0)
+
+    one, four = plan(draft("one", num_hidden_layers=1)), plan(draft("four", num_hidden_layers=4))
+    ids = plan(draft("ids", num_hidden_layers=1, dspark_target_layer_ids=[0, 1, 2]))
+    full = [int(_pools(p).split()[1]) for p in (one, four, ids)]
+    assert ", SWA 0, " in _pools(one) and full[1] < full[0] == full[2], full
+    assert one.config.dspark_draft_layers == 1 and ids.config.dspark_draft_layers == 1
+    assert four.config.dspark_draft_layers == 4

@@ -81,3 +81,17 @@ def test_not_modelled_names_each_path() -> None:
             dp.not_modelled({}, pp_size=2), dp.not_modelled({}, hisparse=True),
             dp.not_modelled({}, encoder_replay=True)]
     assert all(said) and len(set(said)) == len(said)
+
+
+def test_draft_ring_layers_only_beside_replay_and_a_draft() -> None:
+    """A DSPARK draft's ring layers (issue 23, s51k) are a count for a draft under encoder
+    replay; replay with draft tokens needs them, and they need both."""
+    line = {"page_size": 256, "max_running_requests": 8, "chunked_prefill_size": 8192}
+    assert dp.Dsv4PoolInputs(**line, encoder_replay=True, draft_tokens=8,  # type: ignore[arg-type]
+                             draft_ring_layers=2).draft_ring_layers == 2
+    for bad in ({"draft_ring_layers": 2}, {"draft_ring_layers": 2, "draft_tokens": 8},
+                {"draft_ring_layers": 2, "encoder_replay": True},
+                {"draft_tokens": 8, "encoder_replay": True},
+                {"draft_ring_layers": -1, "draft_tokens": 8, "encoder_replay": True}):
+        with pytest.raises(ConfigError):
+            dp.Dsv4PoolInputs(**line, **bad)  # type: ignore[arg-type]

@@ -202,6 +202,10 @@ class OverrideInputs:
     unified_memory: bool = False
     disaggregated: bool = False
     host_pool: bool = False
+    # (s51n) the line's --moe-a2a-backend and --moe-runner-backend, for MiniMax-M3 NVFP4's
+    # Blackwell checks (minimax_m3.py:103-114)
+    moe_a2a: str = "none"
+    moe_runner: str = "auto"
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -261,8 +265,7 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
         return {DECODE: "flashinfer"} if large and inp.decode_flag is None else {}
     if arch in MINIMAX_M3:  # minimax_m3.py:56-192
         if inp.minimax_nvfp4:
-            raise _refuse(arch, "minimax_m3.py:56-58",
-                          "M3.1 NVFP4 only supports DSPARK or DFLASH speculation")
+            return _minimax_nvfp4(inp)
         if not inp.all_unset:
             return {}
         if gpu == "rocm":
@@ -283,6 +286,51 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
             return {PREFILL: "trtllm_mla", DECODE: "trtllm_mla"}
         return {}  # off SM100 SGLang's MLA default (Kimi-K3 is MLA: sglang_attn_default)
     return {}
+
+
+def minimax_nvfp4_refusals(arch: str, algorithm: str | None, page_size: int | None) -> None:
+    """The MiniMax-M3 NVFP4 hook's refusals on any GPU (minimax_m3.py:56-93): speculation
+    other than DSPARK / DFLASH (:56-58); DSPARK / DFLASH themselves not modelled here (their
+    VL-wrapper / Blackwell / SGLANG_RAGGED_VERIFY_MODE / PP checks and draft writes, :59-91);
+    a page size other than 128 (:92-93). Run by the line reader too
+    (graphfit.inputs.sglang_minimax_target.line), as the hook runs before the model is built."""
+    algo = (algorithm or "").upper()
+    if algo not in ("", "DSPARK", "DFLASH"):
+        raise _refuse(arch, "minimax_m3.py:56-58",
+                      "M3.1 NVFP4 only supports DSPARK or DFLASH speculation")
+    if algo:
+        raise ConfigError(f"{arch} served as minimax_m3_nvfp4 with {algo}: not modelled "
+                          f"(SGLang's draft checks and writes, arg_groups/model_overrides/"
+                          f"minimax_m3.py:59-91)")
+    if page_size not in (None, 128):
+        raise _refuse(arch, "minimax_m3.py:92-93", "M3.1 NVFP4 requires --page-size 128")
+
+
+def _minimax_nvfp4(inp: OverrideInputs) -> dict[str, str]:
+    """MiniMax-M3 served as minimax_m3_nvfp4 (minimax_m3.py:56-122, issue 23 s51n): SGLang
+    refuses speculation other than DSPARK / DFLASH (:56-58) and a page size other than 128
+    (:92-93). Off Blackwell it writes page 128, the marlin MoE runner for `auto` and fa3 where
+    no attention backend is given (:94-102). On Blackwell it requires the a2a backend none /
+    megamoe (any other: :104-108 under flashinfer_trtllm_routed, else :110-111), writes
+    megamoe with deep_gemm for `auto` (:112-114), page 128, fp8_e4m3 KV for `auto` and refuses
+    any other KV dtype (:116-119), and trtllm_mha where no backend is given (:120-121).
+    DSPARK / DFLASH drafts here (:59-91) are not restated (the env / PP / VL wrapper checks
+    and the draft KV / backend writes): refused as not modelled."""
+    d = inp.default
+    arch = d.architecture
+    minimax_nvfp4_refusals(arch, d.speculative_algorithm, d.page_size)
+    if d.gpu not in BLACKWELL:
+        return {BASE: "fa3"} if inp.all_unset else {}
+    if inp.moe_a2a not in ("none", "megamoe"):
+        if inp.moe_runner == "flashinfer_trtllm_routed":
+            raise _refuse(arch, "minimax_m3.py:103-108", "M3.1 NVFP4 flashinfer_trtllm_routed"
+                          " requires --moe-a2a-backend none or megamoe")
+        raise _refuse(arch, "minimax_m3.py:109-111",
+                      "M3.1 NVFP4 requires --moe-a2a-backend megamoe")
+    if (d.kv_cache_dtype or "auto") not in ("auto", "fp8_e4m3"):
+        raise _refuse(arch, "minimax_m3.py:116-119",
+                      "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3")
+    return {BASE: "trtllm_mha"} if inp.all_unset else {}
 
 
 def _kimi_k3_dcp(inp: OverrideInputs) -> dict[str, str]:
@@ -412,6 +460,8 @@ def override_page(inp: OverrideInputs, base: str | None) -> int | None:
         return 64  # compressed QSA's page size over any line (qwen4_exp.py:89-96)
     if arch in QWEN3_5 | QWEN4_EXP and gpu == "sm100" and inp.base_flag is None:
         return 64 if base == "trtllm_mha" else 1
+    if arch in MINIMAX_M3 and inp.minimax_nvfp4:
+        return 128  # the NVFP4 branch writes 128 on every GPU (minimax_m3.py:92-97, 115)
     if inp.default.page_size is None and arch in MINIMAX_M3 and (
             (gpu == "sm100" and base in ("fa4", "trtllm_mha"))
             or (gpu == "hopper" and base == "fa3")):

@@ -266,9 +266,11 @@ def resolve(config: EngineSettings) -> dict[str, object]:
 
 
 # encoder replay beside a draft (V4.1 runs DSPARK only, deepseek_v4_hook.py:333-353): the
-# draft's paged SWA layers and its SWA ring (pool_configurator.py:1200-1210, 1322-1325,
-# 1375-1378) are not restated; without a draft the window is sized (issue 23 s50k)
-REPLAY_DRAFT = "the encoder-replay SWA request window beside a DSPARK draft"
+# draft's SWA ring in the window (pool_configurator.py:1200-1239) is sized from the draft
+# checkpoint's layer count (SglangOptions.dspark_draft_layers, issue 23 s51k); said only
+# when that count was not read (a draft config that is not local)
+REPLAY_DRAFT = ("the encoder-replay SWA request window beside a DSPARK draft whose "
+                "num_hidden_layers was not read")
 
 
 def layout_unmodelled(config: EngineSettings) -> str | None:
@@ -280,12 +282,13 @@ def layout_unmodelled(config: EngineSettings) -> str | None:
     later Blackwell (a capability above 10.x) keeps s44k's reasons for the V4.1 layouts and
     the ratio-1 / 2 indexer pages. Elsewhere the environment's reasons stand
     (sglang_dsv4_pool.not_modelled). Encoder replay is sized without a draft, said beside a
-    DSPARK draft (`REPLAY_DRAFT`, issue 23 s50k)."""
+    DSPARK draft whose layer count is known (issue 23 s51k), said otherwise (`REPLAY_DRAFT`)."""
     reason = config.dsv4_env_unmodelled
     sm100 = (config.gpu_capability or 0) >= 100 or bool(config.sm100)
     if reason is not None and reason not in (AUTO_LAYOUT, V4_LAYOUT):
         return reason
-    if config.enable_encoder_swa_bounded_replay and config.spec_method is not SpecMethod.NONE:
+    if (config.enable_encoder_swa_bounded_replay and config.spec_method is not SpecMethod.NONE
+            and replay_draft_layers(config) is None):
         return REPLAY_DRAFT
     if _sm100(config) is None and config.dsv4_attn_backend == "flashmla_mega":
         return ("--dsv4-attn-backend flashmla_mega's pools (the V4.1 layouts, SM100 only, "
@@ -384,8 +387,21 @@ def pool_of(config: EngineSettings, stage: tuple[int, int] | None = None) -> Dsv
         state_dtype=(config.dsv4_state_dtype or "float32").strip().lower(),
         model_type="deepseek_v41" if head[4] else "deepseek_v4",
         kv_layout=layout[0], index_page=layout[1],
-        encoder_replay=config.enable_encoder_swa_bounded_replay)
+        encoder_replay=config.enable_encoder_swa_bounded_replay,
+        draft_ring_layers=(replay_draft_layers(config) or 0)
+        if config.enable_encoder_swa_bounded_replay and spec else 0)
     return Dsv4Pool(shape, line)
+
+
+def replay_draft_layers(config: EngineSettings) -> int | None:
+    """The DSPARK draft's layers SGLang's configurator counts under encoder replay:
+    `dspark_num_stages or dflash_draft_num_layers` (pool_configurator.py:1201-1208), i.e.
+    the draft checkpoint's num_hidden_layers (spec_aux_hidden_state.py:219, 280), since
+    `dspark_num_stages` is set only for a DeepSeek-V4 draft (:276-277), which graphfit's
+    draft reader refuses as not modelled. None: not read, or not DSPARK (issue 23 s51k)."""
+    if config.spec_method is not SpecMethod.DSPARK:
+        return None
+    return config.dspark_draft_layers
 
 
 def pools(config: EngineSettings) -> Dsv4Pools | None:

@@ -26,10 +26,13 @@ A DeepSeek-V4 model with SWA layers is sized by `DSV4PoolConfigurator`
   is not set -- DeepSeek-V4's override sets it, so only V4.1 gets there
   (`operator_swa_ratio`): the SWA pool is `compute_swa_request_cap` (:924-968) plus 4 x requests
   cached prefix tails of window + page (:1309-1326), page aligned.
-* **Encoder replay** (V4.1's `--enable-encoder-swa-bounded-replay`, no draft; issue 23 s50k):
+* **Encoder replay** (V4.1's `--enable-encoder-swa-bounded-replay`; issue 23 s50k, s51k):
   the target's SWA lives in a per-request window (`request_window_bytes`, :1211-1239), a
   fixed cost; the paged SWA pool, its c4 state and the SWA slot's price are 0 (:1240-1247,
-  :1375-1378) and speculation's inflation is off (:1250).
+  :1375-1378) and speculation's inflation is off (:1250). Beside a DSPARK draft (s51k) the
+  window and its scratch take the draft tokens, and on CUDA every draft layer is an SWA ring
+  layer in the window (`uses_draft_swa_ring`, deepseek_v4_memory_pool.py:135-147), so no
+  draft layer is paged (the HIP path that pages them is not planned).
 * **Reserved pages** (`_get_low_ratio_kv_padding_bytes`, :1406-1435): ratio 1 / 2 layers
   reserve one logical page of latents and the indexer's own 64-slot pages
   (`DSV41_INDEX_PAGE_SIZE`, deepseek_v4_memory_pool.py:532-542, 64 off Blackwell); the
@@ -49,9 +52,7 @@ deepseek_v4_memory_pool.py:198-234; a V4 model on SM100 keeps it), the V4.1 layo
 the layers of each).
 The unified-KV pools are HIP's only (`is_unified_kv_triton`,
 layers/attention/dsv4/unified_kv_gate.py:13-15). Not modelled (`not_modelled` says which):
-HiSparse, the
-encoder-replay SWA window beside a DSPARK draft (its paged draft layers and draft ring,
-:1200-1210; without a draft it is `request_window_bytes`, issue 23 s50k), online c128,
+HiSparse, online c128,
 `--dsv4-attn-backend trtllm`, the V4.1 layouts SGLANG_DSV4_KV_LAYOUT=v41 / v41_new force,
 speculation with the overlap scheduler off in cap mode.
 """
@@ -234,7 +235,9 @@ class Dsv4PoolInputs:
     state_dtype: str = "float32"
     kv_layout: str = "v4"  # the main cache's layout (sglang_dsv4_plan.kv_layout)
     index_page: int = INDEX_PAGE  # the low-ratio indexer page (sglang_dsv4_plan.kv_layout)
-    encoder_replay: bool = False  # --enable-encoder-swa-bounded-replay, no draft (s50k)
+    encoder_replay: bool = False  # --enable-encoder-swa-bounded-replay (s50k)
+    # a DSPARK draft's layers under encoder replay: its SWA ring layers on CUDA (s51k)
+    draft_ring_layers: int = 0
 
     def __post_init__(self) -> None:
         if self.kv_layout not in LAYOUTS:
@@ -252,10 +255,16 @@ class Dsv4PoolInputs:
                               f"bfloat16, bf16.")
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
             raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r}")
-        if self.encoder_replay and (self.speculative or self.max_running_requests is None
+        if self.draft_ring_layers < 0 or (self.draft_ring_layers
+                                          and not (self.encoder_replay and self.speculative)):
+            raise ConfigError("DeepSeek-V4 draft SWA ring layers: a count >= 0, only for a "
+                              "DSPARK draft under encoder replay")
+        if self.encoder_replay and (self.speculative != bool(self.draft_ring_layers)
+                                    or self.max_running_requests is None
                                     or not self.chunked_prefill_size):
-            raise ConfigError("DeepSeek-V4 encoder replay's window: restated without a "
-                              "draft, with the request count and the prefill chunk known")
+            raise ConfigError("DeepSeek-V4 encoder replay's window: restated with the request "
+                              "count and the prefill chunk known, and a draft's layers with "
+                              "its draft tokens")
 
     @property
     def speculative(self) -> bool:
@@ -309,7 +318,8 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
                     decode_radix_cache: bool = False, chunked_prefill_size: int | None = 8192,
                     state_dtype: str = "float32", model_type: str | None = None,
                     kv_layout: str = "v4", index_page: int = INDEX_PAGE,
-                    encoder_replay: bool = False) -> Dsv4PoolInputs:
+                    encoder_replay: bool = False, draft_ring_layers: int = 0
+                    ) -> Dsv4PoolInputs:
     """A line's values as the configurator reads them after SGLang's hooks: DeepSeek-V4's
     default of 256 running requests (deepseek_v4_hook.py:138-144), the override's SWA ratio
     (`operator_swa_ratio`), the decode server's extra slots and its radix cache off unless
@@ -332,7 +342,7 @@ def resolved_inputs(*, page_size: int = PAGE_SIZE, max_running_requests: int | N
                               if chunked_prefill_size is not None and attn_dp_size > 1
                               else chunked_prefill_size),
         state_dtype=state_dtype, kv_layout=kv_layout, index_page=index_page,
-        encoder_replay=encoder_replay)
+        encoder_replay=encoder_replay, draft_ring_layers=draft_ring_layers)
 
 
 @dataclass(frozen=True)
@@ -400,21 +410,28 @@ class Dsv4Pool:
         return self.shape.qk_nope_head_dim + 2 * self.shape.qk_rope_head_dim + 8
 
     def request_window_bytes(self) -> int:
-        """The encoder-replay SWA request window (:1211-1239), no draft (so no draft ring,
-        `online_c128_mtp_max_draft_tokens` 0): per request slot (the line's requests per
-        attention-DP rank + 1) a page-aligned window on every layer of the stage, plus a
-        page, at kv_bytes + 16 a slot; four scratch rows of max(chunk, slots x 128) +
-        slots x 128 + page; and 3 x 16 x head_dim x 8 bytes a slot. 0 without replay."""
+        """The encoder-replay SWA request window (:1211-1239): per request slot (the line's
+        requests per attention-DP rank + 1) a window of the sliding window plus the draft
+        tokens (`online_c128_mtp_max_draft_tokens`, 0 without a draft), page-aligned, on
+        every layer of the stage, plus a page, at kv_bytes + 16 a slot; four scratch rows
+        of max(chunk, slots x max(128, draft tokens)) + slots x 128 + page; 3 x 16 x
+        head_dim x 8 bytes a slot; and a DSPARK draft's SWA ring (issue 23 s51k): on CUDA
+        every draft layer is a ring layer under replay (`uses_draft_swa_ring`,
+        deepseek_v4_memory_pool.py:135-139), slots x `get_draft_swa_ring_size` (:142-147,
+        the same aligned window) + a page per layer, at kv_bytes a slot. 0 without replay."""
         line = self.line
         if not line.encoder_replay:
             return 0
         assert line.requests_per_worker is not None and line.chunked_prefill_size
         slots = line.requests_per_worker + 1
         page, kv = line.page_size, self.kv_bytes + 16
-        capacity = _ceil_div(self.shape.window_size, page) * page
-        scratch = max(line.chunked_prefill_size, slots * 128) + slots * 128 + page
+        drafts = line.draft_tokens or 0
+        capacity = _ceil_div(self.shape.window_size + drafts, page) * page
+        scratch = (max(line.chunked_prefill_size, slots * max(128, drafts)) + slots * 128
+                   + page)
+        ring = (slots * capacity + page) * line.draft_ring_layers * self.kv_bytes
         return ((slots * capacity + page) * self.layers * kv + 4 * scratch * kv
-                + slots * 3 * 16 * self.shape.head_dim * 8)
+                + slots * 3 * 16 * self.shape.head_dim * 8 + ring)
 
     def prefix_tails(self) -> int:
         """`_resolve_swa_prefix_tails` (:1309-1326)."""

@@ -43,7 +43,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, require_int
 from graphfit.planner.core.settings import EngineSettings
 
 DENSE, SPARSE, K_ONLY = 0, 1, 2  # a layer's code in MiniMaxSparseKv.layers
@@ -75,14 +75,8 @@ class MiniMaxSparseKv:
 
     def __post_init__(self) -> None:
         for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"minimax_sparse_kv: {name} must be a positive integer, "
-                                  f"got {value!r}")
-        if isinstance(self.hisparse_ratio, bool) or not isinstance(self.hisparse_ratio, int) \
-                or self.hisparse_ratio < 0:
-            raise ConfigError(f"minimax_sparse_kv: hisparse_ratio must be an integer >= 0, "
-                              f"got {self.hisparse_ratio!r}")
+            require_int(f"minimax_sparse_kv.{name}", getattr(self, name), 1)
+        require_int("minimax_sparse_kv.hisparse_ratio", self.hisparse_ratio)
         if any(code not in (DENSE, SPARSE, K_ONLY) for code in self.layers):
             raise ConfigError("minimax_sparse_kv: layer codes must be 0 (dense), 1 (sparse) "
                               "or 2 (sparse, index K only)")
@@ -183,10 +177,11 @@ def pool_page(config: EngineSettings, shape: MiniMaxSparseKv) -> int:
     """The page the pool is laid out in: --page-size, or the MiniMax hook's 128 when it is not
     given (graphfit's page_size 1) and the resolved base backend is fa4 / trtllm_mha on SM100
     (minimax_m3.py:159-168: the hook's own pick when no backend flag is given, :147-158) or
-    fa3 on SM90 (:176-186); the NVFP4 native stack always 128 (:88-100, 111)."""
+    fa3 on SM90 (:176-186); minimax_m3_nvfp4 always 128, on any GPU (:92-97, 115; issue 23
+    s51n: the hook refuses any other page size)."""
     if config.page_size != 1:
         return config.page_size
-    if packed_stack(config, shape):
+    if shape.nvfp4:
         return MSA_PAGE
     given = config.attention_backend_flag
     unset = (given is None and config.decode_attention_backend is None

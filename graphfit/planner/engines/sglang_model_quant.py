@@ -110,6 +110,8 @@ def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
     `fp8_experts`: whether its safetensors hold FP8 expert weights (None: not read);
     `hf_quant`: config.json's quantization_config (sglang_class_picks; a plain `modelopt`
     is named by its quant_algo, nemotron_h.py:45-52)."""
+    if arch in MINIMAX_M3 and flag is None and not unquant and _minimax_nvfp4(method, hf_quant):
+        return True, "minimax_m3_nvfp4"  # copied on any GPU (minimax_m3.py:18-34, 46-54)
     k = kind(arch)
     if k == "modelopt_any_gpu":
         if model_quant in MODELOPT:  # nemotron_h.py:31-55
@@ -130,6 +132,17 @@ def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
         return True, "fp8" if fp8_experts else None
     # the headers were not read (a hub id), or a class graphfit has not restated
     return False, None
+
+
+MINIMAX_M3 = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
+
+
+def _minimax_nvfp4(method: str | None, hf_quant: Mapping[str, Any] | str | None) -> bool:
+    """`_resolve_quant_method` (minimax_m3.py:18-34): an mxfp8 checkpoint whose MoE fields
+    name NVFP4 packed experts is served as minimax_m3_nvfp4 (issue 23 s51n)."""
+    return method == "mxfp8" and isinstance(hf_quant, Mapping) and (
+        str(hf_quant.get("moe_quant_algo", "")).upper() == "NVFP4"
+        and hf_quant.get("moe_quant_format") == "nvfp4-pack-quantized")
 
 
 # the runners each all-to-all backend lets past (an override's pick is checked after it,

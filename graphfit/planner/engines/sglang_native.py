@@ -162,6 +162,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
 
 # fields that change prefill graphs in ways graphfit does not model: refused, never planned
 _PREFILL_UNMODELLED = (
+    # the raw readers here see no config.json to tell a CP target; the live check reads the
+    # flag with the model (graphfit.inputs.sglang_prefill_cp via sglang_live, issue 23 s52c)
     ("enable_prefill_cp", "prefill context parallelism (layers/cp/bcg: its own capture list)"),
     ("enable_mis", "multi-item scoring (attention_hook.py:535-553)"),
     ("debug_tensor_dump_output_folder", "tensor dump mode (serving_hook.py:542-561)"),

@@ -480,6 +480,12 @@ class SglangOptions(EngineOptions):
         from the local target config.json (graphfit.inputs.sglang_minimax_kv); the plan prices
         one token of the pool from it (pool_configurator.py:408-489; issue 23 s50p). None: not
         read.
+    dspark_draft_layers: the DSPARK draft checkpoint's `num_hidden_layers` (its text config,
+        parse_dflash_draft_config, dflash_utils.py:588-597, 545-551), which SGLang's
+        DeepSeek-V4 configurator counts as the draft's SWA ring layers under encoder replay
+        (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
+        pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
+        s51k); None: the draft's config was not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -632,6 +638,7 @@ class SglangOptions(EngineOptions):
     enable_lora: bool = False
     enable_session_radix_cache: bool = False
     minimax_sparse_kv: tuple[int, ...] | None = None
+    dspark_draft_layers: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -646,6 +653,8 @@ class SglangOptions(EngineOptions):
         true_false("enable_encoder_swa_bounded_replay", self.enable_encoder_swa_bounded_replay)
         for name in ("enable_mixed_chunk", "enable_lora", "enable_session_radix_cache"):
             true_false(name, getattr(self, name))  # issue 23 s50k
+        if self.dspark_draft_layers is not None:  # issue 23 s51k
+            positive_int("dspark_draft_layers", self.dspark_draft_layers)
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "

@@ -1,0 +1,201 @@
+"""A pasted SGLang line's `--enable-prefill-cp` (prefill context parallelism) and
+`--cp-strategy`, read as SGLang 0.5.23's resolution reads them (issue 23 s51c).
+
+SGLang's refusals, in the order its resolution pipeline meets them (arg_groups/pipeline.py:
+171 `handle_decode_context_parallelism`, :225 the model-specific adjustments, :278
+`handle_context_parallelism`), each refused here with SGLang's sentence:
+
+* `--dcp-size` > 1: "--dcp-size > 1 does not support --enable-prefill-cp."
+  (parallel_hook.py:249-250);
+* an HYV4 target: its attention has no DSA context-parallel metadata
+  (model_overrides/deepseek_v2.py:60-68);
+* a DeepSeek-V4 target: `--cp-strategy` must be interleave or zigzag, and zigzag needs the NPU
+  backend (deepseek_v4_hook.py:161-176);
+* a LongCat-Flash target (`model_type` longcat_flash) whose attention CP width is above 1:
+  an MLA target, its width is TP over attention DP whatever `--attn-cp-size` says
+  (parallel_hook.py:78-81 after model_overrides/deepseek_v2.py:191-210);
+* a DeepSeek-V3.2 target with `--cp-strategy zigzag` (parallel_hook.py:123-130);
+* a MiMo-V2 target with another strategy than zigzag (parallel_hook.py:132-140);
+* no `--cp-strategy` (parallel_hook.py:151-154).
+
+A line SGLang accepts is planned only where prefill CP changes nothing graphfit sizes: with
+`--attn-cp-size` 1 SGLang binds no CP strategy (`init_cp_strategy`, layers/cp/base.py:279-285),
+so the graph runners' `enable_prefill_cp` (`is_dsa_enable_prefill_cp() or
+is_mla_cp_enabled()`, decode_cuda_graph_runner.py:327, prefill_cuda_graph_runner.py:478) is
+off; with 1 < `--attn-cp-size` < `--tp-size` a strategy is bound, but on a target that is
+neither DSA nor MLA those runner switches stay off, and the CP breakable prefill graphs need
+`attn_cp_size == tp_size` (`supports_prefill_cp_bcg`, layers/cp/bcg/__init__.py:42-64), so the
+prefill graphs are off as for any `--attn-cp-size` > 1 (cuda_graph_hook.py:205-211).
+That holds only outside the paths that read the flag itself, which stay refused as not
+modelled: the DeepSeek family / MLA targets (DSA and MLA CP overrides, deepseek_v2.py:106-145,
+model_hook.py:421-430; DeepSeek-V4's deepseek_v4_hook.py:205-215), the CP-TP group sharing
+models (cp_tp_group_sharing_hook.py:20-24), `--attn-cp-size` equal to `--tp-size` (TP 1
+included: the CP breakable prefill graphs, their own capture list, layers/cp/bcg,
+cuda_graph_hook.py:104-125),
+pipeline parallelism (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager
+under interleave, cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
+
+The same reading serves the live check (graphfit.inputs.sglang_live: the ServerArgs' values,
+where a resolved record already holds SGLang's attention CP width, so only graphfit's
+planned / not-modelled split applies) and graphfit's own `--config` file (`file`, issue 23
+s52c); an SGLang `--config` YAML on a pasted line is merged into its flags first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import local_config
+from graphfit.inputs.values import as_bool, normalize_key
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
+
+NOT_MODELLED = "is not modelled"
+HYV4 = ("HYV4ForCausalLM", "HYV4ForCausalLMNextN")  # deepseek_v2.py:61
+MIMO_V2 = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")  # parallel_hook.py:132-135
+CP_TP_SHARING = ("Glm5NextForConditionalGeneration",  # cp_tp_group_sharing_hook.py:20-24
+                 "Qwen4ExpForConditionalGeneration")
+DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+LONGCAT = ("LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN")  # deepseek_v2.py:47-48
+DEEPSEEK_V32 = "DeepseekV32ForCausalLM"
+
+
+def _int(value: Any, default: int) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    return default  # the flag's own reader says what is wrong with it
+
+
+def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    text = data.get("text_config")
+    return text if isinstance(text, dict) else data
+
+
+def _architecture(data: Mapping[str, Any] | None) -> str | None:
+    found = data.get("architectures") if data is not None else None
+    if isinstance(found, list) and found and isinstance(found[0], str):
+        return found[0]
+    return None
+
+
+def _longcat_cp(values: Mapping[str, Any]) -> int:
+    """LongCat-Flash's attention CP width under prefill CP: an MLA target, SGLang sets
+    attn_cp_size = tp_size // (attn_dp_size * dp_size) whatever the line says
+    (model_overrides/deepseek_v2.py:37-49, 191-210; model_override_base.py:229-247)."""
+    width = _int(values.get("attn_dp_size"), 1) * _int(values.get("dp_size"), 1)
+    return _int(values.get("tp_size"), 1) // max(1, width)
+
+
+def _refuse(sentence: str, where: str) -> ConfigError:
+    """SGLang's sentence, named by the flag unless it names it itself (one short line)."""
+    named = "" if "--enable-prefill-cp" in sentence else "--enable-prefill-cp: "
+    return ConfigError(f"{named}{sentence} (SGLang refuses, {where})")
+
+
+def _not_modelled(why: str) -> ConfigError:
+    return ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} ({why})")
+
+
+def line(values: Mapping[str, Any]) -> list[str]:
+    """SGLang's refusals of a prefill-CP line (module docstring), then graphfit's: the notes
+    for a line it plans as without prefill CP, or "not modelled"."""
+    if values.get("enable_prefill_cp") is not True:
+        return []
+    strategy = values.get("cp_strategy")
+    if _int(values.get("dcp_size"), 1) > 1:
+        raise _refuse("--dcp-size > 1 does not support --enable-prefill-cp.",
+                      "parallel_hook.py:249-250")
+    model = values.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    arch = _architecture(data)
+    attn_cp = _int(values.get("attn_cp_size"), 1)
+    if arch in HYV4:
+        # SGLang's sentence goes on "Got architecture=... and enable_prefill_cp=True.":
+        # left out here to keep the error line short
+        raise _refuse("--enable-prefill-cp is not supported for HYV4 because its attention "
+                      "path does not implement DSA context-parallel metadata and sharding.",
+                      "deepseek_v2.py:60-68")
+    if arch == DEEPSEEK_V4:
+        if strategy not in ("interleave", "zigzag"):
+            raise _refuse(f"DeepSeekV4 only supports interleave/zigzag CP strategy, got "
+                          f"{strategy}", "deepseek_v4_hook.py:167-170")
+        if strategy == "zigzag":
+            raise _refuse("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends "
+                          "reindex with interleave order.", "deepseek_v4_hook.py:172-176")
+    text = _text(data) if data is not None else {}
+    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and _longcat_cp(
+            values) > 1:
+        raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
+                      "--attn-cp-size > 1", "parallel_hook.py:78-81")
+    if arch == DEEPSEEK_V32 and strategy == "zigzag":
+        raise _refuse("DeepSeek V3.2 prefill CP does not support --cp-strategy zigzag; use "
+                      "interleave.", "parallel_hook.py:123-130")
+    if arch in MIMO_V2 and strategy != "zigzag":
+        raise _refuse("MiMo V2 prefill CP only supports --cp-strategy zigzag.",
+                      "parallel_hook.py:132-140")
+    if strategy is None:
+        raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
+                      "parallel_hook.py:151-154")
+    return [_planned(values, data, arch, attn_cp)]
+
+
+def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: str | None,
+             attn_cp: int) -> str:
+    """The note for a line SGLang accepts whose prefill CP changes nothing graphfit sizes;
+    "not modelled" for every other accepted line (module docstring)."""
+    if data is None:
+        raise _not_modelled("graphfit reads no local config.json to tell whether the target "
+                            "takes SGLang's DeepSeek / MLA prefill-CP overrides, "
+                            "model_overrides/deepseek_v2.py:106-145")
+    text = _text(data)
+    if arch in MLA_ARCHITECTURES or arch in MIMO_V2 or arch in CP_TP_SHARING or (
+            arch in LONGCAT or text.get("model_type") == "longcat_flash") or (
+            text.get("kv_lora_rank") is not None) or arch == DEEPSEEK_V4:
+        raise _not_modelled(f"{arch or 'the target'} takes SGLang's own prefill-CP "
+                            "resolution, model_overrides/deepseek_v2.py:106-145, "
+                            "model_hook.py:421-430, deepseek_v4_hook.py:205-215")
+    if attn_cp == _int(values.get("tp_size"), 1):
+        raise _not_modelled("with --attn-cp-size equal to --tp-size SGLang may capture the CP "
+                            "strategy's own breakable prefill graphs, layers/cp/bcg/"
+                            "__init__.py:42-64")
+    if _int(values.get("pp_size"), 1) > 1:
+        raise _not_modelled("with pipeline parallelism, cuda_graph_setup.py:570-580")
+    if values.get("speculative_algorithm") is not None:
+        raise _not_modelled("a draft's graphs under prefill CP, cuda_graph_setup.py:514-525")
+    if values.get("moe_a2a_backend") == "megamoe":
+        raise _not_modelled("MegaMoE's prefill-CP token partition, mega_moe_hook.py:199-210")
+    if attn_cp <= 1:
+        return ("--enable-prefill-cp: with --attn-cp-size 1 SGLang binds no CP strategy "
+                "(layers/cp/base.py:279-285) and the graph runners see none "
+                "(decode_cuda_graph_runner.py:327); planned as without prefill CP")
+    return ("--enable-prefill-cp: CP's prefill graphs need --attn-cp-size == --tp-size "
+            "(layers/cp/bcg/__init__.py:42-64); the decode runners read no CP state off DSA / "
+            "MLA (decode_cuda_graph_runner.py:327)")
+
+
+# a config file's keys `line` reads, in SGLang's spelling (dashes and underscores alike)
+FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn_cp_size",
+             "attn_dp_size", "dp_size", "tp_size", "pp_size", "speculative_algorithm",
+             "moe_a2a_backend")
+# graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
+FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
+                "attention_context_parallel_size": "attn_cp_size"}
+
+
+def file(data: Mapping[Any, Any], name: str) -> list[str]:
+    """graphfit's own `--config` file (issue 23 s52c): its `enable_prefill_cp` read with the
+    file's other keys as a pasted line's flags are read (`line`): SGLang's refusals with its
+    sentences, the note of a line graphfit plans, else "not modelled". (An SGLang `--config`
+    YAML on a pasted line becomes flags first, and goes through `line` with the line.)"""
+    keys: dict[str, Any] = {}
+    for key, value in data.items():
+        if isinstance(key, str):
+            normalized = normalize_key(key)
+            keys[FILE_ALIASES.get(normalized, normalized)] = value
+    given = keys.get("enable_prefill_cp")
+    if given is None or not as_bool(f"{name}: enable_prefill_cp", given):
+        return []
+    values = {key: keys.get(key) for key in FILE_READ}
+    values["enable_prefill_cp"] = True
+    return [f"{name}: {note}" for note in line(values)]

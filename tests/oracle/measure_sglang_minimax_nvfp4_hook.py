@@ -1,0 +1,139 @@
+"""MiniMax-M3 served as `minimax_m3_nvfp4` without speculation, against SGLang's own override
+hook (arg_groups/model_overrides/minimax_m3.py:56-122) and pool price: each generated line is
+resolved by SGLang's argument pipeline on an NVFP4-expert checkpoint directory on the fake
+device of its GPU (H100: 9.0, B200: 10.0), then priced by SGLang's `_compute_cell_size`
+(tests/oracle/sglang_minimax_kv_oracle). graphfit plans the same pasted line. They agree
+when SGLang refuses with the hook's ValueError and graphfit exits 2 with that sentence citing
+minimax_m3.py, or SGLang accepts and graphfit plans it showing SGLang's per-token price and
+resolved page size.
+
+`python -m tests.oracle.measure_sglang_minimax_nvfp4_hook [COUNT] [SEED]` prints the agreement
+count. For the count before a change, run this file by path with PYTHONPATH at the other
+tree (it imports only oracle helpers that exist there):
+`PYTHONPATH=/work/main python tests/oracle/measure_sglang_minimax_nvfp4_hook.py 200 0`.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import sys
+from collections import Counter
+from typing import Any
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from tests.oracle import sglang_compare as sc  # noqa: E402
+from tests.oracle import sglang_minimax_kv_oracle as kv  # noqa: E402
+from tests.oracle import sglang_minimax_target_oracle as mo  # noqa: E402
+
+CAPABILITY = {"H100": (9, 0), "B200": (10, 0)}
+# an mxfp8 checkpoint with NVFP4 packed experts: the hook serves it as minimax_m3_nvfp4
+# (minimax_m3.py:18-34)
+NV: dict[str, Any] = {"quant_method": "mxfp8", "moe_quant_algo": "NVFP4",
+                      "moe_quant_format": "nvfp4-pack-quantized",
+                      "activation_scheme": "dynamic"}
+# MoE experts (so the a2a / runner flags reach the hook) and a sparse layer whose index
+# projections the [1, 32] blocks accept at TP 1 / 2
+FIELDS: dict[str, Any] = {
+    "qk_norm_type": "per_head", "head_dim": 128, "moe_layer_freq": [0, 1],
+    "num_local_experts": 8, "num_experts_per_tok": 2, "scoring_func": "sigmoid",
+    "swiglu_alpha": 1.702, "swiglu_limit": 7.0, "intermediate_size": 1024,
+    "sparse_attention_config": {"sparse_attention_freq": [0, 1],
+                                "sparse_num_index_heads": 4, "sparse_index_dim": 64}}
+# the flags drawn: each value None leaves the flag out
+CHOICES: dict[str, tuple[str | None, ...]] = {
+    "--page-size": (None, None, "1", "64", "128"),
+    "--kv-cache-dtype": (None, None, "auto", "bf16", "fp8_e4m3", "fp8_e5m2"),
+    "--attention-backend": (None, None, None, "fa3", "triton", "trtllm_mha", "fa4"),
+    "--moe-a2a-backend": (None, None, "megamoe", "deepep"),
+    "--moe-runner-backend": (None, None, "flashinfer_trtllm_routed", "deep_gemm"),
+    "--speculative-algorithm": (None, None, None, "EAGLE"),
+}
+HOOK = "arg_groups/model_overrides/minimax_m3.py"
+
+
+def target(nested: bool = False) -> str:
+    """The checkpoint directory (top level or under the VL wrapper)."""
+    wrapper = {"wrapper": {"quantization_config": NV}} if nested else None
+    fields = FIELDS if nested else {**FIELDS, "quantization_config": NV}
+    return mo.target_dir(fields, nested, wrapper)
+
+
+def draw(rng: random.Random) -> tuple[str, int, tuple[str, ...]]:
+    """(GPU, TP, flags) of one generated line."""
+    flags: list[str] = []
+    for flag, values in CHOICES.items():
+        value = rng.choice(values)
+        if value is not None:
+            flags += [flag, value]
+    return rng.choice(tuple(CAPABILITY)), rng.choice((1, 2)), tuple(flags)
+
+
+def graphfit_line(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[int, str]:
+    """(exit code, the error line or the plan's text) for the pasted line."""
+    from graphfit.cli.options import PASTED
+
+    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
+                        "--tp-size", str(tp), *flags))
+    try:
+        code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
+    finally:
+        PASTED.reset(token)
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    return code, (errors[-1] if errors else " ".join(output.split()))
+
+
+def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, str]:
+    """(outcome, detail): "agree" / "disagree" where SGLang's hook decides the line, "skip"
+    where SGLang refuses it for another rule than the hook's, "build" where SGLang resolves
+    and prices it and graphfit says SGLang's model class cannot be built (neither is this
+    oracle's)."""
+    argv = ("--model-path", path, "--tp-size", str(tp), *flags)
+    theirs = kv.cell_sizes(path, argv, CAPABILITY[gpu])
+    code, said = graphfit_line(path, gpu, tp, flags)
+    if isinstance(theirs, str):
+        hook = re.match(r"Rejected: ValueError: (M3\.1 NVFP4 .*)", theirs)
+        if hook is None:
+            return "skip", theirs
+        ok = code == 2 and hook.group(1) in said and HOOK in said and len(said) <= 200
+        return ("agree" if ok else "disagree"), f"{theirs} | graphfit {code}: {said[:200]}"
+    cells, page = theirs
+    if code == 2 and "SGLang cannot build" in said:
+        # the model class's own rule, after resolution: judged by the oracle that builds the
+        # class (tests/oracle/test_sglang_minimax_target_oracle), not by this one
+        return "build", said
+    shown = f"minimax_sparse_kv {cells[0]} B a token"
+    ok = code == 0 and shown in said and f"a page of {page} " in said
+    return ("agree" if ok else "disagree"), f"SGLang {cells} page {page} | graphfit {code}: " \
+        + (said[:200] if code else "plan")
+
+
+def measure(count: int, seed: int) -> Counter[str]:
+    """Counts of each outcome over `count` generated lines; prints the disagreements."""
+    rng = random.Random(seed)
+    paths = {nested: target(nested) for nested in (False, True)}
+    tally: Counter[str] = Counter()
+    for _ in range(count):
+        gpu, tp, flags = draw(rng)
+        nested = rng.random() < 0.25
+        outcome, detail = verdict(paths[nested], gpu, tp, flags)
+        tally[outcome] += 1
+        if outcome == "disagree":
+            print(f"DISAGREE {gpu} tp{tp} {' '.join(flags)} nested={nested}: {detail}")
+    return tally
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    tally = measure(count, seed)
+    print(f"{count} lines (seed {seed}): {tally['agree']} agree, {tally['disagree']} "
+          f"disagree, {tally['skip']} refused by SGLang for other rules, {tally['build']} "
+          f"refused by graphfit as a model SGLang cannot build")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,239 @@
+"""Prefill context parallelism (issue 23 s51c): SGLang 0.5.23's own resolution of
+`--enable-prefill-cp` / `--cp-strategy` lines vs graphfit's reading of the same pasted line
+(graphfit.inputs.sglang_prefill_cp). A line SGLang refuses must be refused with SGLang's
+sentence; a line SGLang serves must be planned as SGLang's runners are built (the DCP oracle's
+comparison: ladders, padding, buffers, prefill-graph backend) or refused as not modelled.
+
+The targets: pc.model_dir's Llama-shaped MHA (`llama`), DeepSeek-V3-shaped MLA (`mla`) and
+DeepSeek-V4 (`dsv4`) directories, and the same config.json under the classes SGLang's CP
+rules name (MiMo-V2, HYV4, DeepSeek-V3.2, LongCat-Flash's model_type)."""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from pathlib import Path
+
+from tests.oracle import sglang_dcp_oracle as dc
+from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle import sglang_stubs
+
+Case = dc.Case
+GPU = "H100"
+# name: (base directory, architecture, extra config.json fields)
+VARIANTS: dict[str, tuple[str, str, dict[str, object]]] = {
+    # MiMo-V2's SWA / full layer pattern (configs/model_config.py:2723-2730)
+    "mimo": ("llama", "MiMoV2FlashForCausalLM", {"hybrid_layer_pattern": [0, 1] * 64}),
+    "hyv4": ("mla", "HYV4ForCausalLM", {}),
+    "v32": ("mla", "DeepseekV32ForCausalLM", {}),
+    "longcat": ("llama", "LlamaForCausalLM", {"model_type": "longcat_flash"}),
+}
+MODELS = ("llama", "mla", "dsv4", *VARIANTS)
+STRATEGIES = (None, "zigzag", "interleave")
+
+
+def model_dir(name: str) -> str:
+    """pc.model_dir's directory, or a VARIANTS one registered there."""
+    if name in VARIANTS and name not in pc._MODELS:
+        base, arch, fields = VARIANTS[name]
+        root = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-")) / name
+        if base == "mla":
+            sglang_stubs.write_mla_model_dir(root)
+        else:
+            sglang_stubs.write_model_dir(root)
+        data = json.loads((root / "config.json").read_text())
+        (root / "config.json").write_text(json.dumps({**data, "architectures": [arch],
+                                                       **fields}))
+        pc.register(name, str(root))
+    return pc.model_dir(name)
+
+
+def generate(count: int, seed: int) -> list[Case]:
+    """`count` prefill-CP lines: TP, attention CP, strategy, DCP, a draft, the attention
+    backend and pipeline parallelism drawn."""
+    rng = random.Random(seed)
+    out: list[Case] = []
+    for _ in range(count):
+        tp = rng.choice((1, 2, 4, 8))
+        argv = ["--enable-prefill-cp", "--tp-size", str(tp), "--max-running-requests", "24"]
+        strategy = rng.choice(STRATEGIES)
+        if strategy is not None:
+            argv += ["--cp-strategy", strategy]
+        if rng.random() < 0.4:
+            argv += ["--attn-cp-size", str(rng.choice([d for d in (1, 2, 4) if tp % d == 0]))]
+        if rng.random() < 0.15:
+            argv += ["--dcp-size", "2"]
+        if rng.random() < 0.15:
+            argv += list(dc.DRAFTS[0])
+        if rng.random() < 0.3:
+            argv += ["--attention-backend", rng.choice(("flashinfer", "fa3", "triton"))]
+        if rng.random() < 0.1:
+            argv += ["--pp-size", "2"]
+        # the Llama-shaped target three times as often: the lines graphfit plans
+        out.append((tuple(argv), GPU, rng.choice((*MODELS, "llama", "llama"))))
+    return out
+
+
+def sglang_reason(text: str) -> str:
+    """SGLang's sentence without the exception type, and without the values HYV4's echoes
+    ("Got architecture=... and enable_prefill_cp=True.", deepseek_v2.py:66-67), which graphfit
+    leaves out of its one-line error."""
+    if text.startswith(("ValueError: ", "AssertionError: ")):
+        text = text.split(": ", 1)[1]
+    return text.split(" Got architecture=", 1)[0]
+
+
+def compare(case: Case) -> tuple[str, list[str]]:
+    """("same refusal" | "agree" | "not modelled" | "differs", the differences)."""
+    model_dir(case[2])
+    sg = dc.sglang_answer(case)
+    gf, _ = dc.graphfit_answer(case)
+    if sg.rejected is not None:
+        theirs = sglang_reason(sg.rejected)
+        if gf.rejected is not None and theirs in gf.rejected:
+            return "same refusal", []
+        if gf.rejected is None:
+            return "differs", [f"SGLang refuses ({theirs[:160]}); graphfit plans"]
+        return "differs", [f"SGLang refuses ({theirs[:160]}); graphfit: {gf.rejected}"]
+    if gf.rejected is not None:
+        if dc.NOT_MODELLED in gf.rejected:
+            return "not modelled", [gf.rejected]
+        return "differs", [f"SGLang serves; graphfit refuses: {gf.rejected}"]
+    return dc.compare(case)
+
+
+# --- issue 23 s52c: the live path and config files ------------------------------------------
+
+
+def live_compare(case: Case) -> tuple[str, list[str]]:
+    """SGLang's resolved ServerArgs record of the line (the object an engine developer hands
+    graphfit) through `graphfit.integrations.sglang.from_sglang`, against the pasted line:
+    ("sglang refuses" | "agree" | "not modelled" | "differs", the differences). "agree": the
+    live plan has SGLang's resolved mem_fraction_static and prefill backend, and the pasted
+    line's ladders, components and fraction (the pasted line is compared with SGLang's
+    runners by `compare`); "not modelled" only where the pasted line is not modelled too."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.integrations.sglang import from_sglang
+    from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
+    from tests.oracle import sglang_oracle as so
+
+    argv, gpu, model = case
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None):
+        resolved = so.resolve(argv, gpu_mem_gb=gb, model=model_dir(model),
+                              capability=capability)
+    if not isinstance(resolved, so.Resolved):
+        return "sglang refuses", []
+    line, line_prefill = dc.graphfit_answer(case)
+    try:
+        live = graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gb))
+    except ConfigError as exc:
+        text = str(exc)
+        if dc.NOT_MODELLED in text and line.rejected is not None and \
+                dc.NOT_MODELLED in line.rejected:
+            return "not modelled", [text]
+        return "differs", [f"live refuses: {text}; pasted line: {line.rejected}"]
+    if line.plan is None:
+        return "differs", [f"live plans; pasted line: {line.rejected}"]
+    from sglang.srt.arg_groups.overrides import resolving_view  # on so's path
+
+    view = resolving_view(resolved.record)
+    backend = view.cuda_graph_config.prefill.backend
+    diffs = []
+    if abs(live.config.mem_fraction_static - float(view.mem_fraction_static)) > 1e-9:
+        diffs.append(f"fraction {live.config.mem_fraction_static} vs SGLang "
+                     f"{view.mem_fraction_static}")
+    if prefill_graphs(live.config).backend != str(getattr(backend, "value", backend)):
+        diffs.append(f"prefill backend {prefill_graphs(live.config).backend} vs SGLang "
+                     f"{backend}")
+    if prefill_graphs(live.config).backend != line_prefill:
+        diffs.append(f"prefill backend {prefill_graphs(live.config).backend} vs the line's")
+    if tuple(live.capture_sizes) != tuple(line.plan.capture_sizes):
+        diffs.append(f"ladder {live.capture_sizes} vs the line's {line.plan.capture_sizes}")
+    if sorted(live.components) != sorted(line.plan.components):
+        diffs.append(f"components {sorted(live.components)} vs {sorted(line.plan.components)}")
+    else:
+        diffs += [name for name in live.components
+                  if live.graph_sizes(name) != line.plan.graph_sizes(name)]
+    return ("differs", diffs) if diffs else ("agree", [])
+
+
+def _keys(argv: tuple[str, ...]) -> dict[str, object]:
+    """A line's flags as a config file's keys (a flag alone: true; digits: an int)."""
+    out: dict[str, object] = {}
+    i = 0
+    while i < len(argv):
+        key = argv[i][2:].replace("-", "_")
+        if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
+            value = argv[i + 1]
+            out[key] = int(value) if value.isdigit() else value
+            i += 2
+        else:
+            out[key] = True
+            i += 1
+    return out
+
+
+def yaml_case(case: Case, dashes: bool = True) -> Case:
+    """The line with its prefill-CP flags moved into an SGLang `--config` YAML file (SGLang
+    merges it into the flags, server_args_config_parser.py; graphfit's pasted-line reader
+    likewise, graphfit.inputs.sglang_cli.config_file_args). SGLang's merger takes only
+    dashed keys (s51f), so they are written with dashes."""
+    argv = case[0]
+    moved = ("--enable-prefill-cp", "--cp-strategy")
+    keys = {k: v for k, v in _keys(argv).items() if f"--{k.replace('_', '-')}" in moved}
+    rest: list[str] = []
+    i = 0
+    while i < len(argv):
+        if argv[i] in moved:
+            i += 1 if argv[i] == "--enable-prefill-cp" else 2
+            continue
+        rest.append(argv[i])
+        i += 1
+    body = "".join(f"{k.replace('_', '-') if dashes else k}: "
+                   f"{'true' if v is True else v}\n" for k, v in keys.items())
+    path = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-yaml-")) / "serve.yaml"
+    path.write_text(body)
+    return (("--config", str(path), *rest), case[1], case[2])
+
+
+def file_compare(case: Case) -> tuple[str, list[str]]:
+    """The line's flags as graphfit's own `--config` file (JSON, `engine: sglang`, the model
+    in `model_path`), against SGLang's resolution of the line: a refusal must carry SGLang's
+    sentence; a served line is planned as the pasted line is (`compare` holds that to
+    SGLang's runners) or refused as not modelled where the pasted line is too."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.cli.options import resolve_values
+
+    argv, gpu, model = case
+    sg = dc.sglang_answer((argv, gpu, model)) if model_dir(model) else None
+    assert sg is not None
+    path = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-file-")) / "serve.json"
+    path.write_text(json.dumps({"engine": "sglang", "model_path": model_dir(model),
+                                **_keys(argv)}))
+    try:
+        ours = graphfit.plan(resolve_values({"gpu_memory_gb": gpu, "config_file": str(path)},
+                                            environ={}).config())
+        error = None
+    except ConfigError as exc:
+        ours, error = None, str(exc)
+    if sg.rejected is not None:
+        theirs = sglang_reason(sg.rejected)
+        if error is not None and theirs in error:
+            return "same refusal", []
+        return "differs", [f"SGLang refuses ({theirs[:160]}); graphfit: {error or 'plans'}"]
+    line, _ = dc.graphfit_answer(case)
+    if error is not None:
+        if dc.NOT_MODELLED in error and line.rejected is not None:
+            return "not modelled", [error]
+        return "differs", [f"SGLang serves; the file: {error}; the line: {line.rejected}"]
+    if line.plan is None:
+        return "differs", [f"the file plans; the line: {line.rejected}"]
+    assert ours is not None
+    if tuple(ours.capture_sizes) != tuple(line.plan.capture_sizes) or \
+            sorted(ours.components) != sorted(line.plan.components):
+        return "differs", [f"file {ours.capture_sizes} vs line {line.plan.capture_sizes}"]
+    return "agree", []
