@@ -192,7 +192,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked
     settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
     sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
-    sglang_minimax_target.line(values)  # a MiniMax-M3 target SGLang cannot build
+    # a MiniMax-M3 target SGLang cannot build (what an AMD GPU changes: at settle, s52e)
+    sglang_minimax_target.line(values, gpu_later=True)
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts

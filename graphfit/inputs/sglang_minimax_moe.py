@@ -43,7 +43,8 @@ check of its own with JIT DeepGEMM on (layers/moe/ep_moe/layer.py:100-178), whic
 assumes: compared by the oracle since s44n. With SGLANG_ENABLE_JIT_DEEPGEMM=0 it asserts
 deep_gemm for a quantized layer in a low-latency mode (:168-178, `deepep_problem`) and, for
 unquantized BF16 experts on the deep_gemm runner, "Unquantized DeepEP MoE requires DeepGEMM
-BF16" (:135-147, `unquantized_problem`; issue 23, s50e).
+BF16" (:135-147, `unquantized_problem`; issue 23, s50e). Both asserts are skipped on HIP
+(`not _is_hip`, :142, :172): a line naming an AMD GPU is judged with `MoeLayout.hip` (s52e).
 """
 
 from __future__ import annotations
@@ -149,6 +150,9 @@ class MoeLayout:
     # the ModelConfig dtype the loader builds the experts under (model_loader/loader.py:838;
     # graphfit.inputs.sglang_dtype), None where graphfit does not map it
     dtype: str | None = None
+    # a named AMD GPU (s52e): `_is_hip` skips both DeepEP asserts (ep_moe/layer.py:53, 142,
+    # 172); graphfit.inputs.sglang_minimax_target sets it once the GPU is known
+    hip: bool = False
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
@@ -243,7 +247,7 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
         # lora_enabled False at model build (LoRA swaps runners later, lora/layers.py:1128)
         return (f"no fused func for runner {layout.runner} under a2a megamoe "
                 f"(NotImplementedError, layers/moe/moe_runner/runner.py:168-183)")
-    said = unquantized_problem(layout) or deepep_problem(layout)
+    said = dispatcher_problem(layout) or unquantized_problem(layout) or deepep_problem(layout)
     if said:
         return said
     if _read(text, "hidden_act", nested) is _MISSING:
@@ -259,6 +263,29 @@ def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str
     return None
 
 
+# the a2a dispatchers with no normal mode, by backend: their constructors raise
+# NotImplementedError in a mode that enables normal dispatch (auto, normal: layers/moe/
+# utils.py:272-273), with SGLang's message (empty for Mooncake's bare raise) and site
+NO_NORMAL_MODE: dict[str, tuple[str, str]] = {
+    "mooncake": ("Mooncake EP has no normal mode", "token_dispatcher/mooncake.py:343-344"),
+    "nixl": ("Normal mode is not supported for Nixl EP yet.", "token_dispatcher/nixl.py:481-482"),
+}
+
+
+def dispatcher_problem(layout: MoeLayout) -> str | None:
+    """The a2a dispatcher FusedMoE's constructor makes (fused_moe_triton/layer.py:595 ->
+    190-213 -> batch_overlap/two_batch_overlap.py:1159-1180), before DeepEPMoE's body and
+    its asserts: Mooncake and NixlEP raise NotImplementedError in auto / normal mode
+    (`NO_NORMAL_MODE`; handle_a2a_moe changes neither backend's mode). s52e: the MiniMax
+    walk raised DeepEPMoE's low-latency assert first on a quantized auto line with JIT off,
+    where SGLang's dispatcher raises."""
+    found = NO_NORMAL_MODE.get(layout.a2a)
+    if found is None or layout.deepep_mode not in ("auto", "normal"):
+        return None
+    said, site = found
+    return f"{said} (NotImplementedError, layers/moe/{site})"
+
+
 def deepep_problem(layout: MoeLayout) -> str | None:
     """`DeepEPMoE.__init__` after FusedMoE's (layers/moe/ep_moe/layer.py:84-178) for an a2a
     backend that builds DeepEPMoE on its legacy path (deepep; since s50e also mooncake,
@@ -267,8 +294,10 @@ def deepep_problem(layout: MoeLayout) -> str | None:
     legacy path (none of :100-147's cases on CUDA: not a humming runner, not
     flashinfer_cutedsl with modelopt_fp4 / modelopt_mixed) in auto or low_latency mode
     asserts deep_gemm (:168-178); pplx has turned auto into low_latency (moe_hook.py:
-    581-587). (With DeepGEMM on, which graphfit assumes by default, nothing raises.)"""
-    if layout.a2a not in LEGACY_A2A or layout.jit_deepgemm or layout.quant is None:
+    581-587). (With DeepGEMM on, which graphfit assumes by default, nothing raises; on HIP,
+    `layout.hip`, the assert is skipped, :172.)"""
+    if (layout.a2a not in LEGACY_A2A or layout.jit_deepgemm or layout.hip
+            or layout.quant is None):
         return None
     if layout.runner == "humming" or (layout.runner == "flashinfer_cutedsl" and layout.quant
                                       in ("modelopt_fp4", "modelopt_mixed")):
@@ -286,10 +315,12 @@ def unquantized_problem(layout: MoeLayout) -> str | None:
     ep_moe/layer.py:352-365) as every DeepEP-class model's do: no quantization, BF16 expert
     weights (the loader's dtype), the deep_gemm runner (--moe-runner-backend deep_gemm or a
     LoRA one, graphfit.planner.engines.sglang_deepep_class.DEEP_GEMM_RUNNERS; pplx's auto
-    pick is applied by the caller's layout), a2a deepep or pplx, JIT DeepGEMM off. No earlier
+    pick is applied by the caller's layout), a2a deepep or pplx, JIT DeepGEMM off, not HIP
+    (`layout.hip`, :142). No earlier
     branch (:100-134) takes such a line on CUDA: they need deepep_v2, humming, AITER / NPU,
     JIT on, or a quantization."""
-    if layout.a2a not in UNQUANTIZED_A2A or layout.quant is not None or layout.jit_deepgemm:
+    if (layout.a2a not in UNQUANTIZED_A2A or layout.quant is not None or layout.jit_deepgemm
+            or layout.hip):
         return None
     if layout.runner not in DEEP_GEMM_RUNNERS or layout.dtype != "bfloat16":
         return None
@@ -349,15 +380,21 @@ def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
                  fusion_off: bool, quant: str | None,
                  block: Blocks | None = None, runner: str = "auto",
                  deepep_mode: str = "auto", jit_deepgemm: bool = True,
-                 fp4: bool = False, dtype: str | None = None) -> MoeLayout:
+                 fp4: bool = False, dtype: str | None = None,
+                 hip: bool = False) -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
-    loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043)."""
-    gate = not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1 and a2a != "deepep"
+    loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043); `hip`: a
+    named AMD GPU (`MoeLayout.hip`)."""
+    # a named AMD GPU (MI300X / MI325X, gfx942) never fuses: "validated on gfx950 only"
+    # (minimax_m3.py:2040-2041, minimax_m3_vl.py:185-186; s52e)
+    gate = (not hip and not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1
+            and a2a != "deepep")
     return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner,
-                     quant, deepep_mode, jit_deepgemm, fp4, dtype)
+                     quant, deepep_mode, jit_deepgemm, fp4, dtype, hip)
 
 
-__all__ = ["MoeLayout", "build_layout", "deepep_problem", "effective_runner", "fused_count",
+__all__ = ["NO_NORMAL_MODE", "MoeLayout", "build_layout", "deepep_problem", "dispatcher_problem",
+           "effective_runner", "fused_count",
            "fusion_problem", "is_moe_layer", "layer_problem", "pplx_problem", "quantization",
            "unquantized_problem"]

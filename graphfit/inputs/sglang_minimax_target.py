@@ -74,6 +74,7 @@ from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
 CAUSAL = "MiniMaxM3SparseForCausalLM"  # minimax_m3.py:2274
 VL = "MiniMaxM3SparseForConditionalGeneration"  # minimax_m3_vl.py:68
 QK_NORMS = ("per_layer", "per_head", "multi_head")  # minimax_m3.py:858-909
+JIT = "SGLANG_ENABLE_JIT_DEEPGEMM"  # EnvBool, default on (environ.py:1348)
 
 
 def attention_tp(values: Mapping[str, Any]) -> int:
@@ -226,14 +227,16 @@ def _shards(heads: int, attn_tp: int) -> bool:
     return heads % attn_tp == 0 if heads >= attn_tp else attn_tp % heads == 0
 
 
-def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
+def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any], jit: bool | None = None,
+               hip: bool = False) -> MoeLayout:
     """The MoE sizes and settings the line resolves (graphfit.inputs.sglang_minimax_moe):
     the EP size as the a2a backend resolves it (`_a2a_ep_size`, arg_groups/overrides.py:
     1611-1620), `--moe-dp-size`, `--ep-num-redundant-experts`, the fusion switch as the
     runner / a2a backend resolve it, the quantization, the MoE runner backend (after the
     model override and pplx's pick, `effective_runner`), the loader's dtype,
     `--deepep-mode` and the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (graphfit.inputs.
-    sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on)."""
+    sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on), unless
+    `jit` is given; `hip`: a named AMD GPU (`settle`)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
@@ -243,11 +246,12 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any]) -> MoeLayout:
                                  a2a, values.get("enable_waterfill") is True)
     mode = str(values.get("deepep_mode") or "auto").strip().lower()
     # the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (EnvBool, default on, environ.py:1348)
-    jit = flag(line_environ(), "SGLANG_ENABLE_JIT_DEEPGEMM", True)
+    if jit is None:
+        jit = flag(line_environ(), JIT, True)
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
                         quant, blocks(quant, data), runner, mode, jit, fp4_linear(quant, data),
-                        sglang_dtype(data, values.get("dtype")))
+                        sglang_dtype(data, values.get("dtype")), hip)
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:
@@ -275,14 +279,42 @@ def _text_or_none(value: Any) -> str | None:
     return str(value) if value else None
 
 
-def line(values: Mapping[str, Any]) -> None:
+def line(values: Mapping[str, Any], gpu_later: bool = False) -> None:
     """The line's target (`model_path`, local config.json with `--json-model-override-args`
     applied as the target's ModelConfig does, model_config.py:612-626): ConfigError with
-    SGLang's reason where its model class cannot be built."""
+    SGLang's reason where its model class cannot be built, judged on a CUDA GPU.
+    `gpu_later` (a pasted line, read before graphfit knows the GPU): a line a named AMD GPU
+    answers differently (`MoeLayout.hip`: the DeepEP asserts skipped, no shared-expert
+    fusion) is left to `settle`, which graphfit.inputs.line_defaults runs with the GPU."""
+    jit = flag(line_environ(), JIT, True)
+    said = _judged(values, jit, False)
+    if said is None or (gpu_later and said != _judged(values, jit, True)):
+        return
+    raise ConfigError(said)
+
+
+def settle(values: Mapping[str, Any], environ: Mapping[str, str], gpu_given: object) -> None:
+    """A pasted line's target judged on the GPU graphfit was given (s52e). On a named AMD
+    GPU `_is_hip` skips both DeepEP asserts (layers/moe/ep_moe/layer.py:53, 142, 172; the
+    JIT variable is not even read there, layers/deep_gemm_wrapper/configurer.py:32-36) and
+    the loader does not fuse shared experts off gfx950 (minimax_m3.py:2040-2041,
+    minimax_m3_vl.py:185-186); a GiB figure or an NVIDIA name is CUDA, as everywhere else
+    (graphfit.inputs.sglang_rocm_deepgemm). `line` has already raised what both agree on."""
+    from graphfit.inputs.gpus import gpu_name
+    from graphfit.inputs.sglang_draft_default import ROCM
+
+    said = _judged(values, flag(environ, JIT, True), gpu_name(gpu_given) in ROCM)
+    if said is not None:
+        raise ConfigError(said)
+
+
+def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
+    """SGLang's reason it cannot build the line's MiniMax-M3 target with JIT DeepGEMM `jit`
+    on a HIP (`hip`) or CUDA platform, or None (a config SGLang cannot load raises here)."""
     model = values.get("model_path")
     data = local_config(str(model)) if isinstance(model, str) else None
     if data is None:
-        return
+        return None
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
     loading = sglang_sub_configs.load_failure(data)
@@ -298,9 +330,9 @@ def line(values: Mapping[str, Any]) -> None:
                                page if isinstance(page, int) else None)
     attn_tp = attention_tp(values)
     if attn_tp < 1:
-        return  # tp below attn_dp x attn_cp: the layout's own check refuses it (SGLang asserts)
+        return None  # tp below attn_dp x attn_cp: the layout's own check refuses it
     tower_tp = 1 if values.get("mm_enable_dp_encoder") is True else attn_tp
-    layout = moe_layout(values, data)
+    layout = moe_layout(values, data, jit, hip)
     # pplx's runner assert comes after its mode and attention-DP ones (moe_hook.py:576-600),
     # which graphfit.planner.engines.sglang_moe_a2a.check_dispatch restates
     names = data.get("architectures")
@@ -308,11 +340,9 @@ def line(values: Mapping[str, Any]) -> None:
     if minimax and layout.deepep_mode != "normal" and attention_dp_size(values) >= 2:
         said = pplx_problem(layout)
         if said is not None:
-            raise ConfigError(said)
-    said = problem(data, attn_tp, values.get("encoder_only") is True, layout,
+            return said
+    return problem(data, attn_tp, values.get("encoder_only") is True, layout,
                    tower_tp, tower_layout(values, tower_tp))
-    if said is not None:
-        raise ConfigError(said)
 
 
-__all__ = ["attention_tp", "line", "problem"]
+__all__ = ["attention_tp", "line", "problem", "settle"]

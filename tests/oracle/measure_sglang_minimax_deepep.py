@@ -28,21 +28,24 @@ RUNNERS: tuple[tuple[str, ...], ...] = (
 DTYPES: tuple[tuple[str, ...], ...] = ((), (), ("--dtype", "float16"))
 
 
-def draws(count: int, seed: int) -> list[tuple[dict[str, Any], bool, int, int,
-                                               tuple[str, ...], bool]]:
+def draws(count: int, seed: int, a2as: tuple[tuple[int, int, tuple[str, ...]], ...] = A2AS
+          ) -> list[tuple[dict[str, Any], bool, int, int, tuple[str, ...], bool]]:
     rng = random.Random(seed)
     out = []
     for _ in range(count):
-        tp, dp, a2a = rng.choice(A2AS)
+        tp, dp, a2a = rng.choice(a2as)
         extra = a2a + rng.choice(RUNNERS) + rng.choice(DTYPES)
         out.append((rng.choice((t.MOE, t.BLOCK)), rng.choice((False, True)), tp, dp, extra,
                     rng.choice((False, True))))
     return out
 
 
-def measure(count: int, seed: int) -> None:
+def measure(count: int, seed: int,
+            a2as: tuple[tuple[int, int, tuple[str, ...]], ...] = A2AS) -> None:
+    """Print the counts (`a2as`: the backends drawn; tests.oracle.measure_sglang_minimax_
+    dispatch passes Mooncake's and NixlEP's modes, s52e)."""
     counts: Counter[str] = Counter()
-    for line in draws(count, seed):
+    for line in draws(count, seed, a2as):
         theirs, code, said = t.answers(*line)
         counts[f"sglang {'refuses' if theirs else 'builds'}"] += 1
         if t.agree(theirs, code, said):

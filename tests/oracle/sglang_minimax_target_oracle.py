@@ -44,8 +44,10 @@ import contextlib
 import copy
 import functools
 import json
+import sys
 import tempfile
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -110,14 +112,51 @@ def resolved(tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved:
 
 
 @functools.cache
-def resolved_on(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = ()) -> so.Resolved | str:
+def resolved_on(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
+                rocm: bool = False) -> so.Resolved | str:
     """SGLang's resolution of a line on `path` itself (s48q): the model's override hook runs
     on its own config.json, which is where a checkpoint's mxfp8 projections with NVFP4 packed
     experts become `minimax_m3_nvfp4` (arg_groups/model_overrides/minimax_m3.py:18-34,
     46-54; the flag has no such argparse choice). A refused line is SGLang's message."""
-    r = so.resolve(["--model-path", path, "--tp-size", str(tp), "--attn-dp-size", str(attn_dp),
-                    *extra])
+    argv = ["--model-path", path, "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra]
+    with _rocm_platform(rocm):  # s52e: resolved under SGLang's MI300X platform facts
+        r = so.resolve(argv)
     return r if isinstance(r, so.Resolved) else str(getattr(r, "text", r))
+
+
+@contextlib.contextmanager
+def _rocm_platform(rocm: bool) -> Iterator[None]:
+    """SGLang's MI300X platform facts for its resolution hooks (tests.oracle.sglang_mtp_oracle.
+    _platform) with the process environment restored after (MiniMax-M3's override writes
+    its ROCm switches there, model_overrides/minimax_m3.py:129-130); nothing when not
+    `rocm`."""
+    if not rocm:
+        yield
+        return
+    from tests.oracle import sglang_mtp_oracle as mtp
+
+    with mtp._restored_environ(), mtp._platform("MI300X"):
+        yield
+
+
+def _hip_glue() -> list[tuple[Any, str, Any]]:
+    """The import-time platform flags SGLang's MiniMax-M3 build reads on an MI300X (s52e):
+    `_is_hip` in ep_moe/layer.py (:53; `_use_aiter`, :56, stays off: SGLANG_USE_AITER unset)
+    and, in both model modules, `_is_cuda` False, `_is_hip` True and `_is_gfx95_supported`
+    False (a gfx942; minimax_m3.py:129-133, minimax_m3_vl.py:62-65). Returns what to restore.
+    Other modules' import-time flags stay CUDA's (the quantized layers' fnuz FP8 is not
+    faked)."""
+    import sglang.srt.models.minimax_m3 as m3
+    import sglang.srt.models.minimax_m3_vl as m3vl
+    from sglang.srt.layers.moe.ep_moe import layer
+
+    saved = [(layer, "_is_hip", layer._is_hip)]
+    layer._is_hip = True
+    for mod in (m3, m3vl):
+        saved += [(mod, name, getattr(mod, name))
+                  for name in ("_is_cuda", "_is_hip", "_is_gfx95_supported")]
+        mod._is_cuda, mod._is_hip, mod._is_gfx95_supported = False, True, False
+    return saved
 
 
 def _site(exc: BaseException) -> str:
@@ -194,20 +233,61 @@ def _deepep_glue(jit_deepgemm: bool = True) -> list[tuple[Any, str, Any]]:
     return saved
 
 
+@contextlib.contextmanager
+def _nixl_glue() -> Iterator[None]:
+    """NixlEP reported installed (s52e): the nixl dispatcher every MoE layer makes under
+    `--moe-a2a-backend nixl` (fused_moe_triton/layer.py:595 -> token_dispatcher/nixl.py:
+    449-477) imports `nixl_ep` for its Buffer and `topk_idx_t` (nixl.py:38-52; the buffer is
+    made on the first dispatch) and asks torch.distributed for its group's size (:238):
+    a stand-in module whose Buffer fails the oracle itself if used, and the group's size
+    from the oracle's TP namespace. SGLang's own checks in that constructor (the dispatch
+    budget <= 1024, :228-233; normal mode NotImplementedError, :476-477) run as written."""
+    import torch
+    from sglang.srt.layers.moe.token_dispatcher import nixl
+    from sglang.srt.runtime_context import get_parallel
+
+    module = types.ModuleType("nixl_ep")
+    module.Buffer = _Absent()  # type: ignore[attr-defined]
+    module.topk_idx_t = torch.int64  # type: ignore[attr-defined]
+    saved_module, saved_dist = sys.modules.get("nixl_ep"), nixl.dist
+    sys.modules["nixl_ep"] = module
+    # the group is the TP group's device group (fused_moe_triton/layer.py:163-164), None in
+    # the oracle's TP namespace: its size is the TP namespace's
+    nixl.dist = types.SimpleNamespace(
+        get_world_size=lambda group: get_parallel().tp_group.world_size)
+    nixl._load_nixl_ep.cache_clear()
+    try:
+        yield
+    finally:
+        nixl.dist = saved_dist
+        nixl._load_nixl_ep.cache_clear()
+        if saved_module is None:
+            sys.modules.pop("nixl_ep", None)
+        else:
+            sys.modules["nixl_ep"] = saved_module
+
+
 def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
-          jit_deepgemm: bool = True, own: bool = False) -> str | None:
+          jit_deepgemm: bool = True, own: bool = False, rocm: bool = False) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
     builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
     fusion with the model class's own hooks, on an SM 90 CUDA device (glue: this process has
-    no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result."""
+    no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result.
+    `rocm` (s52e; with `own`): resolved and built as on an MI300X (`_rocm_platform`,
+    `_hip_glue`), JIT DeepGEMM off whatever `jit_deepgemm` says (SGLang computes it False
+    off CUDA / MUSA, layers/deep_gemm_wrapper/configurer.py:32-36). Run a CUDA line first in
+    a process: SGLang caches some platform answers on first use."""
     import torch
 
-    mine = resolved_on(path, tp, attn_dp, extra) if own else resolved(tp, attn_dp, extra)
+    assert own or not rocm, "oracle: a ROCm build resolves on its own directory"
+    mine = (resolved_on(path, tp, attn_dp, extra, rocm) if own
+            else resolved(tp, attn_dp, extra))
     if isinstance(mine, str):
         return f"Rejected: {mine}"
     r = mine
     with so.sglang_stubs.stubbed(), so.published(r), contextlib.ExitStack() as stack:
+        stack.enter_context(_rocm_platform(rocm))
         import sglang.srt.models.minimax_m3 as m3
         import sglang.srt.models.minimax_m3_vl as m3vl
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
@@ -228,16 +308,19 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
         saved = [(mod, name, getattr(mod, name)) for mod in (m3, m3vl)
                  for name in ("_is_cuda", "_device_sm")] + [(m3, "get_stream", m3.get_stream)]
         saved.append((get_flags().dp, "enabled", get_flags().dp.enabled))
-        saved += _deepep_glue(jit_deepgemm)
+        saved += _deepep_glue(jit_deepgemm and not rocm)
         # the worker's bootstrap (distributed/bootstrap.py:343 -> layers/dp_attention.py:475):
         # the DP-attention flag the layers' reduce groups read (no elastic EP: no args read)
         initialize_dp_attention_flags(None)
         m3.get_stream = lambda name: None  # glue: no CUDA side stream on CPU
         for mod in (m3, m3vl):  # glue: the device the loader asks about (an H100)
             mod._is_cuda, mod._device_sm = True, 90
+        if rocm:  # or an MI300X (s52e)
+            saved += _hip_glue()
         try:
             # s50e: Mooncake's package reported installed (tests.oracle.sglang_mooncake_build)
             stack.enter_context(mooncake_glue())
+            stack.enter_context(_nixl_glue())  # s52e: NixlEP's package reported installed
             # MoE groups of the published sizes: the TP group itself where as wide
             # (distributed/parallel_state.py:2894, 2923)
             ep, moe_tp = get_parallel().moe_ep_size, get_parallel().moe_tp_size
@@ -273,6 +356,6 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
         except (TypeError, ValueError, AssertionError, AttributeError, KeyError) as exc:
             return f"{type(exc).__name__}: {exc} @ {_site(exc)}"
         finally:
-            for mod, name, value in saved:
+            for mod, name, value in reversed(saved):  # the last glue first
                 setattr(mod, name, value)
     return None

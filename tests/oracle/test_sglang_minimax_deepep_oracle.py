@@ -105,3 +105,94 @@ def test_minimax_deepep_lines_agree() -> None:
     assert not differing, differing
     refused = tuple(i for i, (theirs, _, _) in enumerate(results) if theirs is not None)
     assert refused == REFUSED, results
+
+
+# s52e: a named AMD GPU. SGLang's MiniMax-M3 build on an MI300X (the oracle's `rocm`: its
+# platform facts at resolution, `_is_hip` in ep_moe/layer.py and the model modules) skips
+# both DeepEP asserts (`not _is_hip`, ep_moe/layer.py:142, 172) and never fuses shared
+# experts off gfx950 (minimax_m3.py:2040-2041, minimax_m3_vl.py:185-186); JIT DeepGEMM is
+# off there whatever the variable says (deep_gemm_wrapper/configurer.py:32-36). graphfit is
+# given `--gpu-memory-gb MI300X` and the line's SGLANG_ENABLE_JIT_DEEPGEMM=0 (s50e's lines).
+SHARED2: dict[str, Any] = {**MOE, "n_shared_experts": 2}
+GELU_DENSE: dict[str, Any] = {**MOE, "moe_layer_freq": [1, 0], "hidden_act": "gelu"}
+LORA = ("--moe-runner-backend", "lora_triton")
+DEEPEP_LL = (*DEEPEP, "--deepep-mode", "low_latency")
+# (fields, nested, tp, attention DP, flags): each refused by SGLang on CUDA with JIT off
+ROCM_LINES: tuple[tuple[dict[str, Any], bool, int, int, tuple[str, ...]], ...] = (
+    (MOE, False, 2, 1, (*DEEPEP, *LORA)),  # the unquantized assert, skipped
+    (MOE, True, 2, 1, (*DEEPEP, "--moe-runner-backend", "lora_marlin", "--deepep-mode",
+                       "normal")),
+    (BLOCK, False, 2, 1, DEEPEP_LL),  # the low-latency assert, skipped
+    (BLOCK, True, 2, 1, MOONCAKE_LL),
+    (BLOCK, False, 4, 2, PPLX),
+    (GELU_DENSE, False, 2, 1, (*DEEPEP, *LORA)),  # skipped: the next layer's refusal
+    (SHARED2, False, 2, 1, ()),  # two shared experts: fused (refused) on CUDA only
+    (SHARED2, True, 2, 1, ()),
+)
+
+
+def rocm_answers(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
+                 extra: tuple[str, ...], jit: bool = False
+                 ) -> tuple[str | None, str | None, int, str]:
+    """(SGLang's answer on CUDA with JIT DeepGEMM `jit`, the control; SGLang's on an MI300X;
+    graphfit's exit code and error line with the MI300X named and, when not `jit`,
+    SGLANG_ENABLE_JIT_DEEPGEMM=0) for one line."""
+    from graphfit.cli.options import PASTED
+
+    fields = {"head_dim": 128, **fields}
+    quant = fields.pop("quantization_config", None)
+    vision = {"wrapper": {"quantization_config": quant}} if nested and quant else None
+    if quant and not nested:
+        fields["quantization_config"] = quant
+    path = mo.target_dir(fields, nested, vision)
+    cuda = mo.build(path, tp, attn_dp, extra, jit, own=True)  # first: see mo.build
+    rocm = mo.build(path, tp, attn_dp, extra, jit, own=True, rocm=True)
+    env = () if jit else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
+    token = PASTED.set((*env, "python", "-m", "sglang.launch_server", "--model-path", path,
+                        "--tp-size", str(tp), "--attn-dp-size", str(attn_dp), *extra))
+    try:
+        code, _, output = mt.sc.run_graphfit(["plan", "--gpu-memory-gb", "MI300X"])
+    finally:
+        PASTED.reset(token)
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    return cuda, rocm, code, (errors[-1] if errors else "")
+
+
+def test_minimax_rocm_lines_agree() -> None:
+    """Each of ROCM_LINES, which SGLang refuses on CUDA, as SGLang answers it on an MI300X;
+    the asserts' lines build there, the next layer's refusal and nothing else remain."""
+    results = [rocm_answers(*line) for line in ROCM_LINES]
+    assert all(cuda is not None for cuda, _, _, _ in results), results  # the control
+    differing = [(ROCM_LINES[i], r) for i, r in enumerate(results) if not agree(*r[1:])]
+    assert not differing, differing
+    refused = tuple(i for i, (_, rocm, _, _) in enumerate(results) if rocm is not None)
+    assert refused == ROCM_REFUSED, results
+
+
+ROCM_REFUSED = (5,)  # the gelu dense layer (minimax_m3.py:351-354)
+
+
+# s52e: NixlEP (the oracle reports its package installed, mo._nixl_glue). Its dispatcher, made
+# by FusedMoE before DeepEPMoE's body, raises in auto / normal mode (token_dispatcher/nixl.py:
+# 481-482) as Mooncake's does (mooncake.py:343-344), before the low-latency assert; in
+# low_latency mode the quantized assert holds for it as for deepep (ep_moe/layer.py:168-178),
+# the unquantized one does not (deepep / pplx only, :139).
+NIXL_LL = ("--moe-a2a-backend", "nixl", "--deepep-mode", "low_latency")
+DISPATCH_LINES: tuple[Line, ...] = (
+    (BLOCK, False, 2, 1, NIXL_LL, False),
+    (BLOCK, False, 2, 1, NIXL_LL, True),
+    (MOE, False, 2, 1, (*NIXL_LL, *LORA), False),
+    (MOE, False, 2, 1, ("--moe-a2a-backend", "nixl"), True),
+    (BLOCK, True, 2, 1, ("--moe-a2a-backend", "mooncake"), False),  # not the LL assert
+)
+DISPATCH_REFUSED = (0, 3, 4)
+
+
+def test_minimax_dispatch_lines_agree() -> None:
+    """Each of DISPATCH_LINES as SGLang answers it (the raising line cited, the exception
+    kind SGLang's); both answers occur."""
+    results = [answers(*line) for line in DISPATCH_LINES]
+    differing = [(DISPATCH_LINES[i], r) for i, r in enumerate(results) if not agree(*r)]
+    assert not differing, differing
+    refused = tuple(i for i, (theirs, _, _) in enumerate(results) if theirs is not None)
+    assert refused == DISPATCH_REFUSED, results
