@@ -102,7 +102,8 @@ def measure(count: int, seed: int) -> None:
                 counts["live n/a"] += 1
             else:
                 try:
-                    from_sglang(record.record, environ={}, gpu_memory_gb=gpu, max_num_seqs=8)
+                    from_sglang(record.record, environ={}, max_num_seqs=8,
+                                gpu_memory_gb=80.0 if gpu == "80" else gpu)
                     answers["live"] = (0, "")
                 except ConfigError as exc:
                     answers["live"] = (2, f"error: {exc}")

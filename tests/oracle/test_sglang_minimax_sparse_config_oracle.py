@@ -132,9 +132,25 @@ def test_file_and_live_judged_on_the_gpu() -> None:
             record = mo.resolved_on(path, 2, 1, (), rocm=gpu == "MI300X")
             assert not isinstance(record, str), record
             try:
-                from_sglang(record.record, environ={}, gpu_memory_gb=gpu, max_num_seqs=8)
+                from_sglang(record.record, environ={}, max_num_seqs=8,
+                            gpu_memory_gb=80.0 if gpu == "80" else gpu)
                 said = None
             except ConfigError as exc:
                 said = str(exc)
             assert (said is None) == (theirs is None), (gpu, theirs, said)
             assert said is None or "Only 1 fused shared expert" in said, said
+
+
+def test_live_reads_the_deepep_mode() -> None:
+    """The live check reads `deepep_mode` from the ServerArgs (found by
+    measure_sglang_minimax_sparse_config): a Mooncake low-latency line, which SGLang builds
+    (no normal-mode raise, token_dispatcher/mooncake.py:343-344), is planned, not refused as
+    if its mode were auto."""
+    from graphfit.integrations.sglang import from_sglang
+    from tests.oracle.test_sglang_minimax_deepep_oracle import MOE, MOONCAKE_LL
+
+    path = mo.target_dir({"head_dim": 128, **MOE}, False)
+    assert mo.build(path, 2, 1, MOONCAKE_LL, own=True) is None
+    record = mo.resolved_on(path, 2, 1, MOONCAKE_LL)
+    assert not isinstance(record, str), record
+    from_sglang(record.record, environ={}, max_num_seqs=8, gpu_memory_gb=80.0)
