@@ -137,7 +137,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     try:
         method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
     except ConfigError:
-        _gpu_dependent_class_check(flag, cfg, spec, data)
+        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later)
         return []
     if method is None:
         return []
@@ -179,30 +179,38 @@ _CAPABILITIES = (70, 75, 80, 100)
 
 def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
                                spec: Mapping[str, Any] | None,
-                               data: Mapping[str, Any]) -> None:
+                               data: Mapping[str, Any], capability: int | None = None, *,
+                               gpu_later: bool = False) -> None:
     """A line whose method hangs on the GPU (awq / gptq checkpoints under moe_wna16, Marlin,
     ...: check_clash refuses it for the unknown GPU): refused with the config class's
     reason when, on every GPU, ModelConfig refuses or the class built from config.json's
     own config does (sglang_quant_classes.problem); else left to the planner, which knows
-    the GPU. Below the class's GPU bar SGLang's own refusal is the capability's, which this
-    wording does not name."""
+    the GPU. With the GPU's `capability` known, that GPU's answer only: ModelConfig's
+    refusal (the method SGLang would not pick there) comes before the class's. `gpu_later`:
+    the GPU is known later (`check_gpu`), so a line whose reason differs across GPUs
+    waits for it."""
     if spec is not data.get("quantization_config") or not isinstance(spec, Mapping) or \
             not (flag is None or isinstance(flag, str)):
         return
     built = classes.updated(spec)
     found: list[ConfigError] = []
-    for capability in _CAPABILITIES:
+    reasons: set[str] = set()
+    for assumed in _CAPABILITIES if capability is None else (capability,):
         try:
             method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg,
-                                 capability)
-        except ConfigError:
+                                 assumed)
+        except ConfigError as exc:
+            if capability is not None:
+                raise
+            reasons.add(str(exc))
             continue
         problem = None if method is None or mixed_incomplete(method, spec) \
             else classes.problem(str(method), built)
         if problem is None:
             return
         found.append(problem)
-    if found:
+        reasons.add(str(problem))
+    if found and not (gpu_later and len(reasons) > 1):
         raise found[-1]
 
 

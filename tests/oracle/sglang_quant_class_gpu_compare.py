@@ -26,6 +26,7 @@ from typing import Any
 from graphfit.inputs.gpus import gpu_capability
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_quant_capability_oracle as co
+from tests.oracle import sglang_quant_weight_class_compare as wc
 from tests.oracle.sglang_quant_capability_compare import LOADER, llama_dir, planned
 from tests.oracle.sglang_quant_weight_class_compare import MARKS
 
@@ -33,6 +34,7 @@ from tests.oracle.sglang_quant_weight_class_compare import MARKS
 GPUS = ("T4", "A10", "A100", "H100")
 FLAGS = ("awq_marlin", "moe_wna16")
 MARLIN = "Only types = []"
+DTYPE = "model_loader/loader.py:263-270"  # the loader's dtype check, after its GPU check
 WNA16 = "moe_wna16 + awq is not supported"
 _ABSENT = object()
 _POOLS: dict[str, tuple[object, ...]] = {
@@ -59,7 +61,9 @@ def reason(said: str, *, sglang: bool) -> str:
         return "class" if said else "passed"
     if LOADER in said:
         return "capability"
-    return "class" if any(mark in said for mark in MARKS) else "passed"
+    if DTYPE in said:
+        return "dtype"
+    return "class" if any(mark in said for mark in MARKS) else "refused"
 
 
 def body(rng: random.Random) -> dict[str, Any]:
@@ -68,10 +72,17 @@ def body(rng: random.Random) -> dict[str, Any]:
     return {key: value for key, value in drawn.items() if value is not _ABSENT}
 
 
-def sglang_reason(flag: str, folder: str, capability: int) -> str:
-    theirs = co.load(flag, None, capability, folder)
+def sglang_reason(flag: str | None, folder: str, capability: int) -> str:
+    return _sglang_reason(co.load(flag, None, capability, folder))
+
+
+def _sglang_reason(theirs: co.Answer) -> str:
     if MARLIN in theirs.said or WNA16 in theirs.said:  # a class's own GPU reason
         return reason(theirs.said, sglang=True)
+    if co.dtype_refused(theirs):
+        return "dtype"
+    if theirs.stage in ("verify", "args"):
+        return "refused"  # ModelConfig / the arguments: other rules' words
     if theirs.stage in ("passed", "none"):
         return "passed"  # a dtype refusal after the check is not this comparison's
     if theirs.stage == "capability":
@@ -143,3 +154,25 @@ def file_lines(count: int, seed: int) -> list[tuple[str, dict[str, Any], int]]:
     bodies = [body(rng) for _ in range(max(1, count // (len(FLAGS) * len(FILE_CAPABILITIES))))]
     return [(flag, content, cap)
             for content, flag, cap in itertools.product(bodies, FLAGS, FILE_CAPABILITIES)]
+
+
+def compare_config_json(flag: str, layout: str, capability: int) -> tuple[str, str | None]:
+    """(SGLang's reason, a disagreement or None) for config.json's own quantization_config
+    (tests.oracle.sglang_quant_weight_class_compare.CONFIG_LAYOUTS), the GPU given as a
+    config file's gpu_capability: where the method hangs on the GPU, ModelConfig's refusal
+    on that GPU comes before the class's."""
+    folder = wc.config_dir(layout)
+    theirs = _sglang_reason(co.load(flag, wc.CONFIG_LAYOUTS[layout], capability, folder))
+    code, said = planned_file(folder, flag, capability)
+    ours = reason(said, sglang=False) if code == 2 else "passed"
+    if theirs == "crash" or theirs == ours:
+        return theirs, None
+    return theirs, (f"config file: quantization {flag} on config.json {layout} "
+                    f"(SM{capability}): SGLang {theirs}, graphfit {code} {said[:160]}")
+
+
+def config_json_lines() -> list[tuple[str, str, int]]:
+    """Every (flag, config.json layout, capability) of FLAGS, the AWQ / GPTQ layouts and
+    FILE_CAPABILITIES."""
+    layouts = [name for name in wc.CONFIG_LAYOUTS if name.startswith(("awq", "gptq"))]
+    return list(itertools.product(FLAGS, layouts, FILE_CAPABILITIES))

@@ -44,3 +44,17 @@ def test_config_file_capability_below_awq_gives_sglangs_reason() -> None:
             wrong.append(bad)
     assert not wrong, "\n".join(wrong)
     assert seen.count("wna16") == 2 and seen.count("marlin") == 3 and "passed" in seen
+
+
+def test_modelconfig_first_where_the_method_hangs_on_the_gpu() -> None:
+    """moe_wna16 on config.json's AWQ dicts lacking a key: on SM70 ModelConfig refuses the
+    method (no moe_wna16 override for awq below SM75) before the class reads the dict; on a
+    T4 the class's missing-key refusal is SGLang's reason."""
+    seen, wrong = [], []
+    for layout, cap in itertools.product(("awq_no_zp", "awq_no_group"), (70, 75)):
+        reason, bad = cg.compare_config_json("moe_wna16", layout, cap)
+        seen.append(reason)
+        if bad:
+            wrong.append(bad)
+    assert not wrong, "\n".join(wrong)
+    assert seen == ["refused", "class", "refused", "class"]
