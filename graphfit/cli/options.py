@@ -600,6 +600,15 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
             *resolved.notes, *default_notes(pasted, resolved.origins, resolved.values)))
         resolved = settle(pasted, resolved, values.get("gpu_memory_gb"),
                           _skipped_fields(skip))
+        if pasted.engine is Engine.SGLANG:
+            from graphfit.inputs.commandline import target
+            from graphfit.inputs.sglang_quant_config_file import check_gpu
+
+            # the found quantization file's class on the line's GPU (issue 23 s53q), on the
+            # config.json the line's --json-model-override-args make, as the reader saw it
+            with target(pasted.engine, pasted.model, pasted.values):
+                check_gpu(pasted.values.get("quantization"), pasted.model,
+                          resolved.values.get("gpu_capability"))
     if config_file is not None:
         from graphfit.inputs.config_file import read_mapping
         from graphfit.inputs.sglang_mamba_flags import settle_file

@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import model_config, sglang_dflash_layers, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
 from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk, head_geometry
@@ -329,6 +329,11 @@ def dflash_draft_settings(values: Mapping[str, Any], explicit_block: bool
         raise ConfigError(f"{where}: SGLang's LiLiCorr draft would not load (models/lilicorr."
                           f"py:459-483): the override sizes its head {draft.saved_head}; the "
                           f"weights were saved at the config as written")
+    # the target runner's layer-id resolution (graphfit.inputs.sglang_dflash_layers)
+    written = model_config.load_config(draft.path)
+    overrides = override_args(values.get("json_model_override_args"))
+    sglang_dflash_layers.check(values, overridden(written, overrides) if overrides else written,
+                               where)
     found: list[Setting] = []
     notes: list[str] = []
     if draft.head == "selector":  # SglangOptions.dflash_selector_top_k

@@ -39,7 +39,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import sglang_dspark_minimax, sglang_dspark_minimax_tp, sglang_dspark_parse
+from graphfit.inputs import (
+    sglang_dflash_layers,
+    sglang_dspark_minimax,
+    sglang_dspark_minimax_tp,
+    sglang_dspark_parse,
+)
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
@@ -169,6 +174,9 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
         raise ConfigError(f"{origin}: a DeepSeek-V4 (MoE) DSPARK draft ({first}) is not "
                           f"modelled: its dsv4 attention backend and V4.1 static epilogue "
                           f"(dspark_worker_v2.py:199-238, 400-468)")
+    # the target runner's layer-id resolution, which DSPARK runs too
+    # (graphfit.inputs.sglang_dflash_layers; spec_aux_hidden_state.py:206-277)
+    sglang_dflash_layers.check(values, data, origin)
     out: list[Setting] = []
     # `bool(config.sample_from_anchor)`, default True (get_dspark_sample_from_anchor,
     # dspark_config.py:29-31, read by models/dspark.py:531 and model_runner.py:883-886): any

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
@@ -116,13 +117,15 @@ def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str,
             f"({'refused' if first else 'built'}; model_loader/weight_utils.py:298-311)"]
 
 
-def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
+def check(flag: object, model: str, data: Mapping[str, Any], capability: int | None = None,
+          *, gpu_later: bool = False) -> list[str]:
     """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
     model directory `model` whose config.json (`data`) declares no quantization, or an
     incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
     (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
     ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
-    answer hangs on the GPU, is that rule's, not this one's. Returns notes (`_class_check`)."""
+    answer hangs on the GPU, is that rule's, not this one's. `capability` / `gpu_later`: the
+    GPU, for the found file's class (`file_class_check`). Returns notes (`_class_check`)."""
     folder = Path(model).expanduser()
     path = folder / "config.json"
     if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
@@ -134,7 +137,7 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
     try:
         method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
     except ConfigError:
-        _gpu_dependent_class_check(flag, cfg, spec, data)
+        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later)
         return []
     if method is None:
         return []
@@ -165,7 +168,8 @@ def check(flag: object, model: str, data: Mapping[str, Any]) -> list[str]:
                           f"({', '.join(found)[:60]}) and refuses ({WHERE}:390-394)")
     arch = data.get("architectures")
     first = arch[0] if isinstance(arch, list) and arch else None
-    file_class_check(method, _read_json(folder / found[0]), first, found[0])
+    file_class_check(method, _read_json(folder / found[0]), first, found[0], capability,
+                     gpu_later=gpu_later)
     return []
 
 
@@ -175,30 +179,38 @@ _CAPABILITIES = (70, 75, 80, 100)
 
 def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
                                spec: Mapping[str, Any] | None,
-                               data: Mapping[str, Any]) -> None:
+                               data: Mapping[str, Any], capability: int | None = None, *,
+                               gpu_later: bool = False) -> None:
     """A line whose method hangs on the GPU (awq / gptq checkpoints under moe_wna16, Marlin,
     ...: check_clash refuses it for the unknown GPU): refused with the config class's
     reason when, on every GPU, ModelConfig refuses or the class built from config.json's
     own config does (sglang_quant_classes.problem); else left to the planner, which knows
-    the GPU. Below the class's GPU bar SGLang's own refusal is the capability's, which this
-    wording does not name."""
+    the GPU. With the GPU's `capability` known, that GPU's answer only: ModelConfig's
+    refusal (the method SGLang would not pick there) comes before the class's. `gpu_later`:
+    the GPU is known later (`check_gpu`), so a line whose reason differs across GPUs
+    waits for it."""
     if spec is not data.get("quantization_config") or not isinstance(spec, Mapping) or \
             not (flag is None or isinstance(flag, str)):
         return
     built = classes.updated(spec)
     found: list[ConfigError] = []
-    for capability in _CAPABILITIES:
+    reasons: set[str] = set()
+    for assumed in _CAPABILITIES if capability is None else (capability,):
         try:
             method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg,
-                                 capability)
-        except ConfigError:
+                                 assumed)
+        except ConfigError as exc:
+            if capability is not None:
+                raise
+            reasons.add(str(exc))
             continue
         problem = None if method is None or mixed_incomplete(method, spec) \
             else classes.problem(str(method), built)
         if problem is None:
             return
         found.append(problem)
-    if found:
+        reasons.add(str(problem))
+    if found and not (gpu_later and len(reasons) > 1):
         raise found[-1]
 
 
@@ -211,7 +223,8 @@ def _read_json(path: Path) -> object:
         return None
 
 
-def file_class_check(method: str, config: object, architecture: object, name: str) -> None:
+def file_class_check(method: str, config: object, architecture: object, name: str,
+                     capability: int | None = None, *, gpu_later: bool = False) -> None:
     """The class SGLang's loader builds from the one config file it found
     (weight_utils.py:396-438). A ModelOpt method on a file whose producer is ModelOpt
     (:414-416): a quant_algo (the nested `quantization` section's, else the top level's,
@@ -220,7 +233,11 @@ def file_class_check(method: str, config: object, architecture: object, name: st
     under modelopt_fp8, builds ModelOptFp8Config (:426-429); one containing "FP4" builds
     ModelOptFp4Config (:430-435). Anything else builds the method's own class (:436-438).
     The restated classes' refusals (graphfit.inputs.sglang_quant_classes) are checked on
-    the file's dict; a file SGLang stops on with a TypeError / AttributeError is left to it."""
+    the file's dict; a file SGLang stops on with a TypeError / AttributeError is left to it.
+    On a GPU of `capability` below a class's bar, its GPU-dependent refusal comes in their
+    place (graphfit.inputs.sglang_quant_class_gpu); `gpu_later`: the GPU is not known yet
+    (a pasted line read before graphfit's --gpu-memory-gb), so such a refusal waits for
+    `check_gpu`."""
     if not isinstance(config, dict):
         return
     cls_method = method
@@ -243,6 +260,9 @@ def file_class_check(method: str, config: object, architecture: object, name: st
         elif not isinstance(algo, str):
             return  # `"FP4" in algo` raises a TypeError in SGLang: left to it
     problem = classes.problem(cls_method, config)
+    if gpu_later and class_gpu.depends_on_gpu(cls_method, config, problem):
+        return
+    problem = class_gpu.problem(cls_method, config, capability) or problem
     if problem is not None:
         raise ConfigError(str(problem).replace("config.json's", f"{name}'s")
                           .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
@@ -262,7 +282,8 @@ def unchecked_note(flag: object, model: str) -> list[str]:
             f"({WHERE}:342-394)"]
 
 
-def check_model(flag: object, model: str) -> list[str]:
+def check_model(flag: object, model: str, capability: int | None = None, *,
+                gpu_later: bool = False) -> list[str]:
     """`check` on a pasted line's `--model-path`: a local directory's config.json is read
     (graphfit.inputs.model_config.load_config); a hub id gets `unchecked_note`; anything
     else is left alone."""
@@ -270,7 +291,19 @@ def check_model(flag: object, model: str) -> list[str]:
     path = model_config.config_path(model)
     if path is None or not folder.is_dir():
         return unchecked_note(flag, model) if path is None and not folder.exists() else []
-    return check(flag, model, model_config.load_config(path))
+    return check(flag, model, model_config.load_config(path), capability, gpu_later=gpu_later)
+
+
+def check_gpu(flag: object, model: str | None, capability: object) -> None:
+    """The found file's class check again once a pasted line's GPU is known (`check_model`
+    read the line with `gpu_later`): the refusals that hang on the GPU
+    (graphfit.inputs.sglang_quant_class_gpu), or the SM80+ ones where the GPU is a figure
+    in GiB. The notes were given the first time."""
+    if model is None:
+        return
+    cap = capability if isinstance(capability, int) and not isinstance(capability, bool) \
+        else None
+    check_model(flag, model, cap)
 
 
 def check_file(values: Mapping[str, Any], model_flag: object,
@@ -288,8 +321,10 @@ def check_file(values: Mapping[str, Any], model_flag: object,
         return []
     with target_overrides.applied(model_config.config_path(model),
                                   keys.get("json_model_override_args")):
-        return check_model(values["quant_method"], model)
+        capability = values.get("gpu_capability")
+        return check_model(values["quant_method"], model,
+                           capability if isinstance(capability, int) else None)
 
 
-__all__ = ["CONFIG_FILES", "check", "check_file", "check_model", "declared_config",
+__all__ = ["CONFIG_FILES", "check", "check_file", "check_gpu", "check_model", "declared_config",
            "declares_quantization", "file_class_check", "mixed_incomplete", "unchecked_note"]

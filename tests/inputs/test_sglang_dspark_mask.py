@@ -42,7 +42,7 @@ def test_a_local_target_checks_instead(tmp_path: Path) -> None:
     target.mkdir()
     (target / "config.json").write_text(json.dumps({
         "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
-        "num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 1000,
+        "num_hidden_layers": 4, "num_attention_heads": 8, "vocab_size": 1000,
         "torch_dtype": "bfloat16"}))
     code, text = _line(str(target), _draft(tmp_path, 5))
     assert code == 0 and "not checked" not in text, text

@@ -30,11 +30,13 @@ def test_a_parse_problem_comes_first() -> None:
 
 
 def _dir(root: Path, name: str, config: dict[str, Any]) -> str:
+    # 4 layers: a 2-layer target beside these drafts is one SGLang's target runner refuses
+    # (graphfit.inputs.sglang_dflash_layers)
     directory = root / name
     directory.mkdir()
     (directory / "config.json").write_text(json.dumps({
         "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 1024,
-        "num_hidden_layers": 2, "num_attention_heads": 8, "vocab_size": 1000,
+        "num_hidden_layers": 4, "num_attention_heads": 8, "vocab_size": 1000,
         "torch_dtype": "bfloat16", **config}))
     return str(directory)
 

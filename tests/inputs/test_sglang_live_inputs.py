@@ -138,7 +138,10 @@ def test_config_settings_reads_only_what_server_args_cannot_carry(tmp_path: Path
     draft = model_dir({**BASE, "block_size": 6, "architectures": ["LiLiCorrDraftModel"],
                        "dflash_config": {**LILICORR, "lilicorr_candidate_topk": 4,
                                          "lilicorr_hidden_size": 32}})
-    args = {"model_path": model_dir(BASE), "speculative_algorithm": "DFLASH",
+    # a 4-layer target: beside a 2-layer target SGLang's target runner refuses the
+    # 2-layer draft (graphfit.inputs.sglang_dflash_layers)
+    args = {"model_path": model_dir({**BASE, "num_hidden_layers": 4}),
+            "speculative_algorithm": "DFLASH",
             "speculative_draft_model_path": draft, "speculative_num_draft_tokens": 4}
     found = config_settings(args)
     assert found["dflash_lilicorr_top_k"] == 4 and found["dflash_lilicorr_head"] == (32, 4, 8)

@@ -127,7 +127,7 @@ def test_hf_planted_errors_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """The file's class check switched off, then the Eagle3 exemption forgotten: each makes
     a line differ from SGLang."""
     with monkeypatch.context() as patch:
-        patch.setattr(qf, "file_class_check", lambda *args: None)
+        patch.setattr(qf, "file_class_check", lambda *args, **kwargs: None)
         assert fs.compare_hf("modelopt", "no_algo", "LlamaForCausalLM")[1] is not None
         assert fs.compare_hf("modelopt", "int4", "LlamaForCausalLM")[1] is not None
     monkeypatch.setattr(qf, "EAGLE3_LLAMA", "NoSuchArchitecture")

@@ -50,7 +50,7 @@ def test_gpu_dependent_lines_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     switched off, a line SGLang refuses plans."""
     verdicts = _run(GPU_LINES, wc.compare_config)
     assert verdicts.count("class") >= 2 and "built" in verdicts, verdicts
-    monkeypatch.setattr(qf, "_gpu_dependent_class_check", lambda *args: None)
+    monkeypatch.setattr(qf, "_gpu_dependent_class_check", lambda *args, **kwargs: None)
     assert wc.compare_config("moe_wna16", "awq_no_zp")[1] is not None
 
 
