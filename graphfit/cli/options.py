@@ -616,7 +616,10 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # stochastic rounding's GPU checks on the file's SGLang keys (sglang_mamba_flags)
         resolved = settle_file(read_mapping(config_file), config_file.name, resolved,
                                values.get("gpu_memory_gb"))
-        from graphfit.inputs import sglang_file_tokenizer
+        from graphfit.inputs import sglang_file_tokenizer, sglang_minimax_target
+
+        # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
+        sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"))
 
         # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
         sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),

@@ -226,7 +226,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes += sglang_prefill_cp.file(data, brief(name))
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
-        sglang_minimax_target.line(keys)  # (json_model_override_args read with it)
+        # (json_model_override_args read with it); a GPU-dependent answer is settled on
+        # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)
+        sglang_minimax_target.line(keys, gpu_later=True)
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
 

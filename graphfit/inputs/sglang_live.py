@@ -81,7 +81,10 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # s50r: the draft's quantization, already resolved (graphfit.inputs.sglang_draft_quant)
         "speculative_draft_model_quantization",
         # s52c: prefill context parallelism (graphfit.inputs.sglang_prefill_cp)
-        "enable_prefill_cp", "cp_strategy", "dcp_size", "pp_size")
+        "enable_prefill_cp", "cp_strategy", "dcp_size", "pp_size",
+        # s53m: a MiniMax-M3 target's DeepEP mode (the low-latency assert, the Mooncake /
+        # NixlEP normal-mode raise: graphfit.inputs.sglang_minimax_moe); unread before
+        "deepep_mode")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -145,7 +148,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # DSPARK under attention DP: a dense draft only (graphfit.inputs.sglang_spec_dp)
     sglang_spec_dp.dspark_draft(values, sglang_spec_dp.attention_dp_size(values))
     # a MiniMax-M3 target SGLang cannot build (graphfit.inputs.sglang_minimax_target)
-    sglang_minimax_target.line(values)
+    # (an answer that depends on the platform: settled on the caller's GPU,
+    # graphfit.integrations.sglang.live_overrides, issue 23 s53m)
+    sglang_minimax_target.line(values, gpu_later=True)
     # target / draft connector paths SGLang cannot resolve or graphfit cannot read
     # (instance://, s3://, redis://...: graphfit.inputs.sglang_instance)
     sglang_processor_path.check(values, "server_args.tokenizer_path")  # issue 23 s47l

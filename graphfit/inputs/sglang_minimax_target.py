@@ -67,6 +67,7 @@ from graphfit.inputs.sglang_minimax_quant import (
 )
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
+from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_arch_overrides import minimax_nvfp4_refusals
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -114,9 +115,27 @@ def problem(data: Mapping[str, Any], attn_tp: int, encoder_only: bool = False,
             break
         said = _layer(text, layer, attn_tp, arch == VL, moe)
     if said is None:
-        return None
+        pool = pool_problem(data, text)
+        return None if pool is None else f"SGLang cannot build {arch}'s KV pool: {pool}"
     where = f" at attention TP {attn_tp}" if said.startswith("@") else ""
     return f"SGLang cannot build {arch}{where}: {said.lstrip('@')}"
+
+
+def pool_problem(data: Mapping[str, Any], text: Mapping[str, Any]) -> str | None:
+    """SGLang's refusal of a MiniMax-M3 config with no sparse config (s53m): once the model
+    class is built, the server sizes its KV pool, and the cell size of a MiniMax-M3 target
+    (`is_minimax_sparse`: its first architecture, configs/model_config.py:426-431) asks
+    `get_minimax_sparse_attention_config` (model_executor/pool_configurator.py:410-415),
+    which takes the text config's `sparse_attention_config`, else the top level's, and raises
+    where both are absent or null (configs/model_config.py:446-456). The model class itself
+    builds without one (minimax_m3.py:1702-1704 reads it with a None default: every layer
+    dense), so this comes after every layer's checks. Not reached by an encoder-only VL
+    server (`problem` returns before the text layers)."""
+    if text.get("sparse_attention_config") is not None \
+            or data.get("sparse_attention_config") is not None:
+        return None
+    return ("Could not find sparse config. Is it MiniMax M3 Sparse model? (ValueError, "
+            "configs/model_config.py:456)")
 
 
 def _layer(text: Mapping[str, Any], layer: int, attn_tp: int, nested: bool,
@@ -308,6 +327,16 @@ def settle(values: Mapping[str, Any], environ: Mapping[str, str], gpu_given: obj
         raise ConfigError(said)
 
 
+def settle_file(data: Mapping[Any, Any], gpu_given: object) -> None:
+    """A config file's MiniMax-M3 target judged on the GPU (s53m): the file's keys in SGLang's
+    spelling (graphfit.inputs.config_file reads them with `line(keys, gpu_later=True)`),
+    the GPU of graphfit's flag, else the file's own `gpu_memory_gb`; a file holds no
+    environment, so JIT DeepGEMM is on (`settle`)."""
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    if "model_path" in keys:
+        settle(keys, {}, gpu_given if gpu_given is not None else keys.get("gpu_memory_gb"))
+
+
 def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
     """SGLang's reason it cannot build the line's MiniMax-M3 target with JIT DeepGEMM `jit`
     on a HIP (`hip`) or CUDA platform, or None (a config SGLang cannot load raises here)."""
@@ -345,4 +374,4 @@ def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
                    tower_tp, tower_layout(values, tower_tp))
 
 
-__all__ = ["attention_tp", "line", "problem", "settle"]
+__all__ = ["attention_tp", "line", "pool_problem", "problem", "settle", "settle_file"]

@@ -131,11 +131,12 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         sglang_live_flags,
         sglang_live_graphless,
         sglang_live_post_capture,
+        sglang_minimax_target,
         sglang_qwen3_5_page,
     )
     from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
     from graphfit.inputs.sglang_linear_sm100 import live
-    from graphfit.inputs.sglang_live import config_settings
+    from graphfit.inputs.sglang_live import config_settings, values_of
 
     post = sglang_live_post_capture.settings(server_args)
     flags = sglang_live_flags.settings(server_args, post.get("architecture"))
@@ -152,6 +153,10 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         generation = _generation(stand_in)
     read = {**config_settings(server_args, os.environ if environ is None else environ),
             **post, **flags, **page}
+    # a MiniMax-M3 target judged on the stand-in's platform, CUDA where none is named, with
+    # the server's SGLANG_ENABLE_JIT_DEEPGEMM (issue 23 s53m; s52e's settle)
+    sglang_minimax_target.settle(values_of(server_args),
+                                 os.environ if environ is None else environ, stand_in)
     # torch_native / flex_attention: no graphs, the flags' graphs in the default fraction
     # (graphfit.inputs.sglang_live_graphless)
     return {**read, **sglang_live_graphless.settings(server_args, read), **generation,

@@ -24,7 +24,11 @@ TEXT = {"model_type": "minimax_m2", "hidden_size": 1024, "num_attention_heads": 
         "intermediate_size": 1024, "use_gemma_norm": False, "torch_dtype": "bfloat16",
         # what a MoE layer reads without a class default (models/minimax_m3.py:423-447)
         "num_local_experts": 8, "num_experts_per_tok": 2, "swiglu_alpha": 1.702,
-        "swiglu_limit": 7.0, "scoring_func": "sigmoid", "dense_intermediate_size": 1024}
+        "swiglu_limit": 7.0, "scoring_func": "sigmoid", "dense_intermediate_size": 1024,
+        # no sparse layer, but a sparse config: the server's KV pool asks for one (s53m,
+        # configs/model_config.py:446-456)
+        "sparse_attention_config": {"sparse_attention_freq": [0, 0],
+                                    "sparse_num_index_heads": 4, "sparse_index_dim": 64}}
 
 
 # every key SGLang's CLIPVisionConfig requires (models/minimax_vl_common.py:40-64)

@@ -2,7 +2,8 @@
 (the oracle side of graphfit.inputs.sglang_minimax_target).
 
 A target directory holds a small MiniMax-M3 config.json with dense MLPs (`moe_layer_freq` all
-0) and, where generated, a `sparse_attention_config` (sparse attention layers), top level
+0) and a `sparse_attention_config` (by default one with no sparse layer; generated ones add
+sparse attention layers or remove it, s53m), top level
 (`MiniMaxM3SparseForCausalLM`) or nested under `text_config`
 (`MiniMaxM3SparseForConditionalGeneration`). SGLang's argument pipeline resolves a line on it
 (sglang_oracle.resolve) and publishes its parallel layout (attention TP = tp //
@@ -60,7 +61,11 @@ TEXT: dict[str, Any] = {
     "num_key_value_heads": 4, "num_hidden_layers": 2, "vocab_size": 1024,
     "max_position_embeddings": 4096, "rms_norm_eps": 1e-5, "hidden_act": "silu",
     "intermediate_size": 1024, "dense_intermediate_size": 1024, "use_gemma_norm": False,
-    "moe_layer_freq": [0, 0]}
+    "moe_layer_freq": [0, 0],
+    # s53m: a sparse config with no sparse layer, so the base model is one SGLang also sizes
+    # a KV pool for (configs/model_config.py:446-456); fields None removes it
+    "sparse_attention_config": {"sparse_attention_freq": [0, 0], "sparse_num_index_heads": 4,
+                                "sparse_index_dim": 64}}
 # a CLIP tower with every key `CLIPVisionConfig` requires (minimax_vl_common.py:40-64)
 TOWER: dict[str, Any] = {
     "model_type": "clip_vision_model", "hidden_size": 128, "intermediate_size": 128,
@@ -271,7 +276,8 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
           jit_deepgemm: bool = True, own: bool = False, rocm: bool = False) -> str | None:
     """SGLang's own model class on `path`'s config under the line's layout: the exception's
     "Type: message @ site" where SGLang raises (the server does not start), None where it
-    builds. Like the loader (model_loader/loader.py:291-298) it first resolves shared-expert
+    builds (s53m: and sizes its KV pool, as far as the pool's sparse-config read). Like the
+    loader (model_loader/loader.py:291-298) it first resolves shared-expert
     fusion with the model class's own hooks, on an SM 90 CUDA device (glue: this process has
     no GPU, and the hooks ask `_is_cuda` / `_device_sm`), and builds under that result.
     `rocm` (s52e; with `own`): resolved and built as on an MI300X (`_rocm_platform`,
@@ -349,6 +355,14 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
                 with get_model().override(shared_experts=shared), \
                         set_default_torch_dtype(_model_dtype(r, path)):
                     cls(config, quant_config=quant)
+                # s53m: the server then sizes the KV pool; a MiniMax-M3 target's cell size
+                # asks for its sparse config first (model_executor/pool_configurator.py:
+                # 410-415) on the same hf_config
+                from sglang.srt.configs.model_config import (
+                    get_minimax_sparse_attention_config,
+                )
+
+                get_minimax_sparse_attention_config(config)
         except RuntimeError as exc:  # the glue, not SGLang: fail the oracle itself
             if "has not been written" in str(exc):
                 raise AssertionError(f"oracle glue: {exc}") from exc

@@ -282,12 +282,19 @@ def write_model_dir(directory: Path, architecture: str = "LlamaForCausalLM",
         # a MiniMax-M3 target's MoE layers read these without a class default
         # (models/minimax_m3.py:405-447; graphfit.inputs.sglang_minimax_moe)
         **(MINIMAX_MOE if architecture.startswith("MiniMaxM3") else {}),
+        # and its KV pool reads a sparse config (configs/model_config.py:446-456; s53m)
+        **(MINIMAX_SPARSE if architecture.startswith("MiniMaxM3") else {}),
     }))
     return directory
 
 
 MINIMAX_MOE = {"num_local_experts": 256, "num_experts_per_tok": 8, "swiglu_alpha": 1.702,
                "swiglu_limit": 7.0, "scoring_func": "sigmoid"}
+# a MiniMax-M3 sparse config with no sparse layer (32 dense layers): without one SGLang's
+# KV pool refuses the target (configs/model_config.py:446-456, pool_configurator.py:415)
+MINIMAX_SPARSE = {"sparse_attention_config": {"sparse_attention_freq": [0] * 32,
+                                              "sparse_num_index_heads": 4,
+                                              "sparse_index_dim": 64}}
 
 
 def write_moe_model_dir(directory: Path) -> Path:
