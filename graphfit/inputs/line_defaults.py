@@ -137,6 +137,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
     if line.engine is Engine.SGLANG:
         # the model facts read here see the override args too (graphfit.inputs.target_overrides)
         with target(line.engine, line.model, line.values):
+            # MiniMax-M3 NVFP4's DSPARK / DFLASH hook checks (issue 23, s53d): resolution first
+            sglang_minimax_target.settle_hook(line.values, line.environ, gpu_given)
             # multi-layer EAGLE's draft backend: SGLang's default by GPU and model
             resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
             # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)

@@ -187,6 +187,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     prefill_cp_notes = sglang_prefill_cp.line(values)  # --enable-prefill-cp (s51c)
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes) + prefill_cp_notes
+    sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked

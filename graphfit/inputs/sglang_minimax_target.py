@@ -309,7 +309,26 @@ def line(values: Mapping[str, Any], gpu_later: bool = False) -> None:
     said = _judged(values, jit, False)
     if said is None or (gpu_later and said != _judged(values, jit, True)):
         return
+    if gpu_later and _nvfp4_names(values) is not None:
+        return  # the hook's GPU-bound checks come first: `settle_hook`, then `settle`
     raise ConfigError(said)
+
+
+def _nvfp4_names(values: Mapping[str, Any]) -> list[Any] | None:
+    """The architectures of the line's MiniMax-M3 target served as minimax_m3_nvfp4 (whose
+    hook's GPU-bound checks, minimax_m3.py:68-119, come before the model class is built),
+    else None."""
+    model = values.get("model_path")
+    data = local_config(str(model)) if isinstance(model, str) else None
+    if data is None:
+        return None
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    names = data.get("architectures")
+    if isinstance(names, list) and names[:1] in ([CAUSAL], [VL]) and (
+            quantization(values, data) == "minimax_m3_nvfp4"):
+        return names
+    return None
 
 
 def settle(values: Mapping[str, Any], environ: Mapping[str, str], gpu_given: object) -> None:
@@ -335,6 +354,66 @@ def settle_file(data: Mapping[Any, Any], gpu_given: object) -> None:
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:
         settle(keys, {}, gpu_given if gpu_given is not None else keys.get("gpu_memory_gb"))
+
+
+def hook_line(values: Mapping[str, Any]) -> None:
+    """The NVFP4 hook's refusals that need no GPU (sglang_arch_overrides.
+    minimax_nvfp4_refusals), run by graphfit.inputs.sglang_cli.finish before the DSPARK /
+    DFLASH draft readers: SGLang's hook runs at argument resolution, before any draft is
+    built (issue 23 s53d). A config that does not load is left to `line`."""
+    model = values.get("model_path")
+    data = local_config(str(model)) if isinstance(model, str) else None
+    if data is None or sglang_sub_configs.load_failure(data) is not None:
+        return
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    names = data.get("architectures")
+    if isinstance(names, list) and names[:1] in ([CAUSAL], [VL]) and (
+            quantization(values, data) == "minimax_m3_nvfp4"):
+        page = values.get("page_size")
+        minimax_nvfp4_refusals(names[0], _text_or_none(values.get("speculative_algorithm")),
+                               page if isinstance(page, int) else None)
+
+
+def settle_hook(values: Mapping[str, Any], environ: Mapping[str, str],
+                gpu_given: object) -> None:
+    """A pasted line's MiniMax-M3 NVFP4 target judged as the hook does at argument resolution
+    once the GPU and the line's environment are known (issue 23 s53d): a DSPARK / DFLASH line
+    (minimax_m3.py:68-93: Blackwell, SGLANG_RAGGED_VERIFY_MODE, environ.py:1572, default
+    "static", PP 1, DFLASH colocated, page 128), then on Blackwell the a2a / KV dtype refusals
+    (:103-119). A figure in GiB or an AMD name tells no CUDA generation: left to the planner
+    (sglang_arch_overrides._minimax_nvfp4), after `settle`'s model class. Run first of
+    graphfit.inputs.line_defaults' SGLang settles: SGLang's hook runs at argument resolution,
+    before the backend defaults and the model classes."""
+    from graphfit.inputs.gpus import gpu_capability
+    from graphfit.inputs.sglang_dspark_env import RAGGED
+    from graphfit.planner.engines.sglang_arch_overrides import (
+        minimax_nvfp4_blackwell_refusals,
+        minimax_nvfp4_draft_problem,
+    )
+
+    names = _nvfp4_names(values)
+    capability = gpu_capability(gpu_given)
+    if names is None or capability is None:
+        return
+    blackwell = capability // 10 in (10, 11, 12)
+    page, pp = values.get("page_size"), values.get("pp_size")
+    mode = values.get("disaggregation_mode")
+    said = minimax_nvfp4_draft_problem(
+        _text_or_none(values.get("speculative_algorithm")), blackwell,
+        environ.get(RAGGED, "static"), pp if isinstance(pp, int) else 1,
+        mode not in (None, "null"), page if isinstance(page, int) else None)
+    if said is not None:
+        raise ConfigError(f"SGLang refuses this line for {VL}: {said}")
+    if blackwell:
+        minimax_nvfp4_blackwell_refusals(
+            str(names[0]), _lower(values.get("moe_a2a_backend")) or "none",
+            _lower(values.get("moe_runner_backend")) or "auto",
+            _lower(values.get("kv_cache_dtype")))
+
+
+def _lower(value: Any) -> str | None:
+    return str(value).strip().lower() if value else None
 
 
 def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:

@@ -11,6 +11,8 @@ resolved page size.
 count. For the count before a change, run this file by path with PYTHONPATH at the other
 tree (it imports only oracle helpers that exist there):
 `PYTHONPATH=/work/main python tests/oracle/measure_sglang_minimax_nvfp4_hook.py 200 0`.
+A third argument `spec` draws DSPARK / DFLASH lines with a MiniMax draft instead (issue 23
+s53d: the hook's draft checks, minimax_m3.py:59-93).
 """
 
 from __future__ import annotations
@@ -52,6 +54,17 @@ CHOICES: dict[str, tuple[str | None, ...]] = {
     "--moe-runner-backend": (None, None, "flashinfer_trtllm_routed", "deep_gemm"),
     "--speculative-algorithm": (None, None, None, "EAGLE"),
 }
+# (s53d) the DSPARK / DFLASH draws (`draw(rng, spec=True)`): the algorithm with a MiniMax
+# draft SGLang builds (tests/oracle/sglang_dspark_compare.minimax_dir), and the line's
+# SGLANG_RAGGED_VERIFY_MODE / PP / disaggregation the hook checks (minimax_m3.py:68-79)
+SPEC: dict[str, tuple[str | None, ...]] = {
+    "--speculative-algorithm": ("DSPARK", "DFLASH"),
+    "--pp-size": (None, None, None, "2"),
+    "--disaggregation-mode": (None, None, None, "prefill"),
+    "--speculative-draft-attention-backend": (None, None, None, "triton"),
+    "--speculative-draft-kv-cache-dtype": (None, None, "auto", "bf16"),
+}
+RAGGED = (None, None, None, "static", "compact")
 HOOK = "arg_groups/model_overrides/minimax_m3.py"
 
 
@@ -62,13 +75,21 @@ def target(nested: bool = False) -> str:
     return mo.target_dir(fields, nested, wrapper)
 
 
-def draw(rng: random.Random) -> tuple[str, int, tuple[str, ...]]:
-    """(GPU, TP, flags) of one generated line."""
+def draw(rng: random.Random, spec: bool = False) -> tuple[str, int, tuple[str, ...]]:
+    """(GPU, TP, flags) of one generated line; `spec`: a DSPARK / DFLASH line with a draft
+    (its environment as leading VAR=value words)."""
     flags: list[str] = []
-    for flag, values in CHOICES.items():
+    choices = {**CHOICES, **SPEC} if spec else CHOICES
+    for flag, values in choices.items():
         value = rng.choice(values)
         if value is not None:
             flags += [flag, value]
+    if spec:
+        from tests.oracle import sglang_dspark_compare as kc
+
+        flags += [kc.DRAFT, kc.minimax_dir("{}")]
+        mode = rng.choice(RAGGED)
+        flags = [f"SGLANG_RAGGED_VERIFY_MODE={mode}"] * (mode is not None) + flags
     return rng.choice(tuple(CAPABILITY)), rng.choice((1, 2)), tuple(flags)
 
 
@@ -76,8 +97,10 @@ def graphfit_line(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple
     """(exit code, the error line or the plan's text) for the pasted line."""
     from graphfit.cli.options import PASTED
 
-    token = PASTED.set(("python", "-m", "sglang.launch_server", "--model-path", path,
-                        "--tp-size", str(tp), *flags))
+    env = tuple(word for word in flags if "=" in word and not word.startswith("-"))
+    rest = tuple(word for word in flags if word not in env)
+    token = PASTED.set((*env, "python", "-m", "sglang.launch_server", "--model-path", path,
+                        "--tp-size", str(tp), *rest))
     try:
         code, _, output = sc.run_graphfit(["plan", "--gpu-memory-gb", gpu])
     finally:
@@ -89,10 +112,14 @@ def graphfit_line(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple
 def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, str]:
     """(outcome, detail): "agree" / "disagree" where SGLang's hook decides the line, "skip"
     where SGLang refuses it for another rule than the hook's, "build" where SGLang resolves
-    and prices it and graphfit says SGLang's model class cannot be built (neither is this
-    oracle's)."""
-    argv = ("--model-path", path, "--tp-size", str(tp), *flags)
-    theirs = kv.cell_sizes(path, argv, CAPABILITY[gpu])
+    and prices it and graphfit says SGLang's model class (or, s53d, its MiniMax DSPARK
+    draft) cannot be built (neither is this oracle's). `flags` may lead with the line's
+    VAR=value environment (set for SGLang's resolution, pasted before graphfit's line)."""
+    env = tuple((word.split("=", 1)[0], word.split("=", 1)[1]) for word in flags
+                if "=" in word and not word.startswith("-"))
+    argv = ("--model-path", path, "--tp-size", str(tp),
+            *(word for word in flags if "=" not in word or word.startswith("-")))
+    theirs = kv.cell_sizes(path, argv, CAPABILITY[gpu], env)
     code, said = graphfit_line(path, gpu, tp, flags)
     if isinstance(theirs, str):
         hook = re.match(r"Rejected: ValueError: (M3\.1 NVFP4 .*)", theirs)
@@ -101,9 +128,10 @@ def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, 
         ok = code == 2 and hook.group(1) in said and HOOK in said and len(said) <= 200
         return ("agree" if ok else "disagree"), f"{theirs} | graphfit {code}: {said[:200]}"
     cells, page = theirs
-    if code == 2 and "SGLang cannot build" in said:
+    if code == 2 and ("SGLang cannot build" in said or "draft fails to build" in said):
         # the model class's own rule, after resolution: judged by the oracle that builds the
-        # class (tests/oracle/test_sglang_minimax_target_oracle), not by this one
+        # class (tests/oracle/test_sglang_minimax_target_oracle; a MiniMax DSPARK draft's:
+        # test_sglang_dspark_minimax_oracle), not by this one
         return "build", said
     shown = f"minimax_sparse_kv {cells[0]} B a token"
     ok = code == 0 and shown in said and f"a page of {page} " in said
@@ -111,14 +139,15 @@ def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, 
         + (said[:200] if code else "plan")
 
 
-def measure(count: int, seed: int) -> Counter[str]:
-    """Counts of each outcome over `count` generated lines; prints the disagreements."""
+def measure(count: int, seed: int, spec: bool = False) -> Counter[str]:
+    """Counts of each outcome over `count` generated lines (`spec`: DSPARK / DFLASH lines,
+    mostly on the VL wrapper the hook requires); prints the disagreements."""
     rng = random.Random(seed)
     paths = {nested: target(nested) for nested in (False, True)}
     tally: Counter[str] = Counter()
     for _ in range(count):
-        gpu, tp, flags = draw(rng)
-        nested = rng.random() < 0.25
+        gpu, tp, flags = draw(rng, spec)
+        nested = rng.random() < (0.75 if spec else 0.25)
         outcome, detail = verdict(paths[nested], gpu, tp, flags)
         tally[outcome] += 1
         if outcome == "disagree":
@@ -129,8 +158,10 @@ def measure(count: int, seed: int) -> Counter[str]:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    tally = measure(count, seed)
-    print(f"{count} lines (seed {seed}): {tally['agree']} agree, {tally['disagree']} "
+    spec = len(sys.argv) > 3 and sys.argv[3] == "spec"
+    tally = measure(count, seed, spec)
+    kind = "DSPARK / DFLASH " if spec else ""
+    print(f"{count} {kind}lines (seed {seed}): {tally['agree']} agree, {tally['disagree']} "
           f"disagree, {tally['skip']} refused by SGLang for other rules, {tally['build']} "
           f"refused by graphfit as a model SGLang cannot build")
 

@@ -141,6 +141,7 @@ QWEN3_5 = frozenset({"Qwen3NextForCausalLM", "Qwen3_5MoeForConditionalGeneration
 QWEN4_EXP = frozenset({"Qwen4ExpForConditionalGeneration"})
 QWEN3_VL = frozenset({"Qwen3VLForConditionalGeneration", "Qwen3VLMoeForConditionalGeneration"})
 QWEN3_VL_TYPES = frozenset({"qwen3_vl", "qwen3_vl_moe"})  # qwen3_vl.py:17
+MINIMAX_M3_VL = "MiniMaxM3SparseForConditionalGeneration"  # minimax_m3_vl.py:68
 MINIMAX_M3 = frozenset({"MiniMaxM3SparseForCausalLM",
                         "MiniMaxM3SparseForConditionalGeneration"})
 MINICPM = frozenset({"MiniCPMForCausalLM", "MiniCPMSALAForCausalLM"})
@@ -225,8 +226,11 @@ class _NotRestated(Exception):
 
 
 def _refuse(arch: str, where: str, said: str) -> ConfigError:
-    return ConfigError(f"SGLang refuses this line for {arch}: {said} "
-                       f"(arg_groups/model_overrides/{where})")
+    """SGLang's sentence with its file:line; the architecture is left out where naming it
+    would push the sentence past the 200-character error line (s53d: MiniMax-M3's VL name)."""
+    cited = f"{said} (arg_groups/model_overrides/{where})"
+    named = f"SGLang refuses this line for {arch}: {cited}"
+    return ConfigError(named if len(named) <= 190 else f"SGLang refuses this line: {cited}")
 
 
 def _special(inp: OverrideInputs) -> dict[str, str]:
@@ -289,21 +293,72 @@ def _special(inp: OverrideInputs) -> dict[str, str]:
 
 
 def minimax_nvfp4_refusals(arch: str, algorithm: str | None, page_size: int | None) -> None:
-    """The MiniMax-M3 NVFP4 hook's refusals on any GPU (minimax_m3.py:56-93): speculation
-    other than DSPARK / DFLASH (:56-58); DSPARK / DFLASH themselves not modelled here (their
-    VL-wrapper / Blackwell / SGLANG_RAGGED_VERIFY_MODE / PP checks and draft writes, :59-91);
-    a page size other than 128 (:92-93). Run by the line reader too
-    (graphfit.inputs.sglang_minimax_target.line), as the hook runs before the model is built."""
+    """The MiniMax-M3 NVFP4 hook's refusals that need no GPU (minimax_m3.py:56-93): speculation
+    other than DSPARK / DFLASH (:56-58); DSPARK / DFLASH on a target other than the VL wrapper
+    (:62-67); a page size other than 128 (:92-93), checked here only without speculation: with
+    DSPARK / DFLASH the GPU-bound draft checks (`minimax_nvfp4_draft_problem`) come first.
+    Run by the line reader too (graphfit.inputs.sglang_minimax_target.line), as the hook runs
+    before the model is built."""
     algo = (algorithm or "").upper()
     if algo not in ("", "DSPARK", "DFLASH"):
         raise _refuse(arch, "minimax_m3.py:56-58",
                       "M3.1 NVFP4 only supports DSPARK or DFLASH speculation")
+    if algo and arch != MINIMAX_M3_VL:
+        # the short form: SGLang's sentence names both architectures (200-char error line)
+        raise ConfigError(f"SGLang refuses this line: M3.1 NVFP4 {algo} requires "
+                          f"{MINIMAX_M3_VL}, got {arch} (arg_groups/model_overrides/"
+                          f"minimax_m3.py:62-67)")
     if algo:
-        raise ConfigError(f"{arch} served as minimax_m3_nvfp4 with {algo}: not modelled "
-                          f"(SGLang's draft checks and writes, arg_groups/model_overrides/"
-                          f"minimax_m3.py:59-91)")
+        return
     if page_size not in (None, 128):
         raise _refuse(arch, "minimax_m3.py:92-93", "M3.1 NVFP4 requires --page-size 128")
+
+
+def minimax_nvfp4_draft_problem(algorithm: str | None, blackwell: bool, ragged: str | None,
+                                pp_size: int, disaggregated: bool,
+                                page_size: int | None) -> str | None:
+    """The hook's sentence for a DSPARK / DFLASH line on a MiniMax-M3 NVFP4 VL target, in its
+    order (minimax_m3.py:68-93): Blackwell (:68-69), SGLANG_RAGGED_VERIFY_MODE=static (:70-73,
+    `ragged` None: not known here, and the later checks are left to the caller that knows
+    it), PP 1 (:74-75), DFLASH colocated (:76-79), then the page size (:92-93); None where it
+    accepts (or the algorithm is neither). Its writes are not restated, as no figure of the
+    plan reads them: the draft KV dtype bf16 for auto (:80-81; graphfit does not size the
+    draft's KV pool), the DSPARK draft backend trtllm_mha (:83-87; its seq_lens fill is 1 as
+    for every CUDA backend, sglang_seq_len_fill) and SGLANG_SPEC_TP_SYNC=rng (:88-91)."""
+    algo = (algorithm or "").upper()
+    if algo not in ("DSPARK", "DFLASH"):
+        return None
+    where = "(arg_groups/model_overrides/minimax_m3.py:"
+    if not blackwell:
+        return f"M3.1 NVFP4 {algo} requires Blackwell {where}68-69)"
+    if ragged is None:
+        return None
+    if ragged != "static":
+        return f"M3.1 NVFP4 {algo} requires SGLANG_RAGGED_VERIFY_MODE=static {where}70-73)"
+    if pp_size != 1:
+        return f"M3.1 NVFP4 {algo} requires PP=1 {where}74-75)"
+    if algo == "DFLASH" and disaggregated:
+        return f"M3.1 NVFP4 DFLASH currently requires colocated serving {where}76-79)"
+    if page_size not in (None, 128):
+        return f"M3.1 NVFP4 requires --page-size 128 {where}92-93)"
+    return None
+
+
+def minimax_nvfp4_blackwell_refusals(arch: str, moe_a2a: str, moe_runner: str,
+                                     kv_cache_dtype: str | None) -> None:
+    """The hook's Blackwell-only refusals (minimax_m3.py:103-119): the a2a backend none /
+    megamoe (:103-108 under flashinfer_trtllm_routed, else :109-111), the KV dtype auto /
+    fp8_e4m3 (:116-119). Run by the planner and, for a pasted line once the GPU is known,
+    before the model class is judged (graphfit.inputs.sglang_minimax_target.settle_hook)."""
+    if moe_a2a not in ("none", "megamoe"):
+        if moe_runner == "flashinfer_trtllm_routed":
+            raise _refuse(arch, "minimax_m3.py:103-108", "M3.1 NVFP4 flashinfer_trtllm_routed"
+                          " requires --moe-a2a-backend none or megamoe")
+        raise _refuse(arch, "minimax_m3.py:109-111",
+                      "M3.1 NVFP4 requires --moe-a2a-backend megamoe")
+    if (kv_cache_dtype or "auto") not in ("auto", "fp8_e4m3"):
+        raise _refuse(arch, "minimax_m3.py:116-119",
+                      "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3")
 
 
 def _minimax_nvfp4(inp: OverrideInputs) -> dict[str, str]:
@@ -314,22 +369,19 @@ def _minimax_nvfp4(inp: OverrideInputs) -> dict[str, str]:
     megamoe (any other: :104-108 under flashinfer_trtllm_routed, else :110-111), writes
     megamoe with deep_gemm for `auto` (:112-114), page 128, fp8_e4m3 KV for `auto` and refuses
     any other KV dtype (:116-119), and trtllm_mha where no backend is given (:120-121).
-    DSPARK / DFLASH drafts here (:59-91) are not restated (the env / PP / VL wrapper checks
-    and the draft KV / backend writes): refused as not modelled."""
+    DSPARK / DFLASH (:59-91, issue 23 s53d): the VL wrapper (`minimax_nvfp4_refusals`), then
+    Blackwell here; the environment / PP / colocation / page checks where the line's
+    environment is known (graphfit.inputs.sglang_minimax_target.settle_hook)."""
     d = inp.default
     arch = d.architecture
     minimax_nvfp4_refusals(arch, d.speculative_algorithm, d.page_size)
+    said = minimax_nvfp4_draft_problem(d.speculative_algorithm, d.gpu in BLACKWELL, None, 1,
+                                       False, None)
+    if said is not None:
+        raise ConfigError(f"SGLang refuses this line for {arch}: {said}")
     if d.gpu not in BLACKWELL:
         return {BASE: "fa3"} if inp.all_unset else {}
-    if inp.moe_a2a not in ("none", "megamoe"):
-        if inp.moe_runner == "flashinfer_trtllm_routed":
-            raise _refuse(arch, "minimax_m3.py:103-108", "M3.1 NVFP4 flashinfer_trtllm_routed"
-                          " requires --moe-a2a-backend none or megamoe")
-        raise _refuse(arch, "minimax_m3.py:109-111",
-                      "M3.1 NVFP4 requires --moe-a2a-backend megamoe")
-    if (d.kv_cache_dtype or "auto") not in ("auto", "fp8_e4m3"):
-        raise _refuse(arch, "minimax_m3.py:116-119",
-                      "M3.1 NVFP4 requires --kv-cache-dtype fp8_e4m3")
+    minimax_nvfp4_blackwell_refusals(arch, inp.moe_a2a, inp.moe_runner, d.kv_cache_dtype)
     return {BASE: "trtllm_mha"} if inp.all_unset else {}
 
 
