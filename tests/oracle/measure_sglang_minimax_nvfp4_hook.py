@@ -65,6 +65,7 @@ SPEC: dict[str, tuple[str | None, ...]] = {
     "--speculative-draft-kv-cache-dtype": (None, None, "auto", "bf16"),
 }
 RAGGED = (None, None, None, "static", "compact")
+LAYERS = '{"dflash_config": {"num_target_layers": 2, "target_layer_ids": [0, 1]}}'
 HOOK = "arg_groups/model_overrides/minimax_m3.py"
 
 
@@ -87,7 +88,10 @@ def draw(rng: random.Random, spec: bool = False) -> tuple[str, int, tuple[str, .
     if spec:
         from tests.oracle import sglang_dspark_compare as kc
 
-        flags += [kc.DRAFT, kc.minimax_dir("{}")]
+        # the draft's capture layers inside this 2-layer target: SGLang's target runner
+        # refuses ids past the target's layers (dflash_utils.py:348-385;
+        # tests/oracle/test_sglang_dflash_layers_oracle), a rule this oracle does not run
+        flags += [kc.DRAFT, kc.minimax_dir(LAYERS)]
         mode = rng.choice(RAGGED)
         flags = [f"SGLANG_RAGGED_VERIFY_MODE={mode}"] * (mode is not None) + flags
     return rng.choice(tuple(CAPABILITY)), rng.choice((1, 2)), tuple(flags)

@@ -53,7 +53,7 @@ def _spec(algo: str, *extra: str) -> tuple[str, ...]:
 
     env = tuple(word for word in extra if "=" in word and not word.startswith("-"))
     rest = tuple(word for word in extra if word not in env)
-    return (*env, "--speculative-algorithm", algo, *rest, kc.DRAFT, kc.minimax_dir("{}"))
+    return (*env, "--speculative-algorithm", algo, *rest, kc.DRAFT, kc.minimax_dir(m.LAYERS))
 
 
 # (s53d) DSPARK / DFLASH on the NVFP4 target (minimax_m3.py:59-93), on the VL wrapper the

@@ -880,7 +880,11 @@ def _mamba_memory_inputs(options: SglangOptions) -> None:
                 or not all(isinstance(v, int) and not isinstance(v, bool) for v in sparse_kv):
             raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
                               f"{excerpt(sparse_kv)}")
-        MiniMaxSparseKv.of(tuple(sparse_kv))
+        try:
+            MiniMaxSparseKv.of(tuple(sparse_kv))
+        except ConfigError as exc:  # the option named first, as every option's error is
+            why = str(exc).removeprefix("minimax_sparse_kv.")
+            raise ConfigError(f"minimax_sparse_kv: {why}") from None
         set_(options, "minimax_sparse_kv", tuple(sparse_kv))
     if not isinstance(options.enable_scattered_sconv, bool):
         raise ConfigError(f"enable_scattered_sconv: expected true or false, got "
