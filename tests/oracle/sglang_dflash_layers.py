@@ -46,7 +46,7 @@ def sglang_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool =
     loader = types.SimpleNamespace(from_server_args=lambda *a, **k: drafted)
     algorithm = SpeculativeAlgorithm.DSPARK if dspark else SpeculativeAlgorithm.DFLASH
     config = aux.SpecAuxHiddenStateConfig()
-    with so.sglang_stubs.stubbed(), mock.patch.object(aux, "ModelConfig", loader), \
+    with so.sglang_stubs.fake_cuda(), mock.patch.object(aux, "ModelConfig", loader), \
             mock.patch.object(aux, "get_spec", lambda: spec):
         try:
             aux._resolve_dflash_aux_hidden_state(

@@ -666,9 +666,13 @@ def test_quantization_edges_are_not_vacuous() -> None:
 ])
 def test_planted_quantization_errors_are_caught(name: str, value: object,
                                                 index: int) -> None:
+    from graphfit.inputs import sglang_quant_config_file as sqcf
     from graphfit.planner.engines import sglang_quantization as sq
 
     line = _quant_edge()[index]
     assert not mc.compare(line)["acceptance"]
-    diffs = _planted(line, (smq if name == "KIND" else sq, name, value))
+    # the clash rule also runs in the config-file reader once the line's GPU is known (s53q:
+    # ModelConfig's refusal before the config class's): planted in both places
+    also = [(sqcf, name, value)] if name == "check_clash" else []
+    diffs = _planted(line, (smq if name == "KIND" else sq, name, value), *also)
     assert diffs["acceptance"], name

@@ -89,8 +89,10 @@ FIELDS = {"lilicorr_candidate_topk": 4, "lilicorr_hidden_size": 32, "lilicorr_nu
 
 def _dirs(tmp_path: Path, **fields: object) -> tuple[str, str]:
     model, draft = tmp_path / "model", tmp_path / "draft"
+    # layer counts SGLang's target runner needs to pick the draft's capture layers
+    # (dflash_utils.py:348-385; tests/oracle/test_sglang_dflash_layers_oracle)
     base = {"architectures": ["LlamaForCausalLM"], "hidden_size": 64, "vocab_size": 1000,
-            "torch_dtype": "bfloat16"}
+            "torch_dtype": "bfloat16", "num_hidden_layers": 4}
     for d, data in ((model, base), (draft, {**base, "architectures": ["LiLiCorrDraftModel"],
                                             "block_size": 6,
                                             "dflash_config": {**FIELDS, **fields}})):
