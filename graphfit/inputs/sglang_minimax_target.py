@@ -361,12 +361,27 @@ def hook_line(values: Mapping[str, Any]) -> None:
     minimax_nvfp4_refusals), run by graphfit.inputs.sglang_cli.finish before the DSPARK /
     DFLASH draft readers: SGLang's hook runs at argument resolution, before any draft is
     built (issue 23 s53d). A config that does not load is left to `line`."""
-    model = values.get("model_path")
-    data = local_config(str(model)) if isinstance(model, str) else None
+    data = _overridden_config(values)
     if data is None or sglang_sub_configs.load_failure(data) is not None:
         return
+    _nvfp4_hook(values, data)
+
+
+def _overridden_config(values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The line's local target config.json under its --json-model-override-args (None: not
+    a local model directory)."""
+    model = values.get("model_path")
+    data = local_config(str(model)) if isinstance(model, str) else None
+    if data is None:
+        return None
     overrides = override_args(values.get("json_model_override_args"))
-    data = overridden(data, overrides) if overrides else data
+    return overridden(data, overrides) if overrides else data
+
+
+def _nvfp4_hook(values: Mapping[str, Any], data: Mapping[str, Any]) -> None:
+    """The NVFP4 override hook's GPU-free refusals on a MiniMax-M3 served as
+    minimax_m3_nvfp4: it runs at argument resolution, before the model class is built
+    (minimax_m3.py:56-93; issue 23 s51n, s53d)."""
     names = data.get("architectures")
     if isinstance(names, list) and names[:1] in ([CAUSAL], [VL]) and (
             quantization(values, data) == "minimax_m3_nvfp4"):
@@ -419,23 +434,13 @@ def _lower(value: Any) -> str | None:
 def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
     """SGLang's reason it cannot build the line's MiniMax-M3 target with JIT DeepGEMM `jit`
     on a HIP (`hip`) or CUDA platform, or None (a config SGLang cannot load raises here)."""
-    model = values.get("model_path")
-    data = local_config(str(model)) if isinstance(model, str) else None
+    data = _overridden_config(values)
     if data is None:
         return None
-    overrides = override_args(values.get("json_model_override_args"))
-    data = overridden(data, overrides) if overrides else data
     loading = sglang_sub_configs.load_failure(data)
     if loading is not None:  # ModelConfig's reads come before the model class is built
         raise ConfigError(f"--model-path: {loading}")
-    names = data.get("architectures")
-    if isinstance(names, list) and names[:1] in ([CAUSAL], [VL]) and (
-            quantization(values, data) == "minimax_m3_nvfp4"):
-        # the override hook runs at argument resolution, before the model class is built
-        # (minimax_m3.py:56-93; issue 23 s51n)
-        page = values.get("page_size")
-        minimax_nvfp4_refusals(names[0], _text_or_none(values.get("speculative_algorithm")),
-                               page if isinstance(page, int) else None)
+    _nvfp4_hook(values, data)
     attn_tp = attention_tp(values)
     if attn_tp < 1:
         return None  # tp below attn_dp x attn_cp: the layout's own check refuses it

@@ -46,16 +46,22 @@ MOONCAKE_LL = ("--moe-a2a-backend", "mooncake", "--deepep-mode", "low_latency")
 Line = tuple[dict[str, Any], bool, int, int, tuple[str, ...], bool]
 
 
-def answers(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
-            extra: tuple[str, ...], jit: bool) -> tuple[str | None, int, str]:
-    """(SGLang's answer, graphfit's exit code, graphfit's error line) for one line: a nested
-    target carries the checkpoint's quantization_config on the VL wrapper."""
+def _target(fields: dict[str, Any], nested: bool) -> str:
+    """The target directory: a nested target carries the checkpoint's quantization_config on
+    the VL wrapper, a plain one at the top."""
     fields = {"head_dim": 128, **fields}
     quant = fields.pop("quantization_config", None)
     vision = {"wrapper": {"quantization_config": quant}} if nested and quant else None
     if quant and not nested:
         fields["quantization_config"] = quant
-    path = mo.target_dir(fields, nested, vision)
+    return mo.target_dir(fields, nested, vision)
+
+
+def answers(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
+            extra: tuple[str, ...], jit: bool) -> tuple[str | None, int, str]:
+    """(SGLang's answer, graphfit's exit code, graphfit's error line) for one line: a nested
+    target carries the checkpoint's quantization_config on the VL wrapper."""
+    path = _target(fields, nested)
     theirs = mo.build(path, tp, attn_dp, extra, jit, own=True)
     env = () if jit else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
     code, said = mt.graphfit_line(path, tp, attn_dp, extra, env)
@@ -139,12 +145,7 @@ def rocm_answers(fields: dict[str, Any], nested: bool, tp: int, attn_dp: int,
     SGLANG_ENABLE_JIT_DEEPGEMM=0) for one line."""
     from graphfit.cli.options import PASTED
 
-    fields = {"head_dim": 128, **fields}
-    quant = fields.pop("quantization_config", None)
-    vision = {"wrapper": {"quantization_config": quant}} if nested and quant else None
-    if quant and not nested:
-        fields["quantization_config"] = quant
-    path = mo.target_dir(fields, nested, vision)
+    path = _target(fields, nested)
     cuda = mo.build(path, tp, attn_dp, extra, jit, own=True)  # first: see mo.build
     rocm = mo.build(path, tp, attn_dp, extra, jit, own=True, rocm=True)
     env = () if jit else ("SGLANG_ENABLE_JIT_DEEPGEMM=0",)
