@@ -48,8 +48,8 @@ def stale_prefill_hint(given: Any, expected: dict[str, Any]) -> str | None:
     want = _names(expected.get("components", {}).get("prefill"))
     have = _names(given.get("components", {}).get("prefill")) if isinstance(given, dict) \
         and isinstance(given.get("components"), dict) else set()
-    if {"mamba_track_indices", "mamba_track_mask"} <= want and not want & have & {
-            "mamba_track_indices", "mamba_track_mask"}:
+    tracked = {"mamba_track_indices", "mamba_track_mask"}  # the planner's own names
+    if tracked <= want and not tracked & have:
         return ("written before graphfit planned SGLang's prefill mamba tracking inputs "
                 "(runner_utils/buffers.py:309-321): plan again")
     return None
