@@ -8,11 +8,10 @@ GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
 
 from __future__ import annotations
 
-import collections
 import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root
+from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
 
 VERDICTS = ("class", "built", "other")
 
@@ -25,20 +24,9 @@ def main(argv: list[str]) -> int:
     wrong: list[str] = []
     for family, lines in (("fixed config.json", list(cc.FIXED.values())),
                           (f"generated ({count}, seed {seed})", cc.generated_lines(count, seed))):
-        seen: collections.Counter[str] = collections.Counter()
-        agree: collections.Counter[str] = collections.Counter()
-        for flag, spec in lines:
-            verdict, bad = cc.compare(flag, spec)
-            seen[verdict] += 1
-            agree[verdict] += bad is None
-            if bad:
-                wrong.append(bad)
-        print(f"{family}: {sum(agree.values())}/{sum(seen.values())} agree; " + ", ".join(
-            f"SGLang {v}: graphfit agrees {agree[v]}/{seen[v]}" for v in VERDICTS if seen[v]))
-    for line in wrong[:12]:
-        print("  " + line)
-    return 0 if not wrong else 1
-
+        wrong += print_family(family, (cc.compare(flag, spec) for flag, spec in lines),
+                              VERDICTS, totals=True)
+    return print_wrong(wrong)
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))
