@@ -26,9 +26,13 @@ tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88):
 - `TRTLLM_MOE_A2A_WORKSPACE_MB` replaces the whole size with MiB x 2**20
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151).
 
-The model's hidden size, top-k and dtype come from its checkpoint, which graphfit's TensorRT-LLM
-path does not read for a decoder, so the plan gives the exact auxiliary bytes (they depend only
-on ep_size and max_num_tokens) and the payload bytes per (hidden x itemsize, top_k).
+The model's hidden size, top-k and dtype come from its checkpoint: with a local config.json
+(`moe_a2a_token`, read by graphfit.inputs.trtllm_a2a) the plan gives the exact bytes per
+process; without one, the exact auxiliary bytes (they depend only on ep_size and
+max_num_tokens) and the payload as a formula of (hidden x itemsize, top_k). The environment's
+`TRTLLM_MOE_A2A_WORKSPACE_MB` (`moe_a2a_workspace_mb`) is shown as the engine reads it: a
+non-empty value goes through int(), so a value int() refuses makes the one-sided method's
+constructor raise, and the plan says so instead of giving a size (`shown`).
 """
 
 from __future__ import annotations
@@ -106,15 +110,56 @@ class A2aWorkspace:
             return self.env_mb * MIB
         return self.aux_bytes + self.payload_bytes(hidden_bytes, top_k, extra_bytes)
 
-    def describe(self) -> str:
-        """The plan's line: exact auxiliary bytes, the payload as a formula of the model's
-        sizes (not read), and that no capacity counts it."""
+    def describe(self, token: tuple[int, int, int] | None = None) -> str:
+        """The plan's line: exact auxiliary bytes; the payload exact when `token` (the
+        checkpoint's hidden_size, top_k, itemsize) is known, else a formula; and that no
+        capacity counts it."""
         rows = self.ep_size * self.max_num_tokens
-        return (f"one-sided (NVLink) method only: {self.aux_bytes} bytes "
+        head = (f"one-sided (NVLink) method only: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
-                f"(ep_size x max_num_tokens) x (2 x hidden x itemsize + 8 x top_k), each "
-                f"region 128-byte aligned, once per process (MNNVL memory, not counted); "
-                f"TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+                f"(ep_size x max_num_tokens)")
+        tail = ("once per process (MNNVL memory, not counted); "
+                "TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+        if token is None:
+            return (f"{head} x (2 x hidden x itemsize + 8 x top_k), each region 128-byte "
+                    f"aligned, {tail}")
+        hidden, top_k, itemsize = token
+        payload = self.payload_bytes(hidden * itemsize, top_k)
+        total = self.aux_bytes + payload
+        return (f"{head} x (2 x {hidden} x {itemsize} + 8 x {top_k}) = {payload} bytes "
+                f"payload, {total} bytes ({total / MIB:.1f} MiB) in all (hidden_size, "
+                f"top_k, itemsize from the checkpoint), {tail}")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K"]
+def env_megabytes(raw: str) -> int | None:
+    """The MiB a non-empty `TRTLLM_MOE_A2A_WORKSPACE_MB` gives: TensorRT-LLM applies Python's
+    int() to it (moe_alltoall.py@97317b1d7b:143-146, module doc), so graphfit does the same;
+    None where int() raises."""
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
+          env_raw: str | None = None) -> str:
+    """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
+    checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
+    the environment's override as the engine reads it."""
+    space = A2aWorkspace(ep_size, max_num_tokens)
+    text = space.describe(token)
+    if env_raw is None:
+        return text
+    text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+    value = env_megabytes(env_raw)
+    given = f"TRTLLM_MOE_A2A_WORKSPACE_MB={env_raw!r}"
+    if value is None:
+        return (f"{text}; {given} is not an integer: int() raises ValueError when the "
+                f"one-sided method is built")
+    if value < 1:
+        return f"{text}; {given} asks for {value * MIB} bytes: not modelled"
+    return (f"{text}; {given} replaces it: {value * MIB} bytes ({float(value):.1f} MiB) per process "
+            f"(TensorRT-LLM warns that the computed size is conservatively large)")
+
+
+__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "shown"]
