@@ -158,8 +158,9 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"one-sided method is built")
     if value < 1:
         return f"{text}; {given} asks for {value * MIB} bytes: not modelled"
-    return (f"{text}; {given} replaces it: {value * MIB} bytes ({float(value):.1f} MiB) per process "
-            f"(TensorRT-LLM warns that the computed size is conservatively large)")
+    return (f"{text}; {given} replaces it: {value * MIB} bytes ({float(value):.1f} MiB) "
+            f"per process (TensorRT-LLM warns that the computed size is conservatively "
+            f"large)")
 
 
 __all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "shown"]
