@@ -30,10 +30,14 @@ ENV = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 TOKENS = 8192  # BaseLlmArgs.max_num_tokens, the line's default
 
 
-def shown(model: str, tp: int, environ: dict[str, str]) -> str | None:
-    """The plan's moe_a2a_workspace line for `trtllm-serve MODEL --tp_size tp --ep_size tp`."""
+def shown(model: str, tp: int, environ: dict[str, str], options: Path) -> str | None:
+    """The plan's moe_a2a_workspace line for `trtllm-serve MODEL --tp_size tp --ep_size tp
+    --extra_llm_api_options FILE`, FILE turning attention DP on (the one-sided method needs
+    it: `ref.cite_fact("moe_a2a_select")`)."""
+    options.write_text("enable_attention_dp: true\n")
     config = build_config({}, environ, ["trtllm-serve", model, "--tp_size", str(tp),
-                                        "--ep_size", str(tp)])
+                                        "--ep_size", str(tp), "--extra_llm_api_options",
+                                        str(options)])
     return dict(plan(config).engine_inputs).get("moe_a2a_workspace")
 
 
@@ -48,11 +52,13 @@ def engine_bytes(raw: str, ep: int) -> int | None:
 
 @settings(max_examples=25, deadline=None)
 @given(raw=st.text(alphabet="0123456789 _+-x.", max_size=6), tp=st.sampled_from([1, 2, 8]))
-def test_the_environment_is_read_as_the_engine_reads_it(raw: str, tp: int) -> None:
+def test_the_environment_is_read_as_the_engine_reads_it(tmp_path_factory: Any, raw: str,
+                                                      tp: int) -> None:
     """Unset or empty: nothing (the engine's truth test); else the engine's bytes, or the
-    ValueError its int() raises; on a line without MoE expert parallelism, no line at all
-    (the variable is read only when the one-sided method is built)."""
-    line = shown("meta-llama/Llama-3.1-8B", tp, {ENV: raw} if raw else {})
+    ValueError its int() raises; at TP 1 (no attention DP ranks) no line at all (the
+    variable is read only when the one-sided method is built)."""
+    options = Path(tmp_path_factory.mktemp("adp")) / "adp.yaml"
+    line = shown("meta-llama/Llama-3.1-8B", tp, {ENV: raw} if raw else {}, options)
     if tp == 1:
         assert line is None
         return
@@ -69,31 +75,37 @@ def test_the_environment_is_read_as_the_engine_reads_it(raw: str, tp: int) -> No
         assert match and int(match[1]) == expected, (raw, line, WHY)
 
 
-def _config(hidden: int, top_k: int, dtype: str | None, nested: bool) -> dict[str, Any]:
+def _config(hidden: int, top_k: int, dtype: str | None, nested: bool, mxfp4: bool
+            ) -> dict[str, Any]:
     text: dict[str, Any] = {"hidden_size": hidden, "num_experts_per_tok": top_k,
                             "num_hidden_layers": 2, "num_attention_heads": 8}
     if dtype is not None:
         text["torch_dtype"] = dtype
+    quant = {"quantization_config": {"quant_method": "mxfp4"}} if mxfp4 else {}
     if nested:
-        return {"architectures": ["Llama4ForConditionalGeneration"], "text_config": text}
-    return {"architectures": ["DeepseekV3ForCausalLM"], **text}
+        return {"architectures": ["Llama4ForConditionalGeneration"], "text_config": text,
+                **quant}
+    return {"architectures": ["DeepseekV3ForCausalLM"], **text, **quant}
 
 
 @settings(max_examples=20, deadline=None)
 @given(hidden=st.integers(64, 8192), top_k=st.integers(1, 22),
        dtype=st.sampled_from(["bfloat16", "float16", "float32", None]),
-       nested=st.booleans(), tp=st.sampled_from([2, 4, 8]))
+       nested=st.booleans(), mxfp4=st.booleans(), tp=st.sampled_from([2, 4, 8]))
 def test_a_local_checkpoint_gives_the_engines_bytes(tmp_path_factory: Any, hidden: int,
                                                    top_k: int, dtype: str | None,
-                                                   nested: bool, tp: int) -> None:
+                                                   nested: bool, mxfp4: bool,
+                                                   tp: int) -> None:
     """With a two-byte dtype the plan's total is the engine's size for the checkpoint's
-    hidden size and top-k; with another dtype or none the payload stays a formula."""
+    hidden size and top-k; with another dtype or none, or an MXFP4 hidden size the engine
+    may pad (`ref.cite_fact("moe_a2a_hidden_pad")`), the payload stays a formula."""
     model = Path(tmp_path_factory.mktemp("ckpt"))
-    (model / "config.json").write_text(json.dumps(_config(hidden, top_k, dtype, nested)))
-    line = shown(str(model), tp, {})
+    (model / "config.json").write_text(json.dumps(_config(hidden, top_k, dtype, nested,
+                                                          mxfp4)))
+    line = shown(str(model), tp, {}, model / "adp.yaml")
     assert line is not None
     match = re.search(r"(\d+) bytes \([\d.]+ MiB\) in all", line)
-    if dtype in ("bfloat16", "float16"):
+    if dtype in ("bfloat16", "float16") and not (mxfp4 and hidden % 128):
         expected = ref.moe_a2a_workspace_size(tp, top_k, TOKENS, hidden, 2)
         assert match and int(match[1]) == expected, (line, WHY)
     else:

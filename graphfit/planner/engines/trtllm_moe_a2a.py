@@ -40,6 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.trtllm_moe import MoeSizes
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -115,7 +117,8 @@ class A2aWorkspace:
         checkpoint's hidden_size, top_k, itemsize) is known, else a formula; and that no
         capacity counts it."""
         rows = self.ep_size * self.max_num_tokens
-        head = (f"one-sided (NVLink) method only: {self.aux_bytes} bytes "
+        head = (f"one-sided (NVLink) method, where MNNVL is supported and "
+                f"TRTLLM_FORCE_ALLTOALL_METHOD is unset: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
                 f"(ep_size x max_num_tokens)")
         tail = ("once per process (MNNVL memory, not counted); "
@@ -131,10 +134,22 @@ class A2aWorkspace:
                 f"top_k, itemsize from the checkpoint), {tail}")
 
 
+def one_sided(config: EngineSettings, sizes: MoeSizes) -> bool:
+    """Whether the MoE module builds the one-sided method on this line: CutlassFusedMoE's
+    `select_alltoall_method_type` gives NotEnabled when the mapping's dp_size is 1 (dp_size
+    is tp_size under attention DP, else 1: tensorrt_llm/mapping.py@b35ac1b643:221-223) or its
+    moe_tp_size is not 1, and NVLinkOneSided otherwise, on hardware with MNNVL and unless
+    TRTLLM_FORCE_ALLTOALL_METHOD names another method
+    (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:242-269; the
+    line names the two conditions graphfit cannot see)."""
+    adp_ranks = config.tensor_parallel_size if config.enable_attention_dp else 1
+    return adp_ranks != 1 and sizes.tp == 1
+
+
 def env_megabytes(raw: str) -> int | None:
     """The MiB a non-empty `TRTLLM_MOE_A2A_WORKSPACE_MB` gives: TensorRT-LLM applies Python's
-    int() to it (moe_alltoall.py@97317b1d7b:143-146, module doc), so graphfit does the same;
-    None where int() raises."""
+    int() to it (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-146), so
+    graphfit does the same; None where int() raises."""
     try:
         return int(raw)
     except ValueError:
@@ -163,4 +178,4 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "shown"]
+__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "one_sided", "shown"]
