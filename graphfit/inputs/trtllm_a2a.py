@@ -5,20 +5,24 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
 * `TRTLLM_MOE_A2A_WORKSPACE_MB`: `MoeAlltoAll.__init__` reads it with `os.environ.get` and,
   when the value is non-empty (a truth test), replaces the computed size with
   `int(value) * 1024 * 1024`
-  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151). The value is kept as written (`moe_a2a_workspace_mb`): whether int() accepts it
-  matters only on lines that build the one-sided method, which the planner decides
+  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151). The value is kept
+  as written (`moe_a2a_workspace_mb`): whether int() accepts it matters only on lines that
+  build the one-sided method, which the planner decides
   (graphfit.planner.engines.trtllm_moe_a2a.shown), so reading it never refuses a line.
 * The token size: `calculate_required_workspace_size(ep_size, top_k, max_num_tokens,
   hidden_size, dtype, ...)`
-  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE layer's hidden size, its top-k and the dtype's itemsize. graphfit
-  reads them from a local config.json: hidden_size, num_experts_per_tok and torch_dtype (or
-  transformers' newer `dtype`), at the top level or, when the top level has no
-  num_experts_per_tok, under text_config. Only bfloat16 and float16 are read (itemsize 2):
-  which dtype the MoE module passes for a float32 or an untyped checkpoint is in modules
-  graphfit has not pinned (docs/engines/trtllm-coverage.md, s54t section), so those leave
-  the payload as a formula. Nor is the hidden size of an MXFP4 checkpoint
-  (quantization_config's quant_method mxfp4) that is not a multiple of 128: under a W4A16
-  MXFP4 layer quant mode CutlassFusedMoE pads it to one before sizing the workspace
+  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE
+  layer's hidden size, its top-k and the dtype's itemsize; CutlassFusedMoE passes its own
+  hidden size and `self.dtype or torch.float16`
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184).
+  graphfit reads them from a local config.json: hidden_size, num_experts_per_tok and
+  torch_dtype (or transformers' newer `dtype`), at the top level or, when the top level has
+  no num_experts_per_tok, under text_config. Only bfloat16 and float16 are read (itemsize
+  2, as is the float16 fallback): which dtype the model hands its MoE module for a float32
+  or an untyped checkpoint was not pinned, so those leave the payload as a formula. Nor is
+  the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
+  not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
+  to one before sizing the workspace
   (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:104-108), and
   which MXFP4 mode a line runs is not read.
 """
