@@ -2984,3 +2984,23 @@ def moe_a2a_one_sided(raw: Mapping[str, Any], sizes: MoeSizesRef) -> bool:
     tp = 1 if tp is None else _int("tensor_parallel_size", tp, minimum=1)
     dp_size = tp if raw.get("enable_attention_dp") else 1
     return dp_size != 1 and sizes.tp == 1
+
+# _mnnvl_utils.py @021fb1ee74 (28,883 characters; the one stored copy, a 2026 commit, not the
+# pinned MoeAlltoAll's), counted from offset 0 to 213 over the first page. `MnnvlMemory`
+# (54-): the fabric page is 1 << 29 bytes (60); `MnnvlMemory(mapping, size)` opens the memory
+# (91-94); `get_allocation_granularity` asks the driver for its recommended granularity once
+# (156-167); `open_mnnvl_memory` checks that every rank of the communicator asks the same size,
+# rounds the size up to that granularity and creates the physical allocation of the rounded
+# size (196-213); a new virtual address range reserves each rank a stride of whole fabric
+# pages (170-182), address space, not memory.
+PINS["mnnvl_utils"] = ("tensorrt_llm/_mnnvl_utils.py",
+                       "021fb1ee74ee19f5079c706ca37f3943b242cfa3")
+COUNTED_TO["mnnvl_utils"] = 213
+CITES.update({
+    "mnnvl_granularity": ("mnnvl_utils", "MnnvlMemory.open_mnnvl_memory: the size rounded up "
+                          "to the driver's recommended allocation granularity, cuMemCreate of "
+                          "the rounded size", 0),
+    "mnnvl_fabric_stride": ("mnnvl_utils", "MnnvlMemory.new_mnnvl_memory_address: each rank's "
+                            "virtual stride in whole 512 MiB fabric pages", 0),
+})
+LINES.update({"mnnvl_granularity": (196, 213), "mnnvl_fabric_stride": (170, 182)})

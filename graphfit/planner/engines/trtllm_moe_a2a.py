@@ -26,6 +26,11 @@ tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88):
 - `TRTLLM_MOE_A2A_WORKSPACE_MB` replaces the whole size with MiB x 2**20
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151).
 
+`MnnvlMemory` rounds the size up to the driver's recommended allocation granularity before it
+creates the memory (tensorrt_llm/_mnnvl_utils.py@021fb1ee74:196-213, a later copy than the
+pinned MoeAlltoAll's); the granularity is queried at run time, so the plan gives the size asked
+for and says it is rounded.
+
 The model's hidden size, top-k and dtype come from its checkpoint: with a local config.json
 (`moe_a2a_token`, read by graphfit.inputs.trtllm_a2a) the plan gives the exact bytes per
 process; without one, the exact auxiliary bytes (they depend only on ep_size and
@@ -121,8 +126,8 @@ class A2aWorkspace:
                 f"TRTLLM_FORCE_ALLTOALL_METHOD is unset: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
                 f"(ep_size x max_num_tokens)")
-        tail = ("once per process (MNNVL memory, not counted); "
-                "TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+        tail = ("once per process (MNNVL memory, rounded up to the driver's allocation "
+                "granularity at run time, not counted); TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
         if token is None:
             return (f"{head} x (2 x hidden x itemsize + 8 x top_k), each region 128-byte "
                     f"aligned, {tail}")
