@@ -36,6 +36,7 @@ from graphfit.inputs import (
     sglang_vit,
     shell,
     target_overrides,
+    trtllm_a2a,
     trtllm_features,
     trtllm_slots,
 )
@@ -240,6 +241,7 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
                 notes += trtllm_slots.fixed_slot_notes(model)
                 settings += trtllm_features.feature_spec_settings(model)  # Whisper: feature mode
                 settings += trtllm_features.mm_input_settings(model)  # a vision tower's inputs
+                settings += trtllm_a2a.token_settings(model)  # MoE all-to-all token bytes
         if engine is Engine.SGLANG:  # its vision-encoder graphs are planned apart (graphfit vit)
             notes += sglang_vit.environment_notes(environ, model)
         draft = reader.draft_model(parsed.values)

@@ -5,8 +5,9 @@ count, graphfit.planner.engines.sglang_mtp_graphs), its MoE all-to-all token bud
 (`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer) and `SGLANG_MAMBA_SSM_DTYPE`
 (a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory),
 `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, `SGLANG_MOONCAKE_CUSTOM_MEM_POOL` and
-`MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture); none of
-TensorRT-LLM's is modelled.
+`MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture);
+TensorRT-LLM's `TRTLLM_MOE_A2A_WORKSPACE_MB` (the one-sided MoE all-to-all workspace,
+graphfit.inputs.trtllm_a2a).
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -88,11 +89,6 @@ def _v1_release() -> str | None:
         return None
     older = [v for v in versions("vllm") if has_v1(v)]
     return older[-1] if older else None
-
-
-def _none_read(environ: Mapping[str, str]) -> list[Setting]:
-    """An engine none of whose environment variables graphfit models."""
-    return []
 
 
 def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -209,4 +205,14 @@ def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:
 
 VLLM_ENVIRONMENT = environment
 SGLANG_ENVIRONMENT = sglang_environment
-TRTLLM_ENVIRONMENT = _none_read
+
+
+def trtllm_environment(environ: Mapping[str, str]) -> list[Setting]:
+    """TensorRT-LLM's variables graphfit reads: the MoE all-to-all workspace's MiB
+    (graphfit.inputs.trtllm_a2a)."""
+    from graphfit.inputs.trtllm_a2a import environment as a2a_environment
+
+    return a2a_environment(environ)
+
+
+TRTLLM_ENVIRONMENT = trtllm_environment

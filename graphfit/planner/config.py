@@ -414,6 +414,8 @@ class EngineConfig:
             enable_encoder_swa_bounded_replay: bool = False,
             moe_tensor_parallel_size: int | None = None,
             moe_cluster_parallel_size: int | None = None,
+            moe_a2a_workspace_mb: str | None = None,
+            moe_a2a_token: tuple[int, int, int] | None = None,
             inkling_draft_conv_state: tuple[int, ...] | None = None,
             nnodes: int = 1,
             draft_quantization: str | None = None,
@@ -734,6 +736,16 @@ class EngineConfig:
     def moe_cluster_parallel_size(self) -> int | None:
         """TrtllmOptions.moe_cluster_parallel_size."""
         return cast("int | None", self._option("moe_cluster_parallel_size"))
+
+    @property
+    def moe_a2a_workspace_mb(self) -> str | None:
+        """TrtllmOptions.moe_a2a_workspace_mb."""
+        return cast("str | None", self._option("moe_a2a_workspace_mb"))
+
+    @property
+    def moe_a2a_token(self) -> tuple[int, int, int] | None:
+        """TrtllmOptions.moe_a2a_token."""
+        return cast("tuple[int, int, int] | None", self._option("moe_a2a_token"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

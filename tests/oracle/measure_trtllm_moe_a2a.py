@@ -6,10 +6,12 @@ tests/oracle/test_trtllm_moe_a2a_reference.py is):
 Draws N LLM-API lines (`moe_lines` of tests/oracle/test_trtllm_moe_sizes_reference.py), keeps
 those the restated mapping accepts (`ref.moe_mapping`, this checkout's
 tests/oracle/trtllm_reference.py) and graphfit plans, and prints, for this checkout and for
-the graphfit at `--before` (a subprocess on the same lines): the planned lines, those whose
-mapping gives moe_ep_size > 1 and of them the plans that show the workspace with the
-restated engine's auxiliary bytes and rows (`ref.moe_a2a_offsets`), and the moe_ep_size 1
-lines that show none.
+the graphfit at `--before` (a subprocess on the same lines): the planned lines, those where
+the restated CutlassFusedMoE builds the one-sided method (`ref.moe_a2a_one_sided`: attention
+DP and moe_tp_size 1; s54t) and of them the plans that show the workspace with the restated
+engine's auxiliary bytes and rows (`ref.moe_a2a_offsets`), and the other lines that show
+none. `moe_lines` draws no attention DP, so since s54t every line is "not built";
+tests/oracle/measure_trtllm_moe_a2a_inputs.py draws lines with it.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             continue
         c[1] += 1
         shown = dict(p.engine_inputs).get("moe_a2a_workspace")
-        if sizes.ep == 1:
+        if not ref.moe_a2a_one_sided(raw, sizes):  # s54t: CutlassFusedMoE's pick
             c[4] += 1
             c[5] += shown is None
             continue
@@ -55,9 +57,9 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
 
 
 def _print(label: str, c: list[int]) -> None:
-    print(f"{label}: lines {c[0]}, planned {c[1]}; moe_ep_size > 1: {c[2]}, workspace shown "
-          f"with the engine's aux bytes and rows {c[3]}/{c[2]}; moe_ep_size 1: {c[4]}, "
-          f"none shown {c[5]}/{c[4]}")
+    print(f"{label}: lines {c[0]}, planned {c[1]}; one-sided method built: {c[2]}, "
+          f"workspace shown with the engine's aux bytes and rows {c[3]}/{c[2]}; not built: "
+          f"{c[4]}, none shown {c[5]}/{c[4]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

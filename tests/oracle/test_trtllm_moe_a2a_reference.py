@@ -25,7 +25,7 @@ from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_reference import graphfit_config
 
 WHY = (ref.cite_fact("moe_a2a_aux_layout"), ref.cite_fact("moe_a2a_max_top_k"),
-       ref.cite_fact("moe_a2a_workspace_size"))
+       ref.cite_fact("moe_a2a_workspace_size"), ref.cite_fact("moe_a2a_build"))
 
 
 def test_hand_worked_layout_and_sizes() -> None:
@@ -81,9 +81,10 @@ def test_sizes_equal_the_engines(ep: int, tokens: int, eplb: int | None, hidden:
        tokens=st.none() | st.integers(64, 16384), adp=st.booleans())
 def test_plan_shows_the_workspace_on_ep_lines_and_counts_it_nowhere(
         tp: int, ep: int | None, moe_tp: int | None, tokens: int | None, adp: bool) -> None:
-    """The plan names the workspace exactly when the mapping's moe_ep_size > 1, with the
-    engine's auxiliary bytes for (moe_ep_size, max_num_tokens); its buffers are those of the
-    same line without MoE expert parallelism."""
+    """The plan names the workspace exactly when the MoE module builds the one-sided method
+    (`ref.moe_a2a_one_sided`: attention DP over more than one rank and moe_tp_size 1), with
+    the engine's auxiliary bytes for (moe_ep_size, max_num_tokens); its buffers are those of
+    the same line without MoE expert parallelism."""
     raw: dict[str, Any] = {"max_batch_size": 16, "tensor_parallel_size": tp,
                            "enable_attention_dp": adp}
     if tokens is not None:
@@ -100,8 +101,8 @@ def test_plan_shows_the_workspace_on_ep_lines_and_counts_it_nowhere(
         return
     p = plan(graphfit_config(raw))
     shown = dict(p.engine_inputs).get("moe_a2a_workspace")
-    if sizes.ep == 1:
-        assert shown is None, (raw, shown)
+    if not ref.moe_a2a_one_sided(raw, sizes):
+        assert shown is None, (raw, shown, ref.cite_fact("moe_a2a_select"))
         return
     assert shown is not None, raw
     limit = tokens if tokens is not None else 8192  # BaseLlmArgs.max_num_tokens

@@ -2936,3 +2936,71 @@ def moe_a2a_workspace_size(ep_size: int, top_k: int, max_num_tokens: int, hidden
     if env_mb:
         return int(env_mb) * 1024 * 1024
     return computed
+
+
+# --------------------------------------------------------------------------------------------
+# Which MoE lines build the one-sided all-to-all, and with what (issue 23, s54t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_cutlass.py @97317b1d7b (42,102 characters; the commit of
+# the pinned distributed/moe_alltoall.py, so its MoeAlltoAll calls match that signature),
+# counted from offset 0 to 275 over the first 16,000-character page. `CutlassFusedMoE.__init__`
+# (58-): with a W4A16 MXFP4 quant config the hidden size is padded up to a multiple of 128
+# (104-108); unless `without_comm`, it picks the method (`select_alltoall_method_type`) and,
+# when that is not NotEnabled, builds its communication (143-152); for NVLinkOneSided it sizes
+# the workspace with `calculate_required_workspace_size(mapping.moe_ep_size, experts_per_token,
+# model_config.max_num_tokens, self.hidden_size, self.dtype or torch.float16, num_experts if
+# a layer load balancer is set else None)` and builds `MoeAlltoAll` with the same
+# max_num_tokens and EPLB count (160-184). `select_alltoall_method_type` (242-269):
+# NotEnabled when mapping.dp_size == 1 (244-245), when moe_tp_size != 1 (248-249) or when
+# `MnnvlMemory.supports_mnnvl()` is false (251-252); `TRTLLM_FORCE_ALLTOALL_METHOD` names
+# another method (254-263); otherwise NVLinkOneSided (269).
+# mapping.py @b35ac1b643, within the counted part: `dp_size` is tp_size with
+# enable_attention_dp, else 1 (221-223).
+PINS["fused_moe_cutlass"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py",
+                             "97317b1d7b2e2b700ba79b60fcfda1897fab32c6")
+COUNTED_TO["fused_moe_cutlass"] = 275
+CITES.update({
+    "moe_a2a_select": ("fused_moe_cutlass", "CutlassFusedMoE.select_alltoall_method_type: "
+                       "NotEnabled without attention DP, with MoE TP or without MNNVL; the "
+                       "env may force one; else NVLinkOneSided", 0),
+    "moe_a2a_build": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: NVLinkOneSided sizes "
+                      "the workspace from moe_ep_size, top-k, model_config.max_num_tokens, "
+                      "hidden_size, dtype or float16 and the EPLB count", 0),
+    "moe_a2a_hidden_pad": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: W4A16 MXFP4 pads "
+                           "hidden_size to a multiple of 128", 0),
+    "mapping_dp_size": ("mapping", "MappingBase.dp_size: tp_size with enable_attention_dp", 0),
+})
+LINES.update({"moe_a2a_select": (242, 269), "moe_a2a_build": (160, 184),
+              "moe_a2a_hidden_pad": (104, 108), "mapping_dp_size": (221, 223)})
+
+
+def moe_a2a_one_sided(raw: Mapping[str, Any], sizes: MoeSizesRef) -> bool:
+    """Whether `CutlassFusedMoE` builds the one-sided all-to-all on a line whose mapping
+    gives `sizes` (`cite_fact("moe_a2a_select")`): the mapping's dp_size
+    (`cite_fact("mapping_dp_size")`) above 1 and moe_tp_size 1, on hardware with MNNVL and
+    without TRTLLM_FORCE_ALLTOALL_METHOD (both assumed here)."""
+    tp = raw.get("tensor_parallel_size")
+    tp = 1 if tp is None else _int("tensor_parallel_size", tp, minimum=1)
+    dp_size = tp if raw.get("enable_attention_dp") else 1
+    return dp_size != 1 and sizes.tp == 1
+
+# _mnnvl_utils.py @021fb1ee74 (28,883 characters; the one stored copy, a 2026 commit, not the
+# pinned MoeAlltoAll's), counted from offset 0 to 213 over the first page. `MnnvlMemory`
+# (54-): the fabric page is 1 << 29 bytes (60); `MnnvlMemory(mapping, size)` opens the memory
+# (91-94); `get_allocation_granularity` asks the driver for its recommended granularity once
+# (156-167); `open_mnnvl_memory` checks that every rank of the communicator asks the same size,
+# rounds the size up to that granularity and creates the physical allocation of the rounded
+# size (196-213); a new virtual address range reserves each rank a stride of whole fabric
+# pages (170-182), address space, not memory.
+PINS["mnnvl_utils"] = ("tensorrt_llm/_mnnvl_utils.py",
+                       "021fb1ee74ee19f5079c706ca37f3943b242cfa3")
+COUNTED_TO["mnnvl_utils"] = 213
+CITES.update({
+    "mnnvl_granularity": ("mnnvl_utils", "MnnvlMemory.open_mnnvl_memory: the size rounded up "
+                          "to the driver's recommended allocation granularity, cuMemCreate of "
+                          "the rounded size", 0),
+    "mnnvl_fabric_stride": ("mnnvl_utils", "MnnvlMemory.new_mnnvl_memory_address: each rank's "
+                            "virtual stride in whole 512 MiB fabric pages", 0),
+})
+LINES.update({"mnnvl_granularity": (196, 213), "mnnvl_fabric_stride": (170, 182)})

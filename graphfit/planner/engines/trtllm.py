@@ -70,7 +70,8 @@ from graphfit.planner.engines.trtllm_ladders import (
 )
 from graphfit.planner.engines.trtllm_mm_encoder import MmEncoderGraphs, mm_component
 from graphfit.planner.engines.trtllm_moe import check_moe_mapping, derived_sizes
-from graphfit.planner.engines.trtllm_moe_a2a import A2aWorkspace
+from graphfit.planner.engines.trtllm_moe_a2a import one_sided as a2a_one_sided
+from graphfit.planner.engines.trtllm_moe_a2a import shown as a2a_shown
 from graphfit.planner.engines.trtllm_options import TrtllmOptions
 from graphfit.planner.engines.trtllm_prefill import (
     COMPONENT,
@@ -637,10 +638,11 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
                                              f"captured"))
     if config.multimodal:
         out.append(("mrope", "position ids (3, 1, T)"))
-    ep = derived_sizes(config).ep
-    if ep > 1:  # a MoE model's one-sided all-to-all workspace, shown, not counted (s51t)
-        out.append(("moe_a2a_workspace", A2aWorkspace(
-            ep, config.max_num_batched_tokens).describe()))
+    sizes = derived_sizes(config)
+    if a2a_one_sided(config, sizes):  # the one-sided all-to-all workspace (s51t, s54t)
+        out.append(("moe_a2a_workspace", a2a_shown(
+            sizes.ep, config.max_num_batched_tokens, config.moe_a2a_token,
+            config.moe_a2a_workspace_mb)))
     if config.prefill_cuda_graph_backend != "disabled":
         kept, _ = prefill_counts(config)
         shown = (f"{len(kept)} token counts {kept[0]}..{kept[-1]}" if kept

@@ -26,9 +26,18 @@ tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88):
 - `TRTLLM_MOE_A2A_WORKSPACE_MB` replaces the whole size with MiB x 2**20
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151).
 
-The model's hidden size, top-k and dtype come from its checkpoint, which graphfit's TensorRT-LLM
-path does not read for a decoder, so the plan gives the exact auxiliary bytes (they depend only
-on ep_size and max_num_tokens) and the payload bytes per (hidden x itemsize, top_k).
+`MnnvlMemory` rounds the size up to the driver's recommended allocation granularity before it
+creates the memory (tensorrt_llm/_mnnvl_utils.py@021fb1ee74:196-213, a later copy than the
+pinned MoeAlltoAll's); the granularity is queried at run time, so the plan gives the size asked
+for and says it is rounded.
+
+The model's hidden size, top-k and dtype come from its checkpoint: with a local config.json
+(`moe_a2a_token`, read by graphfit.inputs.trtllm_a2a) the plan gives the exact bytes per
+process; without one, the exact auxiliary bytes (they depend only on ep_size and
+max_num_tokens) and the payload as a formula of (hidden x itemsize, top_k). The environment's
+`TRTLLM_MOE_A2A_WORKSPACE_MB` (`moe_a2a_workspace_mb`) is shown as the engine reads it: a
+non-empty value goes through int(), so a value int() refuses makes the one-sided method's
+constructor raise, and the plan says so instead of giving a size (`shown`).
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.trtllm_moe import MoeSizes
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -106,15 +117,70 @@ class A2aWorkspace:
             return self.env_mb * MIB
         return self.aux_bytes + self.payload_bytes(hidden_bytes, top_k, extra_bytes)
 
-    def describe(self) -> str:
-        """The plan's line: exact auxiliary bytes, the payload as a formula of the model's
-        sizes (not read), and that no capacity counts it."""
+    def describe(self, token: tuple[int, int, int] | None = None) -> str:
+        """The plan's line: exact auxiliary bytes; the payload exact when `token` (the
+        checkpoint's hidden_size, top_k, itemsize) is known, else a formula; and that no
+        capacity counts it."""
         rows = self.ep_size * self.max_num_tokens
-        return (f"one-sided (NVLink) method only: {self.aux_bytes} bytes "
+        head = (f"one-sided (NVLink) method, where MNNVL is supported and "
+                f"TRTLLM_FORCE_ALLTOALL_METHOD is unset: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
-                f"(ep_size x max_num_tokens) x (2 x hidden x itemsize + 8 x top_k), each "
-                f"region 128-byte aligned, once per process (MNNVL memory, not counted); "
-                f"TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+                f"(ep_size x max_num_tokens)")
+        tail = ("once per process (MNNVL memory, rounded up to the driver's allocation "
+                "granularity at run time, not counted); TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+        if token is None:
+            return (f"{head} x (2 x hidden x itemsize + 8 x top_k), each region 128-byte "
+                    f"aligned, {tail}")
+        hidden, top_k, itemsize = token
+        payload = self.payload_bytes(hidden * itemsize, top_k)
+        total = self.aux_bytes + payload
+        return (f"{head} x (2 x {hidden} x {itemsize} + 8 x {top_k}) = {payload} bytes "
+                f"payload, {total} bytes ({total / MIB:.1f} MiB) in all (hidden_size, "
+                f"top_k, itemsize from the checkpoint), {tail}")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K"]
+def one_sided(config: EngineSettings, sizes: MoeSizes) -> bool:
+    """Whether the MoE module builds the one-sided method on this line: CutlassFusedMoE's
+    `select_alltoall_method_type` gives NotEnabled when the mapping's dp_size is 1 (dp_size
+    is tp_size under attention DP, else 1: tensorrt_llm/mapping.py@b35ac1b643:221-223) or its
+    moe_tp_size is not 1, and NVLinkOneSided otherwise, on hardware with MNNVL and unless
+    TRTLLM_FORCE_ALLTOALL_METHOD names another method
+    (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:242-269; the
+    line names the two conditions graphfit cannot see)."""
+    adp_ranks = config.tensor_parallel_size if config.enable_attention_dp else 1
+    return adp_ranks != 1 and sizes.tp == 1
+
+
+def env_megabytes(raw: str) -> int | None:
+    """The MiB a non-empty `TRTLLM_MOE_A2A_WORKSPACE_MB` gives: TensorRT-LLM applies Python's
+    int() to it (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-146), so
+    graphfit does the same; None where int() raises."""
+    try:
+        return int(raw)
+    except ValueError:
+        return None
+
+
+def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
+          env_raw: str | None = None) -> str:
+    """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
+    checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
+    the environment's override as the engine reads it."""
+    space = A2aWorkspace(ep_size, max_num_tokens)
+    text = space.describe(token)
+    if env_raw is None:
+        return text
+    text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
+    value = env_megabytes(env_raw)
+    given = f"TRTLLM_MOE_A2A_WORKSPACE_MB={env_raw!r}"
+    if value is None:
+        return (f"{text}; {given} is not an integer: int() raises ValueError when the "
+                f"one-sided method is built")
+    if value < 1:
+        return f"{text}; {given} asks for {value * MIB} bytes: not modelled"
+    return (f"{text}; {given} replaces it: {value * MIB} bytes ({float(value):.1f} MiB) "
+            f"per process (TensorRT-LLM warns that the computed size is conservatively "
+            f"large)")
+
+
+__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "one_sided", "shown"]

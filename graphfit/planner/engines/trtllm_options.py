@@ -142,6 +142,16 @@ class TrtllmOptions(EngineOptions):
         Like moe_expert_parallel_size they change no graph or buffer; they are kept for the
         mapping's derivation and checks of the MoE sizes
         (tensorrt_llm/mapping.py@b35ac1b643:59-123, graphfit.planner.engines.trtllm_moe).
+    moe_a2a_workspace_mb: the environment's `TRTLLM_MOE_A2A_WORKSPACE_MB`, kept as written
+        (non-empty: TensorRT-LLM tests it for truth, then calls int() on it when the
+        one-sided all-to-all is built,
+        tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151). None: unset.
+        Shown in the plan's `moe_a2a_workspace` line (graphfit.planner.engines.
+        trtllm_moe_a2a.shown), never counted.
+    moe_a2a_token: (hidden_size, top_k, itemsize) of the served checkpoint's MoE layers
+        (config.json's hidden_size, num_experts_per_tok and dtype; graphfit.inputs.
+        trtllm_a2a): with them the plan gives the all-to-all workspace's exact bytes. None:
+        not read, so the plan gives the payload as a formula.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -174,6 +184,8 @@ class TrtllmOptions(EngineOptions):
     moe_expert_parallel_size: int | None = None
     moe_tensor_parallel_size: int | None = None
     moe_cluster_parallel_size: int | None = None
+    moe_a2a_workspace_mb: str | None = None
+    moe_a2a_token: tuple[int, int, int] | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -224,6 +236,23 @@ class TrtllmOptions(EngineOptions):
                      "moe_cluster_parallel_size"):
             if getattr(self, name) is not None:
                 positive_int(name, getattr(self, name))
+        if self.moe_a2a_workspace_mb is not None and (
+                not isinstance(self.moe_a2a_workspace_mb, str)
+                or not self.moe_a2a_workspace_mb):
+            raise ConfigError(f"moe_a2a_workspace_mb: expected a non-empty string (the "
+                              f"environment's value), got {excerpt(self.moe_a2a_workspace_mb)}")
+        if self.moe_a2a_token is not None:
+            object.__setattr__(self, "moe_a2a_token", _a2a_token(self.moe_a2a_token))
+
+
+def _a2a_token(value: object) -> tuple[int, int, int]:
+    """(hidden_size, top_k, itemsize), each a positive integer."""
+    if not isinstance(value, (list, tuple)) or len(value) != 3:
+        raise ConfigError(f"moe_a2a_token: expected [hidden_size, top_k, itemsize], got "
+                          f"{excerpt(value)}")
+    for name, item in zip(("hidden_size", "top_k", "itemsize"), value, strict=True):
+        positive_int(f"moe_a2a_token {name}", item)
+    return (value[0], value[1], value[2])
 
 
 def _one_of(name: str, value: object, choices: tuple[str, ...]) -> str:

@@ -1,0 +1,89 @@
+"""What TensorRT-LLM's one-sided MoE all-to-all workspace reads beyond the LLM API: the
+environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token size
+(issue 23, s54t).
+
+* `TRTLLM_MOE_A2A_WORKSPACE_MB`: `MoeAlltoAll.__init__` reads it with `os.environ.get` and,
+  when the value is non-empty (a truth test), replaces the computed size with
+  `int(value) * 1024 * 1024`
+  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:143-151). The value is kept
+  as written (`moe_a2a_workspace_mb`): whether int() accepts it matters only on lines that
+  build the one-sided method, which the planner decides
+  (graphfit.planner.engines.trtllm_moe_a2a.shown), so reading it never refuses a line.
+* The token size: `calculate_required_workspace_size(ep_size, top_k, max_num_tokens,
+  hidden_size, dtype, ...)`
+  (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE
+  layer's hidden size, its top-k and the dtype's itemsize; CutlassFusedMoE passes its own
+  hidden size and `self.dtype or torch.float16`
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184).
+  graphfit reads them from a local config.json: hidden_size, num_experts_per_tok and
+  torch_dtype (or transformers' newer `dtype`), at the top level or, when the top level has
+  no num_experts_per_tok, under text_config. Only bfloat16 and float16 are read (itemsize
+  2, as is the float16 fallback): which dtype the model hands its MoE module for a float32
+  or an untyped checkpoint was not pinned, so those leave the payload as a formula. Nor is
+  the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
+  not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
+  to one before sizing the workspace
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:104-108), and
+  which MXFP4 mode a line runs is not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import config_path, load_config
+from graphfit.inputs.reading import shown_path
+from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+
+ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
+TWO_BYTE_DTYPES = ("bfloat16", "float16")
+
+
+def environment(environ: Mapping[str, str]) -> list[Setting]:
+    """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test)."""
+    raw = environ.get(ENV_A2A_WORKSPACE_MB)
+    if not raw:
+        return []
+    return [Setting("moe_a2a_workspace_mb", raw, f"{ENV_A2A_WORKSPACE_MB}={raw}",
+                    COMMAND_LINE)]
+
+
+def _size(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 1 \
+        else None
+
+
+def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
+    """(hidden_size, top_k, itemsize) of a MoE checkpoint's config.json (module doc); None
+    when a size is missing or the dtype is not one graphfit reads."""
+    text = data
+    if "num_experts_per_tok" not in data and isinstance(data.get("text_config"), dict):
+        text = data["text_config"]
+    hidden, top_k = _size(text.get("hidden_size")), _size(text.get("num_experts_per_tok"))
+    dtype = text.get("torch_dtype", text.get("dtype"))
+    if isinstance(dtype, str):
+        dtype = dtype.removeprefix("torch.")
+    if hidden is None or top_k is None or dtype not in TWO_BYTE_DTYPES:
+        return None
+    quant = data.get("quantization_config")
+    method = quant.get("quant_method") if isinstance(quant, dict) else None
+    if isinstance(method, str) and method.lower() == "mxfp4" and hidden % 128:
+        return None  # W4A16 MXFP4 may pad it (module doc)
+    return hidden, top_k, 2
+
+
+def token_settings(model: str) -> list[Setting]:
+    """`moe_a2a_token` from a local checkpoint (weak: `--config` overrides it)."""
+    path = config_path(model)
+    if path is None:
+        return []
+    data = load_config(path)
+    found = token_size(data)
+    if found is None:
+        return []
+    return [Setting("moe_a2a_token", list(found), f"{shown_path(path)}: hidden_size, "
+                    f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
+
+
+__all__ = ["ENV_A2A_WORKSPACE_MB", "environment", "token_settings", "token_size"]
