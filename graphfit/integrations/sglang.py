@@ -132,6 +132,7 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         sglang_live_graphless,
         sglang_live_post_capture,
         sglang_minimax_target,
+        sglang_quant_live,
         sglang_qwen3_5_page,
     )
     from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
@@ -151,6 +152,10 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         written = sglang_qwen3_5_page.live(server_args, stand_in)
         page = {} if written is None else {"page_size": written}
         generation = _generation(stand_in)
+    # the found quantization file's class on the server's GPU, as a pasted line's
+    # --model-path gets it (graphfit.inputs.sglang_quant_live, issue 23 s54q)
+    sglang_quant_live.check(server_args,
+                            overrides.get("gpu_capability", generation.get("gpu_capability")))
     read = {**config_settings(server_args, os.environ if environ is None else environ),
             **post, **flags, **page}
     # a MiniMax-M3 target judged on the stand-in's platform, CUDA where none is named, with

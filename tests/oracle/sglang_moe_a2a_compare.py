@@ -28,6 +28,7 @@ from graphfit import EngineConfig
 from graphfit.cli.options import PASTED
 from graphfit.planner.core.errors import BatchError
 from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_nvfp4_moe_oracle as nvfp4_moe
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 from tests.oracle.environ_patch import patched_environ
@@ -119,6 +120,10 @@ def sglang(argv: tuple[str, ...], gpu_mem_gb: float | str = 80) -> sc.SglangAnsw
         resolved = so.resolve(flags, gpu_mem_gb=gib, model=model, capability=capability)
         if isinstance(resolved, so.Rejected):
             return sc.SglangAnswer(resolved, None)
+        # the model's load: NVFP4's MoE method on the named GPU (issue 23 s54q)
+        refused = nvfp4_moe.model_refusal(model, resolved.record, capability)
+        if refused is not None:
+            return sc.SglangAnswer(resolved, None, f"ValueError: {refused}")
         try:
             return sc.SglangAnswer(resolved, so.runners(resolved, hidden_size=2048,
                                                          vocab_size=151936))

@@ -44,6 +44,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_eplb_checks as eplb_checks
 from graphfit.planner.engines import sglang_model_quant as smq
+from graphfit.planner.engines import sglang_nvfp4_moe as nvfp4_moe
 from graphfit.planner.engines import sglang_quant_capability as capability
 from graphfit.planner.engines import sglang_quant_dtype as loader_dtype
 from graphfit.planner.engines import sglang_quant_overrides as overrides
@@ -416,11 +417,13 @@ def loader_method(config: EngineSettings) -> str | None:
 def check(config: EngineSettings) -> None:
     """Steps 2-3, the runner rule, then the model loader's GPU check on the final method
     (sglang_quant_capability, loader.py:253-262) and its dtype check (sglang_quant_dtype,
-    loader.py:263-270)."""
+    loader.py:263-270), then NVFP4's MoE method as the model is built (sglang_nvfp4_moe)."""
     _check_args(config)
     method = loader_method(config)
     capability.check(method, config.gpu_capability, config.sm100)
     loader_dtype.check(method, config.dtype)
+    if method == "modelopt_fp4":  # its MoE method as the model is built (issue 23 s54q)
+        nvfp4_moe.check(config, method, class_runner(config))
 
 
 def _check_args(config: EngineSettings) -> None:
