@@ -24,6 +24,7 @@ from graphfit.inputs import (
     sglang_inkling_prefill,
     sglang_mamba_flags,
     sglang_minimax_target,
+    sglang_prefill_cp_bcg,
     sglang_qwen3_5_page,
     sglang_rocm_aiter,
     sglang_rocm_deepgemm,
@@ -145,6 +146,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # unified memory's backend checks: SGLang's default for an unnamed phase
             resolved = sglang_unified_backends.settle(line.values, resolved, gpu_given)
+            # prefill CP's breakable graphs: SGLang's default prefill backend (issue 23 s54g)
+            resolved = sglang_prefill_cp_bcg.settle(line.values, resolved, gpu_given)
             # Qwen3-Next / Qwen3.5's SM100 page size (graphfit.inputs.sglang_qwen3_5_page)
             resolved = sglang_qwen3_5_page.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)

@@ -42,6 +42,7 @@ from graphfit.inputs import (
     sglang_mtp_backend,
     sglang_ngram,
     sglang_prefill_cp,
+    sglang_prefill_cp_bcg,
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
@@ -184,7 +185,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
     sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
-    prefill_cp_notes = sglang_prefill_cp.line(values)  # --enable-prefill-cp (s51c)
+    prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True)  # --enable-prefill-cp (s51c)
+    settings = [*settings, *sglang_prefill_cp_bcg.settings(values)]  # its strategy (s54g)
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes) + prefill_cp_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)

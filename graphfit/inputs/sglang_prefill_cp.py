@@ -97,9 +97,13 @@ def _not_modelled(why: str) -> ConfigError:
     return ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} ({why})")
 
 
-def line(values: Mapping[str, Any]) -> list[str]:
+def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     """SGLang's refusals of a prefill-CP line (module docstring), then graphfit's: the notes
-    for a line it plans as without prefill CP, or "not modelled"."""
+    for a line it plans as without prefill CP, or "not modelled". `bcg`: the caller hands
+    the strategy to the planner, which plans CP's breakable prefill graphs
+    (graphfit.planner.engines.sglang_prefill_cp_bcg, issue 23 s54g), so `--attn-cp-size`
+    equal to `--tp-size` is planned (a pasted line; the live check and graphfit's config
+    file do not yet)."""
     if values.get("enable_prefill_cp") is not True:
         return []
     strategy = values.get("cp_strategy")
@@ -137,11 +141,11 @@ def line(values: Mapping[str, Any]) -> list[str]:
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
-    return [_planned(values, data, arch, attn_cp)]
+    return [_planned(values, data, arch, attn_cp, bcg)]
 
 
 def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: str | None,
-             attn_cp: int) -> str:
+             attn_cp: int, bcg: bool = False) -> str:
     """The note for a line SGLang accepts whose prefill CP changes nothing graphfit sizes;
     "not modelled" for every other accepted line (module docstring)."""
     if data is None:
@@ -155,7 +159,7 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled(f"{arch or 'the target'} takes SGLang's own prefill-CP "
                             "resolution, model_overrides/deepseek_v2.py:106-145, "
                             "model_hook.py:421-430, deepseek_v4_hook.py:205-215")
-    if attn_cp == _int(values.get("tp_size"), 1):
+    if attn_cp == _int(values.get("tp_size"), 1) and not bcg:
         raise _not_modelled("with --attn-cp-size equal to --tp-size SGLang may capture the CP "
                             "strategy's own breakable prefill graphs, layers/cp/bcg/"
                             "__init__.py:42-64")
@@ -165,6 +169,10 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled("a draft's graphs under prefill CP, cuda_graph_setup.py:514-525")
     if values.get("moe_a2a_backend") == "megamoe":
         raise _not_modelled("MegaMoE's prefill-CP token partition, mega_moe_hook.py:199-210")
+    if attn_cp == _int(values.get("tp_size"), 1):  # bcg (issue 23 s54g)
+        return ("--enable-prefill-cp: --attn-cp-size equals --tp-size: CP's breakable prefill "
+                "graphs where the strategy and prefill attention backend support them "
+                "(layers/cp/bcg/__init__.py:42-64), else none (cuda_graph_hook.py:203-211)")
     if attn_cp <= 1:
         return ("--enable-prefill-cp: with --attn-cp-size 1 SGLang binds no CP strategy "
                 "(layers/cp/base.py:279-285) and the graph runners see none "

@@ -424,7 +424,8 @@ class EngineConfig:
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
             minimax_sparse_kv: tuple[int, ...] | None = None,
-            dspark_draft_layers: int | None = None) -> None: ...
+            dspark_draft_layers: int | None = None,
+            prefill_cp_strategy: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1348,6 +1349,11 @@ class EngineConfig:
     def dspark_draft_layers(self) -> int | None:
         """SglangOptions.dspark_draft_layers."""
         return cast("int | None", self._option("dspark_draft_layers"))
+
+    @property
+    def prefill_cp_strategy(self) -> str | None:
+        """SglangOptions.prefill_cp_strategy."""
+        return cast("str | None", self._option("prefill_cp_strategy"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

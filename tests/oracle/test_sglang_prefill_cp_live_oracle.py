@@ -52,6 +52,8 @@ def test_graphfit_config_file_as_the_line(case: cp.Case, _: str, expected: str) 
 
 @pytest.mark.parametrize(("case", "_", "expected"), LINES, ids=IDS)
 def test_sglang_config_yaml_as_the_line(case: cp.Case, _: str, expected: str) -> None:
+    if case[2] == "llama" and cp.cp_bcg_line(case):  # a pasted line plans CP's breakable
+        expected = "agree"  # prefill graphs (issue 23 s54g); the live check and file do not
     outcome, diffs = cp.compare(cp.yaml_case(case))
     assert outcome == expected, diffs
 

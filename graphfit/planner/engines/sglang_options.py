@@ -486,6 +486,10 @@ class SglangOptions(EngineOptions):
         (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
         pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
         s51k); None: the draft's config was not read.
+    prefill_cp_strategy: `--cp-strategy` of a pasted `--enable-prefill-cp` line that graphfit
+        plans (graphfit.inputs.sglang_prefill_cp); with attn_cp_size == tp_size SGLang may
+        capture CP's own breakable prefill graphs (graphfit.planner.engines.
+        sglang_prefill_cp_bcg; issue 23 s54g). None: prefill CP off (or not read).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -639,6 +643,7 @@ class SglangOptions(EngineOptions):
     enable_session_radix_cache: bool = False
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
+    prefill_cp_strategy: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -655,6 +660,9 @@ class SglangOptions(EngineOptions):
             true_false(name, getattr(self, name))  # issue 23 s50k
         if self.dspark_draft_layers is not None:  # issue 23 s51k
             positive_int("dspark_draft_layers", self.dspark_draft_layers)
+        if self.prefill_cp_strategy not in (None, "zigzag", "interleave"):  # issue 23 s54g
+            raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
+                              f"{excerpt(self.prefill_cp_strategy)}")
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
