@@ -55,8 +55,9 @@ def check(method: str, spec: Mapping[str, Any]) -> None:
         except TypeError:
             return  # unhashable: SGLang's TypeError, not worded
         if not supported:
-            raise ConfigError(f"--quantization {method}: Unsupported {what}: "
-                              f"{excerpt(value, 24)}, SGLang's AutoRoundConfig takes "
+            shown = str(value) if len(str(value)) <= 24 else excerpt(value, 24)  # as SGLang
+            raise ConfigError(f"--quantization {method}: Unsupported {what}: {shown}, "
+                              f"SGLang's AutoRoundConfig takes "
                               f"{' / '.join(sorted(map(str, allowed)))} ({_WHERE}:{lines})")
 
 

@@ -9,7 +9,8 @@ quantization_config.json (model_loader/weight_utils.py:396-438).
 SGLang's side is its real ModelConfig + `_get_quantization_config` on a B200
 (tests.oracle.sglang_quant_capability_oracle.load, with `key`); graphfit's is the pasted line.
 Judged as in sglang_quant_weight_class_compare: "class" where a config class's ValueError
-stops the loader (graphfit must refuse citing the class's file), "refused" where ModelConfig
+stops the loader (graphfit must refuse citing the class's file and, for AutoRound / Quark,
+with SGLang's sentence up to its first comma or full stop), "refused" where ModelConfig
 or the arguments refuse (graphfit must exit 2), "built" / "other" (graphfit must cite no
 class file). It imports no graphfit module this work added, so the measure scores an older
 graphfit tree too."""
@@ -19,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import random
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -84,6 +86,15 @@ FIXED: dict[str, tuple[str, str | None, dict[str, Any]]] = {
 }
 
 
+# the classes whose sentence graphfit repeats: their lines must carry SGLang's own words
+WORDED = ("auto-round", "quark")
+
+
+def _head(said: str) -> str:
+    """SGLang's sentence up to its first comma or full stop."""
+    return re.split(r"[,.]", said, maxsplit=1)[0].strip()
+
+
 @functools.cache
 def _dir(key: str, body: str) -> str:
     root = Path(tempfile.mkdtemp(prefix="graphfit-quant-keys-"))
@@ -106,7 +117,7 @@ def compare(key: str, flag: str | None, spec: dict[str, Any]) -> tuple[str, str 
     where = f"--quantization {flag} on {key} {body[:150]} (B200)"
     if theirs.stage == "before" and "Error" not in theirs.said.split(":")[0] \
             and "Cannot find the config file" not in theirs.said:
-        ok = code == 2 and cited
+        ok = code == 2 and cited and (theirs.method not in WORDED or _head(theirs.said) in said)
         return "class", None if ok else f"{where}: SGLang {theirs.said[:90]}; graphfit " \
                                         f"{code} {said}"
     if theirs.stage in ("verify", "args"):
