@@ -60,7 +60,7 @@ def _kv_cache_check(method: str, spec: Mapping[str, Any], group: Any) -> None:
             raise ConfigError(f"--quantization {method}: The Quark quantized model has the "
                               f"kv_cache_group parameter setting, but no kv_cache quantization "
                               f"settings were found in the quantization configuration "
-                              f"({_WHERE}:641-652)")
+                              f"({_WHERE}:641-653)")
         entries = [layers.get(name) for name in group]
     except TypeError as exc:
         raise _Unjudged from exc
