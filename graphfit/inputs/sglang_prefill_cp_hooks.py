@@ -136,7 +136,8 @@ def cp_tp_sharing(values: Mapping[str, Any], arch: str | None,
         flags += [
             ("disaggregation-mode decode", mode == "decode"),
             ("disaggregation-transfer-backend != mooncake",
-             values.get("disaggregation_transfer_backend") != "mooncake"),
+             # SGLang's default is mooncake (its flag's default, flags/sglang.json)
+             values.get("disaggregation_transfer_backend") not in (None, "mooncake")),
             ("speculative-algorithm != DFLASH", algorithm != "DFLASH"),
             ("pp-size > 1", _int(values.get("pp_size"), 1) > 1),
             ("dp-size > 1", dp_size > 1),
