@@ -5,8 +5,8 @@ sentence, and names the widths SGLang settles for the lines it serves.
 Why a module of its own: SGLang does not read `--attn-cp-size` / `--attn-dp-size` /
 `--ep-size` / `--moe-a2a-backend` as the line gives them on these targets. Its DeepSeek-family
 override (`_deepseek_family_overrides`, registered for the architectures in
-`DEEPSEEK_FAMILY`, arg_groups/model_overrides/deepseek_v2.py:37-50) rewrites them, on CUDA,
-before the context-parallel hook checks the widths:
+`DEEPSEEK_FAMILY`, arg_groups/model_overrides/deepseek_v2.py:37-50) rewrites them, on CUDA
+and ROCm (deepseek_v2.py:105), before the context-parallel hook checks the widths:
 
 * a DSA target (`is_deepseek_dsa`: one of `DSA_ARCHITECTURES` with an `index_topk`,
   configs/model_config.py:191-212), deepseek_v2.py:106-143: attention DP is
