@@ -190,7 +190,15 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
 # a config file's keys `line` reads, in SGLang's spelling (dashes and underscores alike)
 FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn_cp_size",
              "attn_dp_size", "dp_size", "tp_size", "pp_size", "speculative_algorithm",
-             "moe_a2a_backend")
+             "moe_a2a_backend",
+             # s54c: the DeepSeek-family widths' asserts and the hooks' refusals
+             "moe_dp_size", "ep_size", "enable_aiter_allreduce_fusion",
+             "prefill_only_disable_kv_cache", "is_embedding", "kv_cache_dtype",
+             "chunked_prefill_size", "disable_radix_cache", "language_only",
+             "language_model_only", "enable_multimodal", "model_impl", "enable_mixed_chunk",
+             "enable_dsa_cache_layer_split", "disaggregation_mode",
+             "disaggregation_transfer_backend", "speculative_draft_model_path",
+             "speculative_eagle_topk")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

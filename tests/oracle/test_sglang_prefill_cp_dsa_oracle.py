@@ -65,3 +65,20 @@ def test_served_lines_are_not_modelled(case: dsa.Case) -> None:
 def test_generated_lines_never_differ() -> None:
     results = [(case, *dsa.compare(case)) for case in dsa.generate(12, 54)]
     assert not [r for r in results if r[1] == "differs"], results
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=_id)
+def test_config_file_refused_with_sglang_sentence(case: dsa.Case) -> None:
+    """The same flags as graphfit's own `--config` file (sglang_prefill_cp.file reads the
+    keys these refusals need)."""
+    dsa.model_dir(case[2])
+    outcome, diffs = dsa.cp.file_compare(case)
+    assert outcome == "same refusal", diffs
+
+
+@pytest.mark.parametrize("case", SERVED, ids=_id)
+def test_live_check_not_modelled(case: dsa.Case) -> None:
+    """SGLang's resolved record (widths already settled) through the live check."""
+    dsa.model_dir(case[2])
+    outcome, diffs = dsa.cp.live_compare(case)
+    assert outcome == "not modelled", diffs
