@@ -422,7 +422,8 @@ class EngineConfig:
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
             minimax_sparse_kv: tuple[int, ...] | None = None,
-            dspark_draft_layers: int | None = None) -> None: ...
+            dspark_draft_layers: int | None = None,
+            dspark_early_verify_metadata: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1336,6 +1337,11 @@ class EngineConfig:
     def dspark_draft_layers(self) -> int | None:
         """SglangOptions.dspark_draft_layers."""
         return cast("int | None", self._option("dspark_draft_layers"))
+
+    @property
+    def dspark_early_verify_metadata(self) -> bool:
+        """SglangOptions.dspark_early_verify_metadata."""
+        return cast("bool", self._option("dspark_early_verify_metadata"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

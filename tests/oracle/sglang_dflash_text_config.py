@@ -63,7 +63,7 @@ def loaded_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool =
             try:
                 hf = get_config(root, trust_remote_code=False)
                 model = types.SimpleNamespace(hf_config=hf, hf_text_config=get_hf_text_config(hf))
-            except Exception as exc:  # noqa: BLE001 -- any load failure is the answer
+            except Exception as exc:  # any load failure is the answer
                 return f"load: {type(exc).__name__}"
     drafted = types.SimpleNamespace(hf_config=PretrainedConfig(**draft))
     spec = types.SimpleNamespace(speculative_draft_model_path="draft",

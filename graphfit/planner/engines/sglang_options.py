@@ -486,6 +486,9 @@ class SglangOptions(EngineOptions):
         (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
         pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
         s51k); None: the draft's config was not read.
+    dspark_early_verify_metadata: SGLANG_OPT_DSV41_TARGET_METADATA_EARLY (EnvBool, off,
+        environ.py:1897): on, a DSPARK target verify runner keeps its four staged inputs out
+        of the process-wide pool (graphfit.planner.engines.sglang_dspark_early; issue 23 s54d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -639,6 +642,7 @@ class SglangOptions(EngineOptions):
     enable_session_radix_cache: bool = False
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
+    dspark_early_verify_metadata: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -655,6 +659,7 @@ class SglangOptions(EngineOptions):
             true_false(name, getattr(self, name))  # issue 23 s50k
         if self.dspark_draft_layers is not None:  # issue 23 s51k
             positive_int("dspark_draft_layers", self.dspark_draft_layers)
+        true_false("dspark_early_verify_metadata", self.dspark_early_verify_metadata)
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
