@@ -37,11 +37,14 @@ def staged_exclude(mr: Any, gathered: bool) -> frozenset[str]:
     the runner's gathered buffer, the resolved two-batch overlap, attention DP from the
     parallel state; its device a CUDA one (graphfit plans CUDA; the oracle builds on CPU)."""
     with so.sglang_stubs.stubbed():
+        from sglang.srt.environ import envs
         from sglang.srt.model_executor.forward_batch_info import ForwardMode
         from sglang.srt.model_executor.runner import decode_cuda_graph_runner as module
         from sglang.srt.model_executor.runner.early_verify_metadata import STAGED_SLOTS
         from sglang.srt.runtime_context import get_exec
 
+    if not envs.SGLANG_OPT_DSV41_TARGET_METADATA_EARLY.get():
+        return frozenset()  # the predicate's first test (:1818), before any other is read
     algorithm = mr.spec_algorithm
     mode = ForwardMode.DECODE if algorithm.is_none() else ForwardMode.TARGET_VERIFY
     runner = types.SimpleNamespace(
