@@ -54,7 +54,7 @@ UNLOADED: list[dict[str, Any]] = [
 ]
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=20, deadline=None)
 @given(target=tc.targets(), draft=tc.drafts())
 def test_generated_targets_are_judged_as_sglang_loads_them(target: dict[str, Any],
                                                           draft: dict[str, Any]) -> None:
