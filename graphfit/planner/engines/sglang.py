@@ -83,6 +83,7 @@ from graphfit.planner.engines.sglang_dspark import (
     dspark_runner,
     resolve_dspark,
 )
+from graphfit.planner.engines.sglang_dspark_early import private_inputs
 from graphfit.planner.engines.sglang_lilicorr_weights import (
     head_buffers as lilicorr_head_buffers,
 )
@@ -853,7 +854,9 @@ class SglangModel:
                            if c.name == UNO_TARGET else c for c in decode)
         # the runners (every adaptive set's, or the one set of a static line) share SGLang's
         # process-wide input pool and logits buffer (graphfit.planner.engines.sglang_shared)
-        decode = share_like_sglang(decode)
+        # (a DSPARK target's staged verify inputs stay its own: sglang_dspark_early)
+        private = private_inputs(config)
+        decode = share_like_sglang(decode, private) if private else share_like_sglang(decode)
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)
 
