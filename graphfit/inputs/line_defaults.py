@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_inkling_prefill,
     sglang_mamba_flags,
+    sglang_minimax_draft,
     sglang_minimax_target,
     sglang_qwen3_5_page,
     sglang_rocm_aiter,
@@ -159,5 +160,6 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_rocm_deepgemm.settle(line.values, resolved, gpu_given)
             # MiniMax-M3's DeepEP asserts with JIT DeepGEMM off: CUDA only (issue 23, s52e)
             sglang_minimax_target.settle(line.values, line.environ, gpu_given)
+            sglang_minimax_draft.settle(line.values)  # then its MiniMax draft (s54m)
             return settle_sglang(line, resolved)
     return resolved
