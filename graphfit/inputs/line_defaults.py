@@ -160,6 +160,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_rocm_deepgemm.settle(line.values, resolved, gpu_given)
             # MiniMax-M3's DeepEP asserts with JIT DeepGEMM off: CUDA only (issue 23, s52e)
             sglang_minimax_target.settle(line.values, line.environ, gpu_given)
-            sglang_minimax_draft.settle(line.values)  # then its MiniMax draft (s54m)
-            return settle_sglang(line, resolved)
+            settled = settle_sglang(line, resolved)
+            # then its MiniMax draft, after SGLang's argument resolution (s54m)
+            sglang_minimax_draft.settle(line.values, settled)
+            return settled
     return resolved

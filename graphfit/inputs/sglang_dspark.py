@@ -136,7 +136,9 @@ def draft_settings(path: Path, values: Mapping[str, Any],
     """What `_handle_dspark` and the draft model runner read from the draft's config.json.
     `defer` (a pasted line, read before graphfit knows the GPU): a MiniMax draft's refusal
     on a MiniMax-M3 NVFP4 target waits for graphfit.inputs.sglang_minimax_draft.settle,
-    after the hook's GPU-bound checks (issue 23 s54m); no draft setting is read then."""
+    after the hook's GPU-bound checks and graphfit's restatement of SGLang's argument
+    resolution (issue 23 s54m). Meanwhile the settings are read from the rewritten draft
+    where it rewrites and parses (the gamma that resolution needs), else none."""
     origin = shown_path(path)
     data = _draft_config(path, values)
     if sglang_dspark_minimax.is_minimax(data):
@@ -146,10 +148,20 @@ def draft_settings(path: Path, values: Mapping[str, Any],
         # the draft runner read (model_config.py:1020-1029)
         problem = minimax_problem(data, values)
         if problem is not None and defer and nvfp4_target(values):
-            return []
+            try:
+                return _settings(origin, sglang_dspark_minimax.configured(data), values)
+            except (ConfigError, sglang_dspark_minimax.RewriteError):
+                return []  # the deferred refusal is SGLang's first reason of the draft's
         if problem is not None:
             raise ConfigError(f"{origin}: {problem}")
         data = sglang_dspark_minimax.configured(data)
+    return _settings(origin, data, values)
+
+
+def _settings(origin: str, data: dict[str, Any], values: Mapping[str, Any]
+              ) -> list[Setting]:
+    """`draft_settings` on the draft's (rewritten) config: the worker's parse and checks,
+    the target-layer resolution, the settings the plan reads."""
     parsed = sglang_dspark_parse.parse(data)
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "

@@ -31,13 +31,17 @@ def _dspark(*extra: str) -> tuple[str, ...]:
 
 
 # each hook rule that binds on the GPU or the environment, at TP 2 (:68-69 Blackwell, :70-73
-# the environment, :74-75 PP, :92-93 the page, :109-111 the a2a backend on Blackwell)
+# the environment, :74-75 PP, :92-93 the page, :109-111 the a2a backend on Blackwell), then
+# the megamoe budget of the rest of argument resolution
 HOOK_FIRST: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("H100", _dspark()),
     ("B200", _dspark("SGLANG_RAGGED_VERIFY_MODE=compact")),
     ("B200", _dspark("--pp-size", "2")),
     ("B200", _dspark("--page-size", "64")),
     ("B200", _dspark("--moe-a2a-backend", "deepep")),
+    # SGLang's megamoe token budget (argument resolution, pipeline.py:320-324): B200's
+    # default 16384-token chunk over the 8192 a rank may take, with the hook's megamoe
+    ("B200", _dspark()),
 )
 
 
@@ -51,6 +55,7 @@ def test_draft_build_refused_where_the_hook_accepts() -> None:
     """SGLang resolves and prices the B200 line at TP 2; its draft worker then fails to
     build the draft (tests/oracle/test_sglang_dspark_minimax_oracle judges that reason):
     graphfit still refuses, with the draft's reason, once the hook's checks pass."""
-    outcome, detail = m.verdict(m.target(True), "B200", 2, _dspark())
+    outcome, detail = m.verdict(m.target(True), "B200", 2,
+                                _dspark("--chunked-prefill-size", "4096"))
     assert outcome == "build", detail
     assert "DSPARK draft fails to build" in detail and "minimax_m3.py:858-865" in detail
