@@ -231,6 +231,13 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
                  for stage in stages(config, shape))
 
 
+def served_nvfp4(config: EngineSettings) -> bool:
+    """Whether the MiniMax-M3 target is served as minimax_m3_nvfp4 (the quantization as the
+    hook resolves it, minimax_m3.py:18-34, 46-54; graphfit.inputs.sglang_minimax_kv)."""
+    raw = config.minimax_sparse_kv
+    return raw is not None and MiniMaxSparseKv.of(raw).nvfp4
+
+
 def hook_writes_megamoe(config: EngineSettings) -> bool:
     """Whether the MiniMax-M3 NVFP4 hook writes `--moe-a2a-backend megamoe` (issue 23 s54m):
     on Blackwell (`is_blackwell`, utils/common.py:297-303; `packed_stack`) unless the MoE
@@ -269,4 +276,4 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
 
 
 __all__ = ["CellPrice", "MiniMaxSparseKv", "cell_price", "hook_writes_megamoe", "page_rows",
-           "pool_page", "prices", "sparse_kv_line"]
+           "pool_page", "prices", "served_nvfp4", "sparse_kv_line"]
