@@ -206,16 +206,13 @@ def check(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
 def unchecked_note(values: Mapping[str, Any]) -> list[str]:
     """The note for a hub-id model whose tokenizer path SGLang's multimodal processor would
     refuse, if SGLang serves the model as multimodal (module docstring); [] where there is
-    nothing to say. Run after the text tokenizer's own check, which refuses first."""
+    nothing to say. Called after the text tokenizer's own check (sglang_instance.check_line),
+    which refuses first: instance:// and unknown schemes without --skip-tokenizer-init."""
     path, model = values.get("tokenizer_path"), values.get("model_path")
     if (not isinstance(path, str) or not connector(path) or path.lower().startswith(RUNAI)
             or not isinstance(model, str) or connector(model) or looks_local(model)
             or config_path(model) is not None or values.get("language_model_only") is True):
         return []
-    try:
-        check_tokenizer(values)
-    except ConfigError:
-        return []  # the text tokenizer's refusal stands on its own (not a multimodal matter)
     return [f"--tokenizer-path {excerpt(path, 32)} not checked for {brief(model)}, which has "
             f"no local config.json: if SGLang serves it as multimodal, its processor reads "
             f"the path with no connector and the server does not start (OSError, {WHERE}; "
