@@ -162,7 +162,7 @@ def _sglang_refuses(text: str, orjson: bool = False) -> str | None:
 
     try:
         data = json.loads(text, parse_constant=constant if orjson else None)
-    except json.JSONDecodeError as exc:
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
         return str(exc)
     except RecursionError:
         return None
