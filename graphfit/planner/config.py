@@ -422,7 +422,8 @@ class EngineConfig:
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
             minimax_sparse_kv: tuple[int, ...] | None = None,
-            dspark_draft_layers: int | None = None) -> None: ...
+            dspark_draft_layers: int | None = None,
+            draft_moe_class: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1336,6 +1337,11 @@ class EngineConfig:
     def dspark_draft_layers(self) -> int | None:
         """SglangOptions.dspark_draft_layers."""
         return cast("int | None", self._option("dspark_draft_layers"))
+
+    @property
+    def draft_moe_class(self) -> str | None:
+        """SglangOptions.draft_moe_class."""
+        return cast("str | None", self._option("draft_moe_class"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -275,6 +275,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 2, 0, 1, 2, 1),
                                           [2, 1, 64, 128, 1, 1, 0]]),
     "dspark_draft_layers": st.none() | st.integers(1, 8),
+    "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -494,6 +495,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                           (4, 4, 128, 64, 0, 0, 2, 3), (4, 4, True, 64, 0, 0, 2),
                                           (4, 4, 128, 64, 0, 0, -1)]),
     "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
+    "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
 }
 
 
@@ -796,6 +798,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "draft_quant_config": None,
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
-        "dspark_draft_layers": None}
+        "dspark_draft_layers": None, "draft_moe_class": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -12,6 +12,7 @@ from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+from graphfit.planner.engines.sglang_draft_dispatch import DRAFT_MOE_CLASSES
 from graphfit.planner.engines.sglang_moe_a2a import (
     check_backend,
     check_deepep_mode,
@@ -486,6 +487,9 @@ class SglangOptions(EngineOptions):
         (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
         pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
         s51k); None: the draft's config was not read.
+    draft_moe_class: the MoE class SGLang builds for a local draft checkpoint, where
+        graphfit restates that it makes FusedMoE layers (graphfit.planner.engines.
+        sglang_draft_dispatch.MOE_DRAFTS; issue 23 s54e); None: not one of those, or not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -639,6 +643,7 @@ class SglangOptions(EngineOptions):
     enable_session_radix_cache: bool = False
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
+    draft_moe_class: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -655,6 +660,10 @@ class SglangOptions(EngineOptions):
             true_false(name, getattr(self, name))  # issue 23 s50k
         if self.dspark_draft_layers is not None:  # issue 23 s51k
             positive_int("dspark_draft_layers", self.dspark_draft_layers)
+        if self.draft_moe_class is not None and self.draft_moe_class not in DRAFT_MOE_CLASSES:
+            raise ConfigError(f"draft_moe_class: expected one of "
+                              f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
+                              f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
