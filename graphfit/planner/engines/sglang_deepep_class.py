@@ -44,14 +44,9 @@ SGLang (paths under sglang/srt/):
   graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
 
 Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e /
-s50e): a runner graphfit cannot resolve, and a draft's MoE under
---speculative-moe-a2a-backend mooncake in auto / normal mode. That one raises only for a MoE
-target (the scheduler seeds the draft backend from the target's text config,
-managers/scheduler.py:991-1008), a worker that builds its draft inside
-`speculative_moe_a2a_backend_context` (EAGLE / EAGLE3 / NEXTN without multi-layer EAGLE,
-speculative/eagle_worker_v2.py:215-231; FROZEN_KV_MTP, frozen_kv_mtp_worker_v2.py:144; not
-STANDALONE, standalone_worker_v2.py:78-86) and a draft class that builds FusedMoE: the
-planner has no draft-architecture fact for the last.
+s50e): a runner graphfit cannot resolve. A draft's MoE under --speculative-moe-a2a-backend
+mooncake / nixl: graphfit.planner.engines.sglang_draft_dispatch (s54e), for the draft classes
+it restates.
 """
 
 from __future__ import annotations
