@@ -26,6 +26,7 @@ from graphfit.inputs import (
     flagtable,
     sglang_a2a,
     sglang_draft,
+    sglang_draft_a2a,
     sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
@@ -211,6 +212,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
     settings += sglang_minimax_kv.settings(values)  # MiniMax-M3's sparse KV pool (s50p)
     settings = settings + sglang_draft_quant.settings(values)  # the draft's quantization
+    settings += sglang_draft_a2a.settings(values)  # a MoE draft's class (s54e)
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)

@@ -426,7 +426,8 @@ class EngineConfig:
             minimax_sparse_kv: tuple[int, ...] | None = None,
             dspark_draft_layers: int | None = None,
             prefill_cp_strategy: str | None = None,
-            dspark_early_verify_metadata: bool = False) -> None: ...
+            dspark_early_verify_metadata: bool = False,
+            draft_moe_class: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1360,6 +1361,11 @@ class EngineConfig:
     def dspark_early_verify_metadata(self) -> bool:
         """SglangOptions.dspark_early_verify_metadata."""
         return cast("bool", self._option("dspark_early_verify_metadata"))
+
+    @property
+    def draft_moe_class(self) -> str | None:
+        """SglangOptions.draft_moe_class."""
+        return cast("str | None", self._option("draft_moe_class"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -279,6 +279,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_draft_layers": st.none() | st.integers(1, 8),
     "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
     "dspark_early_verify_metadata": st.booleans(),
+    "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -502,6 +503,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
     "prefill_cp_strategy": st.sampled_from(["ring", 1, True, "ZIGZAG"]),
     "dspark_early_verify_metadata": st.sampled_from([1, "yes", None]),
+    "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
 }
 
 
@@ -805,6 +807,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
         "dspark_draft_layers": None, "prefill_cp_strategy": None,
-        "dspark_early_verify_metadata": False}
+        "dspark_early_verify_metadata": False, "draft_moe_class": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -12,6 +12,7 @@ from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+from graphfit.planner.engines.sglang_draft_dispatch import DRAFT_MOE_CLASSES
 from graphfit.planner.engines.sglang_moe_a2a import (
     check_backend,
     check_deepep_mode,
@@ -493,6 +494,9 @@ class SglangOptions(EngineOptions):
     dspark_early_verify_metadata: SGLANG_OPT_DSV41_TARGET_METADATA_EARLY (EnvBool, off,
         environ.py:1897): on, a DSPARK target verify runner keeps its four staged inputs out
         of the process-wide pool (graphfit.planner.engines.sglang_dspark_early; issue 23 s54d).
+    draft_moe_class: the MoE class SGLang builds for a local draft checkpoint, where
+        graphfit restates that it makes FusedMoE layers (graphfit.planner.engines.
+        sglang_draft_dispatch.MOE_DRAFTS; issue 23 s54e); None: not one of those, or not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -648,6 +652,7 @@ class SglangOptions(EngineOptions):
     dspark_draft_layers: int | None = None
     prefill_cp_strategy: str | None = None
     dspark_early_verify_metadata: bool = False
+    draft_moe_class: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -668,6 +673,10 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
                               f"{excerpt(self.prefill_cp_strategy)}")
         true_false("dspark_early_verify_metadata", self.dspark_early_verify_metadata)
+        if self.draft_moe_class is not None and self.draft_moe_class not in DRAFT_MOE_CLASSES:
+            raise ConfigError(f"draft_moe_class: expected one of "
+                              f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
+                              f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
