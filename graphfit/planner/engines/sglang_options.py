@@ -490,6 +490,11 @@ class SglangOptions(EngineOptions):
         plans (graphfit.inputs.sglang_prefill_cp); with attn_cp_size == tp_size SGLang may
         capture CP's own breakable prefill graphs (graphfit.planner.engines.
         sglang_prefill_cp_bcg; issue 23 s54g). None: prefill CP off (or not read).
+    mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
+        the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
+        (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
+        the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
+        False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -644,6 +649,7 @@ class SglangOptions(EngineOptions):
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
     prefill_cp_strategy: str | None = None
+    mnnvl_fabric: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -663,6 +669,8 @@ class SglangOptions(EngineOptions):
         if self.prefill_cp_strategy not in (None, "zigzag", "interleave"):  # issue 23 s54g
             raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
                               f"{excerpt(self.prefill_cp_strategy)}")
+        if self.mnnvl_fabric is not None:  # issue 23 s55k
+            true_false("mnnvl_fabric", self.mnnvl_fabric)
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
