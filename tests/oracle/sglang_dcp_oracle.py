@@ -87,7 +87,8 @@ NOT_MODELLED = "not modelled"
 
 
 def generate(count: int, seed: int, *, plain: bool = False,
-             models: tuple[str, ...] = MODELS, gpus: tuple[str, ...] = DRAWN) -> list[Case]:
+             models: tuple[str, ...] = MODELS, gpus: tuple[str, ...] = DRAWN,
+             nodes: float = 0.1) -> list[Case]:
     """`count` lines on the MLA or the Llama model: TP 2..8 with --dcp-size 2 / 4 / 8 (now and
     then one TP does not divide), an attention backend or none, --max-running-requests, now
     and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
@@ -98,7 +99,8 @@ def generate(count: int, seed: int, *, plain: bool = False,
     `models`: MODELS, or (KIMI,) for Kimi-K3's DCP override (s47d), drawn without drafts: on
     this MLA stand-in under Kimi-K3's class SGLang's draft-extend runner holds mamba-track
     buffers graphfit does not plan, with or without DCP (runner_utils/buffers.py:175-182).
-    `gpus`: the GPU names drawn (("B200", "GB200") for the fabric's lines, s55k)."""
+    `gpus`: the GPU names drawn (("B200", "GB200") for the fabric's lines, s55k); `nodes`:
+    how often --nnodes is drawn (s55k's fabric lines: more often)."""
     rng = random.Random(seed)
     out: list[Case] = []
     drafts = DRAFTS + model_drafts()
@@ -130,7 +132,7 @@ def generate(count: int, seed: int, *, plain: bool = False,
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
         gpu = rng.choice(gpus)
-        if not plain and rng.random() < 0.1:  # the TP per node fi_a2a reads (issue 23 s47d)
+        if not plain and rng.random() < nodes:  # the TP per node fi_a2a reads (issue 23 s47d)
             argv += ("--nnodes", str(rng.choice((2, 4))))
         out.append((argv, gpu, model))
     return out
