@@ -11,7 +11,8 @@ the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset 
 (`fraction`). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on the
 same lines in a child process (`kimi_k3`: Kimi-K3 lines only, sglang_dcp_oracle.generate's
 `models`, s47d; `fabric`: B200 / GB200 lines, --nnodes drawn on half of them, where SGLang's
-NVLink-fabric probe decides fi_a2a, s55k): its refusal (a plan it makes is not compared) and
+NVLink-fabric probe decides fi_a2a, s55k, then the lines left not modelled again with
+`mnnvl_fabric: false` in graphfit's config file): its refusal (a plan it makes is not compared) and
 its fractions.
 """
 
@@ -134,7 +135,28 @@ def main() -> None:
         print(f"  {side}: " + ", ".join(f"{k} {v}"
                                        for k, v in sorted(fractions[side].items())))
     print("\n".join(shown))
+    if fabric:
+        _no_fabric(cases)
     sys.exit(1 if tally["after"]["differs"] or fractions["after"]["differs"] else 0)
+
+
+def _no_fabric(cases: list[dc.Case]) -> None:
+    """The B200 lines this tree leaves not modelled, again with graphfit's config file saying
+    `mnnvl_fabric: false` (the oracle's B200 has no fabric, so SGLang's answer is the same)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="graphfit-s55k-")) / "graphfit.yaml"
+    path.write_text("mnnvl_fabric: false\n")
+    again: Counter[str] = Counter()
+    for case in cases:
+        if dc.compare(case)[0] == "not modelled":
+            outcome, diffs = dc.compare(case, str(path))
+            again[outcome] += 1
+            if outcome == "differs":
+                print(f"  no fabric: {' '.join(case[0])} on {case[1]}: {diffs[:3]}")
+    print("the not-modelled lines with mnnvl_fabric: false in graphfit's config file: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(again.items())))
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ def check(config: EngineSettings) -> None:
     if size <= 1:
         return
     _speculation(config)
+    _kimi_k3_dspark(config)
     given = config.dcp_comm_backend
     if given == "fi_a2a" and config.sm100 is False:
         raise ConfigError("SGLang refuses --dcp-comm-backend fi_a2a off SM100 when the runner "
@@ -178,6 +179,23 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
             f"{FIFO_BYTES + 2 * FIFO_INFO_BYTES} B, helixAllToAll.cu:581-606), allocated "
             f"before capture out of the memory for activations and graphs "
             f"(base_runner.py:335-348), rounded up to the driver's granularity")
+
+
+def _kimi_k3_dspark(config: EngineSettings) -> None:
+    """Kimi-K3's DCP override with DSPARK (kimi_k3.py:66-82, issue 23 s55k): a ragged verify
+    mode other than "static" is SGLang's ValueError, raised while it resolves the line; with
+    "static" it only sets `speculative_attention_mode=decode` (verify and draft-extend on the
+    cutedsl_mla decode backend, :78-82), which changes no buffer graphfit plans (the DSPARK
+    runners are compared with SGLang's on such lines, tests/oracle/
+    test_sglang_dcp_fabric_oracle.py). An unknown mode is check_ragged_verify's refusal."""
+    if config.architecture not in KIMI_K3 or config.spec_method is not SpecMethod.DSPARK:
+        return
+    mode = config.ragged_verify_mode
+    if mode in ("cap-accept", "compact"):
+        raise ConfigError(f"SGLang refuses this line (model_overrides/kimi_k3.py:66-76): "
+                          f"Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE="
+                          f"static; compact/cap-accept are not validated under DCP (got "
+                          f"{mode!r}).")
 
 
 def _speculation(config: EngineSettings) -> None:
