@@ -91,3 +91,24 @@ def test_gpu_names_tell_the_fabric(tmp_path: Path) -> None:
                    {"gpu_memory_gb": "B200"}):
         config = resolve_values(values, environ={}, pasted=commandline.read(line)).config()
         assert config.mnnvl_fabric is (None if values.get("gpu_memory_gb") == "B200" else True)
+
+
+def test_live_path_on_a_gb200() -> None:
+    """The live check (`from_sglang`) of SGLang's record resolved on the GB200: the record
+    carries the fi_a2a SGLang picked; `gpu_memory_gb="GB200"` tells the fabric as a pasted
+    line's name does, and a GiB figure leaves it not modelled."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.integrations.sglang import from_sglang
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    argv, gpu, model = GB200_SERVED[0]
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None), dc.device_named(gpu):
+        resolved = dc.so.resolve(argv, gpu_mem_gb=gb, model=dc.model_path(model),
+                                 capability=capability)
+    assert isinstance(resolved, dc.so.Resolved)
+    live = graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb="GB200"))
+    assert dict(live.engine_inputs)["dcp_comm_backend"].startswith("fi_a2a: FlashInfer")
+    with pytest.raises(ConfigError, match="not modelled"):
+        graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gb, sm100=True))
