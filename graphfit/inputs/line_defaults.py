@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_inkling_prefill,
     sglang_mamba_flags,
+    sglang_minimax_draft,
     sglang_minimax_target,
     sglang_prefill_cp_bcg,
     sglang_qwen3_5_page,
@@ -39,6 +40,7 @@ from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.registry import default_version
 
 GPU_FIELD = "gpu_memory_gb"
@@ -162,6 +164,16 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             # SGLANG_ENABLE_JIT_DEEPGEMM is not read on ROCm (graphfit.inputs.sglang_rocm_deepgemm)
             resolved = sglang_rocm_deepgemm.settle(line.values, resolved, gpu_given)
             # MiniMax-M3's DeepEP asserts with JIT DeepGEMM off: CUDA only (issue 23, s52e)
-            sglang_minimax_target.settle(line.values, line.environ, gpu_given)
-            return settle_sglang(line, resolved)
+            try:
+                sglang_minimax_target.settle(line.values, line.environ, gpu_given)
+            except ConfigError:
+                # an NVFP4 target's class is built after SGLang's argument resolution
+                # (the megamoe budget, mega_moe_hook.py:78-91): its refusals first (s54m)
+                if sglang_minimax_target.nvfp4_target(line.values):
+                    settle_sglang(line, resolved).config()
+                raise
+            settled = settle_sglang(line, resolved)
+            # then its MiniMax draft, after SGLang's argument resolution (s54m)
+            sglang_minimax_draft.settle(line.values, settled)
+            return settled
     return resolved

@@ -185,10 +185,12 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
     sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
+    # a hub-id model: the processor's rule said, not checked (issue 23 s55l)
+    processor_notes = sglang_processor_path.unchecked_note(values)
     prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True)  # --enable-prefill-cp (s51c)
     settings = [*settings, *sglang_prefill_cp_bcg.settings(values)]  # its strategy (s54g)
     roles, role_notes = sglang_rules.role_settings(values)
-    notes = list(role_notes) + prefill_cp_notes
+    notes = list(role_notes) + prefill_cp_notes + processor_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)

@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_hooks
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.values import as_bool, normalize_key
 from graphfit.planner.core.errors import ConfigError
@@ -107,6 +108,7 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     if values.get("enable_prefill_cp") is not True:
         return []
     strategy = values.get("cp_strategy")
+    sglang_prefill_cp_hooks.prefill_only(values)  # pipeline.py:170 (s54c)
     if _int(values.get("dcp_size"), 1) > 1:
         raise _refuse("--dcp-size > 1 does not support --enable-prefill-cp.",
                       "parallel_hook.py:249-250")
@@ -127,9 +129,12 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
         if strategy == "zigzag":
             raise _refuse("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends "
                           "reindex with interleave order.", "deepseek_v4_hook.py:172-176")
+    # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
+    found = sglang_prefill_cp_dsa.widths(values, data, arch)
+    sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
     text = _text(data) if data is not None else {}
-    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and _longcat_cp(
-            values) > 1:
+    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
+    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
     if arch == DEEPSEEK_V32 and strategy == "zigzag":
@@ -138,9 +143,17 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     if arch in MIMO_V2 and strategy != "zigzag":
         raise _refuse("MiMo V2 prefill CP only supports --cp-strategy zigzag.",
                       "parallel_hook.py:132-140")
+    sglang_prefill_cp_hooks.mimo_text_only(values, arch)  # s54c
+    sglang_prefill_cp_hooks.cp_tp_sharing(values, arch, (
+        (found.attn_cp_size, found.ep_size, 1) if found is not None else
+        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))))
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
+    if found is not None:
+        sglang_prefill_cp_dsa.hook_asserts(values, found)  # parallel_hook.py:156-192
+        raise _not_modelled(f"{found.describe()}, model_overrides/deepseek_v2.py:106-145, "
+                            "191-210; its CP graphs are not sized")
     return [_planned(values, data, arch, attn_cp, bcg)]
 
 
@@ -185,7 +198,15 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
 # a config file's keys `line` reads, in SGLang's spelling (dashes and underscores alike)
 FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn_cp_size",
              "attn_dp_size", "dp_size", "tp_size", "pp_size", "speculative_algorithm",
-             "moe_a2a_backend")
+             "moe_a2a_backend",
+             # s54c: the DeepSeek-family widths' asserts and the hooks' refusals
+             "moe_dp_size", "ep_size", "enable_aiter_allreduce_fusion",
+             "prefill_only_disable_kv_cache", "is_embedding", "kv_cache_dtype",
+             "chunked_prefill_size", "disable_radix_cache", "language_only",
+             "language_model_only", "enable_multimodal", "model_impl", "enable_mixed_chunk",
+             "enable_dsa_cache_layer_split", "disaggregation_mode",
+             "disaggregation_transfer_backend", "speculative_draft_model_path",
+             "speculative_eagle_topk")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

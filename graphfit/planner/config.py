@@ -426,6 +426,7 @@ class EngineConfig:
             minimax_sparse_kv: tuple[int, ...] | None = None,
             dspark_draft_layers: int | None = None,
             prefill_cp_strategy: str | None = None,
+            dspark_early_verify_metadata: bool = False,
             mnnvl_fabric: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
@@ -1355,6 +1356,11 @@ class EngineConfig:
     def prefill_cp_strategy(self) -> str | None:
         """SglangOptions.prefill_cp_strategy."""
         return cast("str | None", self._option("prefill_cp_strategy"))
+
+    @property
+    def dspark_early_verify_metadata(self) -> bool:
+        """SglangOptions.dspark_early_verify_metadata."""
+        return cast("bool", self._option("dspark_early_verify_metadata"))
 
     @property
     def mnnvl_fabric(self) -> bool | None:

@@ -919,7 +919,11 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=track)
     if _SHARED_OUTPUT is not None:
-        buffers.share_buffers()  # decode_cuda_graph_runner.py:507-509 (no early verify)
+        # decode_cuda_graph_runner.py:505-509, its early-verify exclusion by SGLang's own
+        # predicate (tests.oracle.sglang_dspark_early, issue 23 s54d)
+        from tests.oracle.sglang_dspark_early import staged_exclude
+
+        buffers.share_buffers(exclude=staged_exclude(mr, gathered))
     registry = build_decode_registry(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,

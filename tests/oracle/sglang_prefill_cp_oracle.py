@@ -81,6 +81,12 @@ def sglang_reason(text: str) -> str:
     leaves out of its one-line error."""
     if text.startswith(("ValueError: ", "AssertionError: ")):
         text = text.split(": ", 1)[1]
+    if text.startswith("--prefill-only-disable-kv-cache "):
+        # its sentences go on explaining why (kv_cache_hook.py:878-930): compared up to the
+        # first clause, which graphfit's one-line error carries (issue 23 s54c)
+        cuts = [text.find(mark) for mark in (": ", " because", " so ")] + [
+            text.find(". ") + 1 if ". " in text else -1]
+        text = text[:min([cut for cut in cuts if cut > 0], default=len(text))]
     # and the reason of the trtllm_mha-off-SM100 refusal (attention_hook.py:232-236), which
     # graphfit words shorter (graphfit.planner.engines.sglang_prefill_cp_bcg, issue 23 s54g)
     return text.split(" Got architecture=", 1)[0].split(": the SM90/SM120 fmha_v2", 1)[0]

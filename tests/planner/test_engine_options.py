@@ -278,6 +278,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                           [2, 1, 64, 128, 1, 1, 0]]),
     "dspark_draft_layers": st.none() | st.integers(1, 8),
     "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
+    "dspark_early_verify_metadata": st.booleans(),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
@@ -501,6 +502,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                           (4, 4, 128, 64, 0, 0, -1)]),
     "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
     "prefill_cp_strategy": st.sampled_from(["ring", 1, True, "ZIGZAG"]),
+    "dspark_early_verify_metadata": st.sampled_from([1, "yes", None]),
     "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
 }
 
@@ -805,6 +807,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
         "dspark_draft_layers": None, "prefill_cp_strategy": None,
-        "mnnvl_fabric": None}
+        "dspark_early_verify_metadata": False, "mnnvl_fabric": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -490,6 +490,9 @@ class SglangOptions(EngineOptions):
         plans (graphfit.inputs.sglang_prefill_cp); with attn_cp_size == tp_size SGLang may
         capture CP's own breakable prefill graphs (graphfit.planner.engines.
         sglang_prefill_cp_bcg; issue 23 s54g). None: prefill CP off (or not read).
+    dspark_early_verify_metadata: SGLANG_OPT_DSV41_TARGET_METADATA_EARLY (EnvBool, off,
+        environ.py:1897): on, a DSPARK target verify runner keeps its four staged inputs out
+        of the process-wide pool (graphfit.planner.engines.sglang_dspark_early; issue 23 s54d).
     mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
         the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
         (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
@@ -649,6 +652,7 @@ class SglangOptions(EngineOptions):
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
     prefill_cp_strategy: str | None = None
+    dspark_early_verify_metadata: bool = False
     mnnvl_fabric: bool | None = None
 
     def __post_init__(self) -> None:
@@ -669,6 +673,7 @@ class SglangOptions(EngineOptions):
         if self.prefill_cp_strategy not in (None, "zigzag", "interleave"):  # issue 23 s54g
             raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
                               f"{excerpt(self.prefill_cp_strategy)}")
+        true_false("dspark_early_verify_metadata", self.dspark_early_verify_metadata)
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         quant = self.draft_quantization

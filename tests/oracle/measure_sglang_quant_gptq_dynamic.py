@@ -1,0 +1,32 @@
+"""Agreement counts on GPTQ Marlin's per-module `dynamic` overrides
+(tests.oracle.sglang_quant_gptq_dynamic_compare): every fixed line, and COUNT generated ones
+(Llama / Qwen2 / Qwen3 built by SGLang on the meta device).
+
+Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [GRAPHFIT_ROOT]
+GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
+
+VERDICTS = ("layer", "built", "other")
+
+
+def main(argv: list[str]) -> int:
+    count, seed = count_seed_root(argv, 60)
+    from tests.oracle import sglang_quant_gptq_dynamic_compare as dc
+
+    logging.disable(logging.WARNING)
+    wrong: list[str] = []
+    for family, lines in (("fixed", list(dc.FIXED.values())),
+                          (f"generated ({count}, seed {seed})", dc.generated_lines(count, seed))):
+        wrong += print_family(family, (dc.compare(*line) for line in lines), VERDICTS,
+                              totals=True)
+    return print_wrong(wrong)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
