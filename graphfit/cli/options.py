@@ -219,13 +219,20 @@ def _sglang_model(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
 
 
 def _gpu(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
-    from graphfit.inputs.gpus import gpu_capability, gpu_memory_gb, gpu_sm90, gpu_sm100
+    from graphfit.inputs.gpus import (
+        gpu_capability,
+        gpu_memory_gb,
+        gpu_mnnvl_fabric,
+        gpu_sm90,
+        gpu_sm100,
+    )
     from graphfit.inputs.settings import Setting
 
     settings = [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin)]
     # a GPU name tells its generation too (SglangOptions.sm90 / sm100 / gpu_capability)
     for field, known in (("sm90", gpu_sm90(value)), ("sm100", gpu_sm100(value)),
-                         ("gpu_capability", gpu_capability(value))):
+                         ("gpu_capability", gpu_capability(value)),
+                         ("mnnvl_fabric", gpu_mnnvl_fabric(value))):
         if known is not None:
             settings.append(Setting(field, known, origin))
     return settings, []

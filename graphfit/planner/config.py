@@ -427,7 +427,8 @@ class EngineConfig:
             dspark_draft_layers: int | None = None,
             prefill_cp_strategy: str | None = None,
             dspark_early_verify_metadata: bool = False,
-            draft_moe_class: str | None = None) -> None: ...
+            draft_moe_class: str | None = None,
+            mnnvl_fabric: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1366,6 +1367,11 @@ class EngineConfig:
     def draft_moe_class(self) -> str | None:
         """SglangOptions.draft_moe_class."""
         return cast("str | None", self._option("draft_moe_class"))
+
+    @property
+    def mnnvl_fabric(self) -> bool | None:
+        """SglangOptions.mnnvl_fabric."""
+        return cast("bool | None", self._option("mnnvl_fabric"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

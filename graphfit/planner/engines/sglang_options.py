@@ -497,6 +497,11 @@ class SglangOptions(EngineOptions):
     draft_moe_class: the MoE class SGLang builds for a local draft checkpoint, where
         graphfit restates that it makes FusedMoE layers (graphfit.planner.engines.
         sglang_draft_dispatch.MOE_DRAFTS; issue 23 s54e); None: not one of those, or not read.
+    mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
+        the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
+        (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
+        the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
+        False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -653,6 +658,7 @@ class SglangOptions(EngineOptions):
     prefill_cp_strategy: str | None = None
     dspark_early_verify_metadata: bool = False
     draft_moe_class: str | None = None
+    mnnvl_fabric: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -677,6 +683,8 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"draft_moe_class: expected one of "
                               f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
                               f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
+        if self.mnnvl_fabric is not None:  # issue 23 s55k
+            true_false("mnnvl_fabric", self.mnnvl_fabric)
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
