@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.errors import ConfigError, excerpt, refusal
 
 _WHERE = "layers/quantization/auto_round.py"
 METHODS = ("auto-round",)
@@ -63,13 +63,7 @@ def check(method: str, spec: Mapping[str, Any]) -> None:
 
 def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
     """AutoRoundConfig's refusal of `spec`, or None (also for any other method)."""
-    if method not in METHODS:
-        return None
-    try:
-        check(method, spec)
-    except ConfigError as exc:
-        return exc
-    return None
+    return refusal(check, method, spec) if method in METHODS else None
 
 
 __all__ = ["CHOICES", "METHODS", "REQUIRED", "check", "problem"]

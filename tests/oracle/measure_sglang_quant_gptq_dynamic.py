@@ -7,10 +7,9 @@ GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
 
 from __future__ import annotations
 
-import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
+from tests.oracle.measure_root import count_seed_root, print_fixed_and_generated
 
 VERDICTS = ("layer", "built", "other")
 
@@ -19,13 +18,7 @@ def main(argv: list[str]) -> int:
     count, seed = count_seed_root(argv, 60)
     from tests.oracle import sglang_quant_gptq_dynamic_compare as dc
 
-    logging.disable(logging.WARNING)
-    wrong: list[str] = []
-    for family, lines in (("fixed", list(dc.FIXED.values())),
-                          (f"generated ({count}, seed {seed})", dc.generated_lines(count, seed))):
-        wrong += print_family(family, (dc.compare(*line) for line in lines), VERDICTS,
-                              totals=True)
-    return print_wrong(wrong)
+    return print_fixed_and_generated(dc, count, seed, VERDICTS)
 
 
 if __name__ == "__main__":

@@ -61,7 +61,7 @@ class SglangPrefill:
 
 @functools.cache
 def _runner_module() -> Any:
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.model_executor.runner import prefill_cuda_graph_runner
     return prefill_cuda_graph_runner
 

@@ -27,7 +27,7 @@ from typing import Any
 
 from tests.oracle import sglang_quant_capability_oracle as co
 from tests.oracle import sglang_quant_weight_class_ct_compare as cc
-from tests.oracle.sglang_quant_capability_compare import _LLAMA, planned
+from tests.oracle.sglang_quant_capability_compare import _LLAMA, past_the_class, planned
 
 # the class files graphfit cites for each class this compare draws
 MARKS = ("auto_round.py:", "quark/quark.py:", "fp8.py:", "w4afp8.py:", "awq/awq.py:",
@@ -123,11 +123,7 @@ def compare(key: str, flag: str | None, spec: dict[str, Any]) -> tuple[str, str 
     if theirs.stage in ("verify", "args"):
         return "refused", None if code == 2 else f"{where}: SGLang refuses " \
                                                  f"({theirs.said[:90]}); graphfit plans"
-    verdict = "built" if theirs.stage in ("passed", "capability", "none") else "other"
-    if cited:
-        return verdict, f"{where}: SGLang {theirs.stage} {theirs.method} " \
-                        f"{theirs.said[:80]}; graphfit {said}"
-    return verdict, None
+    return past_the_class(where, theirs, said, cited)
 
 
 _ABSENT = object()

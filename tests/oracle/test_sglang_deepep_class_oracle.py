@@ -329,7 +329,7 @@ def _rocm() -> Iterator[None]:
     Run a line on CUDA first (the test's control does): what SGLang first computes and
     caches under this override would otherwise say ROCm to every later test in the process
     (seen: the a2a oracle's decode ladder capped at 160 after a cold ROCm resolution)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.layers.moe.ep_moe import layer
 
     saved = layer._is_hip

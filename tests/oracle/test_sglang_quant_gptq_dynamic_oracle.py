@@ -16,24 +16,18 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic  # noqa: E402
 from tests.oracle import sglang_quant_gptq_dynamic_compare as dc  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
 
 
 def test_fixed_lines_agree() -> None:
     """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head."""
-    verdicts, wrong = [], []
-    for line in dc.FIXED.values():
-        verdict, bad = dc.compare(*line)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong)
+    verdicts = agreed(dc.FIXED.values(), dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
 
 
 def test_generated_lines_agree() -> None:
     """A few generated override maps."""
-    wrong = [bad for line in dc.generated_lines(6, 54) for _, bad in [dc.compare(*line)] if bad]
-    assert not wrong, "\n".join(wrong)
+    agreed(dc.generated_lines(6, 54), dc.compare)
 
 
 @pytest.mark.parametrize("line", ["down_3bit", "head_quantized"])

@@ -22,29 +22,18 @@ from graphfit.inputs import sglang_quant_auto_round as auto_round  # noqa: E402
 from graphfit.inputs import sglang_quant_config_file as config_file  # noqa: E402
 from graphfit.inputs import sglang_quant_quark as quark  # noqa: E402
 from tests.oracle import sglang_quant_keys_compare as kc  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
 
 
 def test_fixed_lines_agree() -> None:
     """Each fixed auto-round / quark / compression_config line."""
-    verdicts, wrong = [], []
-    for line in kc.FIXED.values():
-        verdict, bad = kc.compare(*line)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong)
+    verdicts = agreed(kc.FIXED.values(), kc.compare)
     assert verdicts.count("class") >= 12 and verdicts.count("built") >= 5, verdicts
 
 
 def test_generated_lines_agree() -> None:
     """A few generated dicts under either key."""
-    verdicts, wrong = [], []
-    for line in kc.generated_lines(10, 54):
-        verdict, bad = kc.compare(*line)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong)
+    verdicts = agreed(kc.generated_lines(10, 54), kc.compare)
     assert verdicts.count("class") >= 3 and len(set(verdicts)) >= 2, verdicts
 
 
