@@ -48,7 +48,7 @@ def loaded_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool =
     """SGLang's answer for this target config.json object beside this draft (module
     docstring)."""
     so.oracle()
-    with ss.stubbed():
+    with ss.imports():
         from sglang.srt.model_executor.model_runner_components import (
             spec_aux_hidden_state as aux,
         )

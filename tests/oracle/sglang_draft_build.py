@@ -41,7 +41,7 @@ def enters_context(record: Any) -> bool:
     `speculative_moe_a2a_backend_context`: read from that worker's own module (EAGLE's does,
     eagle_worker_v2.py:178-231; multi_layer_eagle_worker_v2.py never enters it, only the
     runner context, :174-175)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
 
         algorithm = SpeculativeAlgorithm.from_string(record.speculative_algorithm)

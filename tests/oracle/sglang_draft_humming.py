@@ -25,7 +25,7 @@ CACHED = ("DataType", "HummingMethod", "BaseInputSchema", "BaseWeightSchema",
 @contextlib.contextmanager
 def installed() -> Iterator[None]:
     so.oracle()
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.imports():
         from sglang.srt.layers.quantization import humming
     modules: dict[str, types.ModuleType] = {}
     for name in ("humming", "humming.utils", *NAMES):

@@ -36,7 +36,7 @@ def staged_exclude(mr: Any, gathered: bool) -> frozenset[str]:
     built here too), SGLang's own ragged-verify switch (:397-401),
     the runner's gathered buffer, the resolved two-batch overlap, attention DP from the
     parallel state; its device a CUDA one (graphfit plans CUDA; the oracle builds on CPU)."""
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.imports():
         from sglang.srt.environ import envs
         from sglang.srt.model_executor.forward_batch_info import ForwardMode
         from sglang.srt.model_executor.runner import decode_cuda_graph_runner as module
