@@ -425,7 +425,8 @@ class EngineConfig:
             enable_session_radix_cache: bool = False,
             minimax_sparse_kv: tuple[int, ...] | None = None,
             dspark_draft_layers: int | None = None,
-            prefill_cp_strategy: str | None = None) -> None: ...
+            prefill_cp_strategy: str | None = None,
+            prefill_cp_hook_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1354,6 +1355,11 @@ class EngineConfig:
     def prefill_cp_strategy(self) -> str | None:
         """SglangOptions.prefill_cp_strategy."""
         return cast("str | None", self._option("prefill_cp_strategy"))
+
+    @property
+    def prefill_cp_hook_backend(self) -> str | None:
+        """SglangOptions.prefill_cp_hook_backend."""
+        return cast("str | None", self._option("prefill_cp_hook_backend"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -278,6 +278,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                           [2, 1, 64, 128, 1, 1, 0]]),
     "dspark_draft_layers": st.none() | st.integers(1, 8),
     "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
+    "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -500,6 +501,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                           (4, 4, 128, 64, 0, 0, -1)]),
     "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
     "prefill_cp_strategy": st.sampled_from(["ring", 1, True, "ZIGZAG"]),
+    "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
 }
 
 
@@ -802,6 +804,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "draft_quant_config": None,
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
-        "dspark_draft_layers": None, "prefill_cp_strategy": None}
+        "dspark_draft_layers": None, "prefill_cp_strategy": None,
+        "prefill_cp_hook_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -490,6 +490,12 @@ class SglangOptions(EngineOptions):
         plans (graphfit.inputs.sglang_prefill_cp); with attn_cp_size == tp_size SGLang may
         capture CP's own breakable prefill graphs (graphfit.planner.engines.
         sglang_prefill_cp_bcg; issue 23 s54g). None: prefill CP off (or not read).
+    prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
+        (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
+        CP-graph support check sees before the memory hook, ahead of the default backend
+        (cuda_graph_hook.py:203-211 at pipeline.py:191; the default at :230), so the hook's
+        prefill-graph reserve counts CP's graphs only with a named backend (issue 23 s55g).
+        None: no flag names one, or prefill CP off.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -644,6 +650,7 @@ class SglangOptions(EngineOptions):
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
     prefill_cp_strategy: str | None = None
+    prefill_cp_hook_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -663,6 +670,10 @@ class SglangOptions(EngineOptions):
         if self.prefill_cp_strategy not in (None, "zigzag", "interleave"):  # issue 23 s54g
             raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
                               f"{excerpt(self.prefill_cp_strategy)}")
+        hook = self.prefill_cp_hook_backend  # issue 23 s55g
+        if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
+            raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
+                              f"got {excerpt(hook)}")
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "
