@@ -23,13 +23,16 @@ def test_last_declaration_wins_over_the_field() -> None:
                      attention_backend="flashinfer")
     assert resolved_value(record, "attention_backend") == "x"
     assert settings(record)["prefill_attention_backend"] == "x"
+    # the flags' backend, what the CP-graph check saw before the memory hook: the field
+    assert settings(record)["prefill_cp_hook_backend"] == "flashinfer"
 
 
 def test_split_prefill_field_before_the_base() -> None:
     record = _record([("a", {"attention_backend": "trtllm_mha"})],
                      prefill_attention_backend="fa3")
     assert settings(record) == {"prefill_cp_strategy": "zigzag",
-                                "prefill_attention_backend": "fa3"}
+                                "prefill_attention_backend": "fa3",
+                                "prefill_cp_hook_backend": "fa3"}
 
 
 def test_nothing_without_prefill_cp_or_a_backend() -> None:
