@@ -22,7 +22,7 @@ from typing import Any
 from graphfit.inputs.model_config import local_config
 from graphfit.planner.core.errors import ConfigError
 
-DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:116
+DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:117
 
 
 def check(values: Mapping[str, Any], gpu_given: object) -> None:

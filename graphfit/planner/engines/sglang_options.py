@@ -493,8 +493,9 @@ class SglangOptions(EngineOptions):
     prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
         (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
         CP-graph support check sees before the memory hook, ahead of the default backend
-        (cuda_graph_hook.py:203-211 at pipeline.py:191; the default at :230), so the hook's
-        prefill-graph reserve counts CP's graphs only with a named backend (issue 23 s55g).
+        (cuda_graph_hook.py:203-211 at pipeline.py:191; the default at :242,
+        attention_hook.py:120), so the hook's prefill-graph reserve counts CP's graphs only
+        with a named backend (issue 23 s55g).
         None: no flag names one, or prefill CP off.
     """
 

@@ -140,8 +140,9 @@ def hook_strategy(config: EngineSettings) -> str | None:
     """`strategy_of` as SGLang's CP-graph check sees the line before the memory hook
     (cuda_graph_hook.py:203-211 at pipeline.py:191): with the backend the flags name
     (SglangOptions.prefill_cp_hook_backend), the default backend being declared later
-    (`_attention_backend_default`, pipeline.py:230). The memory hook's prefill-graph
-    reserve (memory_hook.py:380-386) reads it (graphfit.planner.engines.sglang_reserve)."""
+    (`_attention_backend_default`, attention_hook.py:120, run at pipeline.py:242). The
+    memory hook's prefill-graph reserve (memory_hook.py:380-386) reads it
+    (graphfit.planner.engines.sglang_reserve)."""
     inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
                       config.pp_size, config.prefill_cp_hook_backend)
     if inp.strategy is None or inp.prefill_attention_backend is None:
