@@ -627,6 +627,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
 
         # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
         sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"))
+        if pasted is None:  # prefill CP's breakable graphs: the file's prefill backend, else
+            # SGLang's default on the named GPU (graphfit.inputs.sglang_prefill_cp_bcg, s55g)
+            from graphfit.inputs.sglang_prefill_cp_bcg import settle_file as cp_bcg_settle
+
+            resolved = cp_bcg_settle(read_mapping(config_file), resolved,
+                                     values.get("gpu_memory_gb"))
 
         # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
         sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),

@@ -103,8 +103,8 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     for a line it plans as without prefill CP, or "not modelled". `bcg`: the caller hands
     the strategy to the planner, which plans CP's breakable prefill graphs
     (graphfit.planner.engines.sglang_prefill_cp_bcg, issue 23 s54g), so `--attn-cp-size`
-    equal to `--tp-size` is planned (a pasted line; the live check and graphfit's config
-    file do not yet)."""
+    equal to `--tp-size` is planned (a pasted line; since issue 23 s55g graphfit's config
+    file and the live check too, graphfit.inputs.sglang_prefill_cp_live)."""
     if values.get("enable_prefill_cp") is not True:
         return []
     strategy = values.get("cp_strategy")
@@ -227,4 +227,7 @@ def file(data: Mapping[Any, Any], name: str) -> list[str]:
         return []
     values = {key: keys.get(key) for key in FILE_READ}
     values["enable_prefill_cp"] = True
-    return [f"{name}: {note}" for note in line(values)]
+    # CP's breakable prefill graphs planned as on a pasted line (issue 23 s55g): the strategy
+    # (graphfit.inputs.sglang_prefill_cp_bcg.file_settings) and the prefill backend
+    # (its settle_file) reach the planner
+    return [f"{name}: {note}" for note in line(values, bcg=True)]

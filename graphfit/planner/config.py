@@ -428,7 +428,8 @@ class EngineConfig:
             prefill_cp_strategy: str | None = None,
             dspark_early_verify_metadata: bool = False,
             draft_moe_class: str | None = None,
-            mnnvl_fabric: bool | None = None) -> None: ...
+            mnnvl_fabric: bool | None = None,
+            prefill_cp_hook_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1372,6 +1373,11 @@ class EngineConfig:
     def mnnvl_fabric(self) -> bool | None:
         """SglangOptions.mnnvl_fabric."""
         return cast("bool | None", self._option("mnnvl_fabric"))
+
+    @property
+    def prefill_cp_hook_backend(self) -> str | None:
+        """SglangOptions.prefill_cp_hook_backend."""
+        return cast("str | None", self._option("prefill_cp_hook_backend"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -12,6 +12,7 @@ must equal the plan's prefill component. "not modelled" only where graphfit says
 from __future__ import annotations
 
 import random
+from typing import Any
 
 from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_oracle as so
@@ -62,7 +63,20 @@ def compare(case: Case) -> tuple[str, list[str]]:
     if outcome != "agree":
         return outcome, diffs
     assert gf.plan is not None
-    comp = gf.plan.components.get("prefill")
+    # the default mem_fraction_static: the memory hook reserves CP's breakable prefill graphs
+    # where they are supported (cuda_graph_hook.py:203-211 runs before it; issue 23 s55g)
+    theirs, _, _ = dc.fraction(case, None)
+    if theirs is not None and abs(gf.plan.config.mem_fraction_static - float(theirs)) > 1e-9:
+        return "differs", [f"fraction: SGLang {theirs}, graphfit "
+                           f"{gf.plan.config.mem_fraction_static}"]
+    return runner_diffs(gf.plan, sg)
+
+
+def runner_diffs(plan: Any, sg: po.SglangPrefill) -> tuple[str, list[str]]:
+    """A plan's prefill component against SGLang's prefill runner: the backend, the captured
+    token counts and the buffers (names, rows, dtypes)."""
+    diffs: list[str] = []
+    comp = plan.components.get("prefill")
     if comp is None:
         return ("agree", []) if sg.backend == "disabled" else (
             "differs", [f"SGLang prefill {sg.backend} {sg.captured}; graphfit none"])
@@ -83,3 +97,39 @@ def compare(case: Case) -> tuple[str, list[str]]:
         diffs.append(f"buffers: SGLang only {sorted(theirs - ours)}, graphfit only "
                      f"{sorted(ours - theirs)}")
     return ("differs", diffs) if diffs else ("agree", [])
+
+
+# --- issue 23 s55g: the live check and graphfit's config file ---------------------------------
+
+
+def live_file_compare(case: Case) -> dict[str, tuple[str, list[str]]]:
+    """The line read as SGLang's resolved record on the live check (the GPU named: its
+    generation known, as inside the server) and as graphfit's own `--config` file, each
+    first through the prefill-CP oracle's comparison with the pasted line
+    (sglang_prefill_cp_oracle.live_compare / file_compare: refusals with SGLang's sentence,
+    the same ladders, components, sizes and buffers), then, where both agree, its prefill
+    component against SGLang's prefill runner itself (`runner_diffs`)."""
+    sg = _prefill(case)
+    out = {"live": cp.live_compare(case, named=True), "file": cp.file_compare(case)}
+    if isinstance(sg, so.Rejected):
+        return out
+    if out["live"][0] == "agree":
+        out["live"] = runner_diffs(_live_plan(case), sg)
+    plan = cp.file_plan(case)[0]
+    if out["file"][0] == "agree" and plan is not None:
+        out["file"] = runner_diffs(plan, sg)
+    return out
+
+
+def _live_plan(case: Case) -> Any:
+    """graphfit's plan of SGLang's resolved record of the line, the GPU named."""
+    import graphfit
+    from graphfit.integrations.sglang import from_sglang
+
+    argv, gpu, model = case
+    gb, capability = dc.GPUS[gpu]
+    with pc.environment(None):
+        resolved = so.resolve(argv, gpu_mem_gb=gb, model=cp.model_dir(model),
+                              capability=capability)
+    assert isinstance(resolved, so.Resolved)
+    return graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gpu))

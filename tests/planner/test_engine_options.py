@@ -281,6 +281,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_early_verify_metadata": st.booleans(),
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
+    "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -506,6 +507,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_early_verify_metadata": st.sampled_from([1, "yes", None]),
     "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
     "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
+    "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
 }
 
 
@@ -810,6 +812,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "minimax_sparse_kv": None,
         "dspark_draft_layers": None, "prefill_cp_strategy": None,
         "dspark_early_verify_metadata": False, "draft_moe_class": None,
-        "mnnvl_fabric": None}
+        "mnnvl_fabric": None,
+        "prefill_cp_hook_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

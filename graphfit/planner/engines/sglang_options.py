@@ -502,6 +502,13 @@ class SglangOptions(EngineOptions):
         (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
         the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
         False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
+    prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
+        (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
+        CP-graph support check sees before the memory hook, ahead of the default backend
+        (cuda_graph_hook.py:203-211 at pipeline.py:191; the default at :242,
+        attention_hook.py:120), so the hook's prefill-graph reserve counts CP's graphs only
+        with a named backend (issue 23 s55g).
+        None: no flag names one, or prefill CP off.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -659,6 +666,7 @@ class SglangOptions(EngineOptions):
     dspark_early_verify_metadata: bool = False
     draft_moe_class: str | None = None
     mnnvl_fabric: bool | None = None
+    prefill_cp_hook_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -685,6 +693,10 @@ class SglangOptions(EngineOptions):
                               f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
+        hook = self.prefill_cp_hook_backend  # issue 23 s55g
+        if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
+            raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
+                              f"got {excerpt(hook)}")
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "

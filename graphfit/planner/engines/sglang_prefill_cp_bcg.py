@@ -34,6 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
 
 ZIGZAG, INTERLEAVE = "zigzag", "interleave"
 # PREFILL_CP_BCG_SUPPORTED_COMBINATIONS (layers/cp/bcg/__init__.py:21-26)
@@ -122,3 +123,31 @@ def filter_capture(captured: tuple[int, ...], strategy: str, cp_size: int) -> tu
                           f">= {least}, but got {list(captured)}. (SGLang's prefill runner "
                           f"refuses, layers/cp/bcg/bcg.py:60-65)")
     return kept
+
+
+def strategy_of(config: EngineSettings) -> str | None:
+    """The prefill-CP strategy when SGLang captures CP's own breakable prefill graphs for
+    `config`, else None: the attention hook's trtllm_mha check first, then `supported`. The
+    prefill component reads it; the memory hook's reserve reads `hook_strategy`."""
+    if config.prefill_cp_strategy is not None:
+        check_trtllm_mha(config.prefill_attention_backend, config.attn_cp_size, config.sm100)
+    inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
+                      config.pp_size, config.prefill_attention_backend)
+    return inp.strategy if supported(inp) else None
+
+
+def hook_strategy(config: EngineSettings) -> str | None:
+    """`strategy_of` as SGLang's CP-graph check sees the line before the memory hook
+    (cuda_graph_hook.py:203-211 at pipeline.py:191): with the backend the flags name
+    (SglangOptions.prefill_cp_hook_backend), the default backend being declared later
+    (`_attention_backend_default`, attention_hook.py:120, run at pipeline.py:242). The
+    memory hook's prefill-graph reserve (memory_hook.py:380-386) reads it
+    (graphfit.planner.engines.sglang_reserve)."""
+    inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
+                      config.pp_size, config.prefill_cp_hook_backend)
+    if inp.strategy is None or inp.prefill_attention_backend is None:
+        return None
+    try:
+        return inp.strategy if supported(inp) else None
+    except ConfigError:  # interleave / dsa, TP 1: refused by the prefill component itself
+        return None

@@ -59,13 +59,7 @@ from graphfit.planner.engines.sglang_prefill import (
     resolve_prefill,
     resolved_backend,
 )
-from graphfit.planner.engines.sglang_prefill_cp_bcg import (
-    INPUT_EMBEDS,
-    POSITIONS,
-    CpBcgInputs,
-    check_trtllm_mha,
-    supported,
-)
+from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, strategy_of
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 COMPONENT = "prefill"
@@ -105,12 +99,8 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
 
 def cp_bcg_strategy(config: EngineSettings) -> str | None:
     """The prefill-CP strategy when SGLang captures CP's own breakable prefill graphs
-    (graphfit.planner.engines.sglang_prefill_cp_bcg; issue 23 s54g), else None."""
-    if config.prefill_cp_strategy is not None:  # the attention hook's check first
-        check_trtllm_mha(config.prefill_attention_backend, config.attn_cp_size, config.sm100)
-    inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
-                      config.pp_size, config.prefill_attention_backend)
-    return inp.strategy if supported(inp) else None
+    (graphfit.planner.engines.sglang_prefill_cp_bcg.strategy_of; issue 23 s54g), else None."""
+    return strategy_of(config)
 
 
 def prefill_backend(config: EngineSettings) -> str:
