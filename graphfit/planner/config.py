@@ -427,7 +427,9 @@ class EngineConfig:
             dspark_draft_layers: int | None = None,
             prefill_cp_strategy: str | None = None,
             dspark_early_verify_metadata: bool = False,
-            draft_moe_class: str | None = None) -> None: ...
+            draft_moe_class: str | None = None,
+            nixl_dispatch_tokens_per_rank: int = 128,
+            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1366,6 +1368,16 @@ class EngineConfig:
     def draft_moe_class(self) -> str | None:
         """SglangOptions.draft_moe_class."""
         return cast("str | None", self._option("draft_moe_class"))
+
+    @property
+    def nixl_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.nixl_dispatch_tokens_per_rank."""
+        return cast(int, self._option("nixl_dispatch_tokens_per_rank"))
+
+    @property
+    def mooncake_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.mooncake_dispatch_tokens_per_rank."""
+        return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -280,6 +280,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
     "dspark_early_verify_metadata": st.booleans(),
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
+    "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -504,6 +506,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_strategy": st.sampled_from(["ring", 1, True, "ZIGZAG"]),
     "dspark_early_verify_metadata": st.sampled_from([1, "yes", None]),
     "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
+    "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
+    "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
 }
 
 
@@ -807,6 +811,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
         "dspark_draft_layers": None, "prefill_cp_strategy": None,
-        "dspark_early_verify_metadata": False, "draft_moe_class": None}
+        "dspark_early_verify_metadata": False, "draft_moe_class": None,
+        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
