@@ -42,7 +42,7 @@ BUDGETS: dict[str, tuple[str, str]] = {
     "mooncake": ("SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
                  "token_dispatcher/mooncake.py:156-162"),
     "nixl": ("SGLANG_NIXL_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK",
-             "token_dispatcher/nixl.py:228-233, environ.py:1452"),
+             "token_dispatcher/nixl.py:228-233"),  # EnvInt, environ.py:1452
 }
 
 
@@ -54,14 +54,15 @@ def budget(config: EngineSettings, a2a: str) -> int:
 
 
 def problem(a2a: str, mode: str, tokens: int, built: str) -> str | None:
-    """The assert's reason for a dispatcher of backend `a2a` under --deepep-mode `mode` with
-    budget `tokens`, made while building `built` (what the message names), or None."""
+    """The assert's reason for a dispatcher of backend `a2a` under --deepep-mode `mode` (the
+    low-latency half is made in auto / low_latency only) with budget `tokens`, made in
+    `built` (what the message names: one error line within the CLI's 200 characters), or
+    None."""
     found = BUDGETS.get(a2a)
     if found is None or mode not in LOW_LATENCY_MODES or tokens <= LIMIT:
         return None
     name, site = found
-    return (f"{name}={tokens} > {LIMIT}: AssertionError in the {a2a} dispatcher's low-latency "
-            f"half building {built} ({site}; --deepep-mode {mode})")
+    return f"{name}={tokens} > {LIMIT}: AssertionError in {built} {a2a} dispatcher ({site})"
 
 
 def target_problem(config: EngineSettings) -> str | None:

@@ -76,7 +76,7 @@ def problem(config: EngineSettings) -> str | None:
     tokens = sglang_dispatch_budget.budget(config, draft)
     said = sglang_dispatch_budget.problem(
         draft, config.deepep_mode, tokens,
-        f"the draft's {name} (--speculative-moe-a2a-backend {draft})")
+        f"the draft {name}'s MoE")
     if said:  # reached only where the target's own dispatcher passed (checked before)
         return said
     found = NO_NORMAL_MODE[draft]
