@@ -18,6 +18,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_context_length,
+    sglang_draft_a2a,
     sglang_file_choices,
     sglang_file_dtype,
     sglang_kv_dtype,
@@ -252,6 +253,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)
         sglang_minimax_target.line(keys, gpu_later=True)
+    # a MoE draft's class under speculative_moe_a2a_backend, read from the file's
+    # speculative_draft_model_path (or the one SGLang fills in) as on a pasted line (s55e)
+    settings += sglang_draft_a2a.settings(keys)
     # SGLang's NGRAM topk is its BFS breadth, in a file as on a pasted line
     return sglang_ngram.file(data, settings, notes, brief(name)), notes
 

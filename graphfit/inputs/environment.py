@@ -2,7 +2,8 @@
 `environment` part in graphfit.planner.engines.table): vLLM's `VLLM_USE_V2_MODEL_RUNNER` (the
 model runner); SGLang's `SGLANG_ENABLE_SINGLE_CG_DRAFT` (multi-layer EAGLE's draft-extend graph
 count, graphfit.planner.engines.sglang_mtp_graphs), its MoE all-to-all token budgets
-(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer) and `SGLANG_MAMBA_SSM_DTYPE`
+(`SGLANG_BUDGETS`: megamoe, mori, pplx, DeepEP v2, FlashInfer,
+NixlEP, Mooncake: s55e) and `SGLANG_MAMBA_SSM_DTYPE`
 (a hybrid mamba model's state dtype, graphfit.planner.engines.sglang_mamba_memory),
 `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, `SGLANG_MOONCAKE_CUSTOM_MEM_POOL` and
 `MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture);
@@ -38,6 +39,10 @@ SGLANG_BUDGETS = {
     "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "pplx_dispatch_tokens_per_rank",
     "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "deepep_v2_dispatch_tokens_per_rank",
     "SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "flashinfer_dispatch_tokens_per_rank",
+    # s55e: NixlEP's EnvInt (environ.py:1452) and Mooncake's get_int_env_var (utils/common.py:
+    # 1444-1452: blank or unparsable -> 128, as int() here), both 128 (mooncake.py:157-159)
+    "SGLANG_NIXL_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "nixl_dispatch_tokens_per_rank",
+    "SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "mooncake_dispatch_tokens_per_rank",
 }
 
 __all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT",

@@ -38,6 +38,7 @@ from graphfit.inputs import (
     model_config,
     sglang_context_length,
     sglang_draft,
+    sglang_draft_a2a,
     sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
@@ -85,7 +86,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         "enable_prefill_cp", "cp_strategy", "dcp_size", "pp_size",
         # s53m: a MiniMax-M3 target's DeepEP mode (the low-latency assert, the Mooncake /
         # NixlEP normal-mode raise: graphfit.inputs.sglang_minimax_moe); unread before
-        "deepep_mode")
+        "deepep_mode",
+        # s55e: a MoE draft's dispatcher backend (graphfit.inputs.sglang_draft_a2a)
+        "speculative_moe_a2a_backend")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -190,6 +193,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     resolved = {**values, "quantization": None}
     out.update(_fields(sglang_draft_quant.settings(resolved)))
     out.update(_fields(sglang_minimax_kv.settings(values)))  # MiniMax-M3's KV pool (s50p)
+    # a MoE draft's class (s55e): the ServerArgs hold the draft path SGLang filled in and
+    # the resolved --speculative-moe-a2a-backend, read as a pasted line's
+    out.update(_fields(sglang_draft_a2a.settings(values)))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

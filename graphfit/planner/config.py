@@ -429,7 +429,9 @@ class EngineConfig:
             dspark_early_verify_metadata: bool = False,
             draft_moe_class: str | None = None,
             mnnvl_fabric: bool | None = None,
-            prefill_cp_hook_backend: str | None = None) -> None: ...
+            prefill_cp_hook_backend: str | None = None,
+            nixl_dispatch_tokens_per_rank: int = 128,
+            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1378,6 +1380,16 @@ class EngineConfig:
     def prefill_cp_hook_backend(self) -> str | None:
         """SglangOptions.prefill_cp_hook_backend."""
         return cast("str | None", self._option("prefill_cp_hook_backend"))
+
+    @property
+    def nixl_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.nixl_dispatch_tokens_per_rank."""
+        return cast(int, self._option("nixl_dispatch_tokens_per_rank"))
+
+    @property
+    def mooncake_dispatch_tokens_per_rank(self) -> int:
+        """SglangOptions.mooncake_dispatch_tokens_per_rank."""
+        return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

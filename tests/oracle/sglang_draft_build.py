@@ -129,6 +129,10 @@ def failure(r: so.Resolved) -> str | None:
             build_draft(record, draft, True, get_parallel().moe_ep_size)
         except (NotImplementedError, ValueError) as exc:
             return (f"{type(exc).__name__}: {exc} @ {mb._site(exc)} (at draft model build)")
+        except AssertionError as exc:  # s55e: the dispatcher's budget assert only
+            if not mb.budget_assert(exc):
+                raise
+            return f"AssertionError: @ {mb._site(exc)} (at draft model build)"
     return None
 
 

@@ -21,6 +21,11 @@ raises "Normal mode is not supported for Nixl EP yet." in auto / normal mode
 asks torch.distributed for its group's size (:238): `nixl_glue` reports the package
 installed (a Buffer that fails the oracle if used) and answers the size with the line's
 expert-parallel width. Its own assert (the dispatch budget <= 1024, :228-233) runs as written.
+
+s55e: that assert, and Mooncake's (mooncake.py:156-162), each in the low-latency half the
+dispatcher makes before its normal-mode raise, are answered too (`budget_assert`): the line's
+SGLANG_NIXL_EP_ / SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK, set in os.environ by
+the calling oracle, is read there as SGLang reads it.
 """
 
 from __future__ import annotations
@@ -97,6 +102,15 @@ def _site(exc: BaseException) -> str:
     return site
 
 
+BUDGET_SITES = ("layers/moe/token_dispatcher/mooncake.py:162",
+                "layers/moe/token_dispatcher/nixl.py:233")
+
+
+def budget_assert(exc: AssertionError) -> bool:
+    """Whether `exc` is a dispatcher's bare budget assert (BUDGET_SITES), not the glue's."""
+    return not str(exc) and _site(exc) in BUDGET_SITES
+
+
 def failure(r: so.Resolved) -> str | None:
     """What SGLang's MoE-layer dispatcher raises for the resolved line, None where it builds
     (or the line makes no Mooncake / NixlEP dispatcher: another backend, or a dense model,
@@ -136,7 +150,11 @@ def failure(r: so.Resolved) -> str | None:
                      return_recv_hook=True)
         except NotImplementedError as exc:
             return f"NotImplementedError: {exc} @ {_site(exc)} (at model build)"
+        except AssertionError as exc:  # s55e: the budget assert (nothing else caught)
+            if not budget_assert(exc):
+                raise
+            return f"AssertionError: @ {_site(exc)} (at model build)"
     return None
 
 
-__all__ = ["failure", "glue", "nixl_glue"]
+__all__ = ["BUDGET_SITES", "budget_assert", "failure", "glue", "nixl_glue"]

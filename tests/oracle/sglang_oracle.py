@@ -187,7 +187,7 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
 
     built = sglang_mooncake_build.failure(resolved)
     if built is not None:
-        return Rejected(argv, built, "NotImplementedError")
+        return Rejected(argv, built, built.split(":", 1)[0])  # s55e: or AssertionError
     return resolved
 
 

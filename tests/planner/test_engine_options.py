@@ -282,6 +282,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
+    "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -508,6 +510,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
     "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
+    "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
+    "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
 }
 
 
@@ -813,6 +817,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dspark_draft_layers": None, "prefill_cp_strategy": None,
         "dspark_early_verify_metadata": False, "draft_moe_class": None,
         "mnnvl_fabric": None,
-        "prefill_cp_hook_backend": None}
+        "prefill_cp_hook_backend": None,
+        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -44,6 +44,7 @@ from graphfit.planner.engines import (
     sglang_dcp,
     sglang_deepep_class,
     sglang_deepep_v2,
+    sglang_dispatch_budget,
     sglang_draft_dispatch,
     sglang_draft_quant,
     sglang_dsv4_plan,
@@ -786,6 +787,7 @@ class SglangModel:
         # after the speculative hook (pipeline.py:304-306, 338)
         sglang_unified_memory.check_config(config, changes)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
+        sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
         sglang_draft_dispatch.check(config)  # the draft's build after it (s54e)
         return changes

@@ -35,8 +35,8 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_dispatch_budget, sglang_waterfill
 from graphfit.planner.engines import sglang_spec_runners as spec_runners
-from graphfit.planner.engines import sglang_waterfill
 from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
 
 # the draft checkpoint's class -> (the class SGLang builds, where its MoE layer is made)
@@ -49,12 +49,11 @@ DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 SITES = {name: site for name, site in MOE_DRAFTS.values()}
 
 
-def problem(config: EngineSettings) -> str | None:
-    """SGLang's draft-build raise for a resolved line (module docstring), or None."""
+def _builds(config: EngineSettings) -> str | None:
+    """The draft class that makes a Mooncake / NixlEP dispatcher on this line (module
+    docstring), or None."""
     name = config.draft_moe_class
-    draft = config.speculative_moe_a2a_backend
-    found = NO_NORMAL_MODE.get(draft or "")
-    if name is None or found is None or config.deepep_mode not in NORMAL_MODES:
+    if name is None or (config.speculative_moe_a2a_backend or "") not in NO_NORMAL_MODE:
         return None
     # EAGLE / EAGLE3 / NEXTN (SpecMethod.MTP, graphfit.inputs.sglang.ALGORITHMS; so is
     # FROZEN_KV_MTP, whose worker builds its draft inside the context too,
@@ -62,6 +61,26 @@ def problem(config: EngineSettings) -> str | None:
     if config.spec_method not in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP):
         return None
     if spec_runners.multi_layer_eagle(config) or spec_runners.auto_multi_layer(config):
+        return None
+    return name
+
+
+def problem(config: EngineSettings) -> str | None:
+    """SGLang's draft-build raise for a resolved line (module docstring), or None. s55e: in
+    auto / low_latency mode the dispatcher's low-latency half asserts its token budget first
+    (graphfit.planner.engines.sglang_dispatch_budget)."""
+    name = _builds(config)
+    draft = config.speculative_moe_a2a_backend or ""
+    if name is None:
+        return None
+    tokens = sglang_dispatch_budget.budget(config, draft)
+    said = sglang_dispatch_budget.problem(
+        draft, config.deepep_mode, tokens,
+        f"the draft {name}'s MoE")
+    if said:  # reached only where the target's own dispatcher passed (checked before)
+        return said
+    found = NO_NORMAL_MODE[draft]
+    if config.deepep_mode not in NORMAL_MODES:
         return None
     target = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
                                            config.enable_waterfill)

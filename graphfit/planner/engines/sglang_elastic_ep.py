@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import sglang_deepep_class
+from graphfit.planner.engines import sglang_deepep_class, sglang_dispatch_budget
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
 from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
@@ -209,6 +209,7 @@ def check(config: EngineSettings) -> None:
     # s54e: a line that passes them still builds its model, whose NixlEP / Mooncake
     # dispatcher raises in auto / normal mode (token_dispatcher/nixl.py:481-482): SGLang's
     # reason, not "not modelled"
+    sglang_dispatch_budget.check_target(config)  # s55e: its low-latency half's assert first
     said = sglang_deepep_class.mooncake_problem(config.architecture, a2a, config.deepep_mode)
     if said:
         raise ConfigError(said)

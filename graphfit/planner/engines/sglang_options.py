@@ -509,6 +509,12 @@ class SglangOptions(EngineOptions):
         attention_hook.py:120), so the hook's prefill-graph reserve counts CP's graphs only
         with a named backend (issue 23 s55g).
         None: no flag names one, or prefill CP off.
+    nixl_dispatch_tokens_per_rank, mooncake_dispatch_tokens_per_rank: the NixlEP / Mooncake
+        dispatchers' per-rank token budgets, SGLANG_NIXL_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+        (EnvInt, environ.py:1452, 128) and SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK
+        (get_int_env_var, token_dispatcher/mooncake.py:157-159, 128), read by
+        graphfit.inputs.environment; each low-latency dispatcher asserts it <= 1024 at model
+        build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -667,6 +673,8 @@ class SglangOptions(EngineOptions):
     draft_moe_class: str | None = None
     mnnvl_fabric: bool | None = None
     prefill_cp_hook_backend: str | None = None
+    nixl_dispatch_tokens_per_rank: int = 128
+    mooncake_dispatch_tokens_per_rank: int = 128
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -765,7 +773,8 @@ class SglangOptions(EngineOptions):
         positive_int("dsa_index_kpool", self.dsa_index_kpool)
         _draft_shape_inputs(self)
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
-                     "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank"):
+                     "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank",
+                     "nixl_dispatch_tokens_per_rank", "mooncake_dispatch_tokens_per_rank"):
             if getattr(self, name) is None:
                 raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
             _optional_int(name, getattr(self, name), 0)

@@ -251,7 +251,7 @@ def _a2a_token(value: object) -> tuple[int, int, int]:
         raise ConfigError(f"moe_a2a_token: expected [hidden_size, top_k, itemsize], got "
                           f"{excerpt(value)}")
     for name, item in zip(("hidden_size", "top_k", "itemsize"), value, strict=True):
-        positive_int(f"moe_a2a_token {name}", item)
+        positive_int(f"moe_a2a_token: {name}", item)  # the field first (s55e)
     return (value[0], value[1], value[2])
 
 
