@@ -27,10 +27,11 @@ from tests.oracle.environ_patch import patched_environ
 
 
 def cell_sizes(path: str, draft: str, argv: tuple[str, ...], capability: tuple[int, int],
-               gpu_mem_gb: float = 80) -> kv.Priced | str:
+               gpu_mem_gb: float = 80, env: tuple[tuple[str, str], ...] = ()
+               ) -> kv.Priced | str:
     """Each pipeline stage's target + draft bytes a token and the resolved page size, or
-    SGLang's refusal ("Rejected: ..." / "Type: message")."""
-    with patched_environ({}):
+    SGLang's refusal ("Rejected: ..." / "Type: message"); `env`: the line's environment."""
+    with patched_environ(dict(env)):
         r = so.resolve(argv, gpu_mem_gb=gpu_mem_gb, model=path, capability=capability)
         if not isinstance(r, so.Resolved):
             return f"Rejected: {r.text}"
