@@ -28,7 +28,8 @@ from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_dspark_env import flag, line_environ
 from graphfit.inputs.sglang_minimax_moe import quantization
-from graphfit.planner.engines.sglang_minimax_kv import DENSE, K_ONLY, SPARSE
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.sglang_minimax_kv import AUTO_KV, DENSE, DRAFT, K_ONLY, SPARSE
 
 ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 KILL_SWITCH = "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"  # EnvBool, off (server_args.py:606-610)
@@ -95,9 +96,63 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     nvfp4 = quantization(values, data) == "minimax_m3_nvfp4"
     shape = shape_of(data, nvfp4, flag(line_environ(), KILL_SWITCH, False),
                      hisparse_ratio(values.get("hisparse_config")))
+    if shape is not None:
+        shape += draft_shape(values)
     return [] if shape is None else [
         Setting("minimax_sparse_kv", shape, f"{model}: the MiniMax-M3 sparse KV pool's shape",
                 FILE, weak=True)]
 
 
-__all__ = ["settings", "shape_of"]
+DRAFT_KV_BYTES = {"fp8_e4m3": 1, "fp8_e5m2": 1, "bf16": 2, "bfloat16": 2, "auto": AUTO_KV}
+
+
+def draft_shape(values: Mapping[str, Any]) -> tuple[int, ...]:
+    """For a DFLASH / DSPARK line with a local draft: DRAFT, then the draft's KV shape as
+    SGLang's draft ModelConfig reads it (graphfit.planner.engines.sglang_minimax_kv.DraftKv:
+    num_hidden_layers, num_key_value_heads (else the attention heads), head_dim (else
+    hidden_size // heads), v_head_dim (else head_dim), model_config.py:1341-1355,
+    1630-1700; the text config where the draft nests one; a MiniMax M3.1 draft as SGLang
+    rewrites it for DSPARK, graphfit.inputs.sglang_dspark_minimax) and
+    --speculative-draft-kv-cache-dtype (0: not given, its bytes, AUTO_KV: auto), DFLASH (1)
+    or DSPARK (0), and whether a DFLASH draft keeps trtllm_mha (every layer sliding or is_causal,
+    speculative_hook.py:942-962, dflash_utils.py:388-397). Empty where the
+    draft is not read (a hub id, a field missing): the price then shows the target's only
+    (issue 23 s55d)."""
+    from graphfit.inputs import sglang_dspark, sglang_dspark_minimax
+    from graphfit.inputs.model_config import config_path
+
+    algorithm = str(values.get("speculative_algorithm") or "").upper()
+    if algorithm not in ("DFLASH", "DSPARK"):
+        return ()
+    draft = values.get("speculative_draft_model_path")
+    path = config_path(str(draft)) if draft else None
+    if path is None:
+        return ()
+    try:
+        data = sglang_dspark._draft_config(path, values)
+        if algorithm == "DSPARK" and sglang_dspark_minimax.is_minimax(data):
+            data = sglang_dspark_minimax.configured(data)
+    except (ConfigError, sglang_dspark_minimax.RewriteError):
+        return ()  # the draft's own refusal is raised by its readers
+    nested = data.get("text_config")
+    text = nested if isinstance(nested, Mapping) else data
+    heads = _positive(text.get("num_attention_heads"))
+    kv = _positive(text.get("num_key_value_heads")) or heads
+    head_dim = text.get("head_dim")
+    if head_dim is None and heads is not None and isinstance(text.get("hidden_size"), int):
+        head_dim = text["hidden_size"] // heads
+    head_dim = _positive(head_dim)
+    v_dim = _positive(text.get("v_head_dim")) or head_dim
+    layers = _positive(text.get("num_hidden_layers"))
+    if layers is None or kv is None or head_dim is None or v_dim is None:
+        return ()
+    given = str(values.get("speculative_draft_kv_cache_dtype"))
+    kinds = text.get("layer_types", data.get("layer_types"))  # get_dflash_layer_types
+    sliding = isinstance(kinds, list) and bool(kinds) and len(kinds) == layers \
+        and set(kinds) == {"sliding_attention"}
+    keeps = sliding or text.get("is_causal") is True  # speculative_hook.py:942-962
+    return (DRAFT, layers, kv, head_dim, v_dim, DRAFT_KV_BYTES.get(given, 0),
+            int(algorithm == "DFLASH"), int(keeps))
+
+
+__all__ = ["draft_shape", "settings", "shape_of"]

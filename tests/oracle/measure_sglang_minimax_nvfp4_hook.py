@@ -158,9 +158,16 @@ def price(path: str, argv: tuple[str, ...], gpu: str, env: tuple[tuple[str, str]
     """SGLang's price of the line on the fake device of `gpu`: its capability and (s54m) the
     memory graphfit's GPU name stands for (graphfit.inputs.gpus), so the memory-tiered
     defaults SGLang picks (chunked prefill, decode max batch) are the ones graphfit plans
-    (before s54m: an 80 GB device whatever the GPU)."""
+    (before s54m: an 80 GB device whatever the GPU). A DSPARK / DFLASH line's price adds the
+    draft's own KV pool as SGLang's configurator does (issue 23 s55d,
+    tests/oracle/sglang_minimax_draft_kv_oracle)."""
     from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle import sglang_minimax_draft_kv_oracle as dk
 
+    flag = "--speculative-draft-model-path"
+    if flag in argv and "--speculative-algorithm" in argv:
+        draft = argv[argv.index(flag) + 1]
+        return dk.cell_sizes(path, draft, argv, CAPABILITY[gpu], GPU_MEMORY_GB[gpu], env)
     return kv.cell_sizes(path, argv, CAPABILITY[gpu], env, gpu_mem_gb=GPU_MEMORY_GB[gpu])
 
 

@@ -37,6 +37,10 @@ else 1; a ratio graphfit cannot read (bad JSON, not an integer) leaves the line 
 figure is shown per token and per page (`pool_page`: the hook's 128 where it sets the page).
 graphfit sizes the token pool from memory only for DeepSeek-V4 and hybrid mamba models, so
 nothing else in the plan changes.
+
+A DFLASH / DSPARK line's draft keeps its own KV pool, which SGLang charges to the same
+per-token budget (pool_configurator.py:316-338): the line shows the target's price plus the
+draft's (`draft_price`, issue 23 s55d). EAGLE-family drafts are not added here.
 """
 
 from __future__ import annotations
@@ -53,7 +57,45 @@ ROW_ALIGN = 128  # _PAGE_ROW_ALIGN (:33)
 ONE_BYTE_KV = ("fp8_e4m3", "fp8_e5m2", "mxfp8", "nvfp4", "fp4_mx_block16")  # kv_cache_dtype.py
 MODEL_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 WHERE = "pool_configurator.py:408-489"
+DRAFT_WHERE = "the draft's pool: pool_configurator.py:316-338"
 HEADER = 7  # MiniMaxSparseKv.of: the fields before the layer codes
+DRAFT = 3  # the code after the layer codes that starts a DFLASH-family draft's KV shape
+DRAFT_FIELDS = 7  # DraftKv.fields
+AUTO_KV = 3  # DraftKv.kv_bytes for --speculative-draft-kv-cache-dtype auto
+DRAFT_BACKENDS = ("flashinfer", "fa3", "fa4", "triton", "ascend", "trtllm_mha", "intel_xpu")
+
+
+@dataclass(frozen=True)
+class DraftKv:
+    """A DFLASH / DSPARK draft's own KV pool shape (issue 23 s55d), as SGLang's
+    `resolve_dflash_draft_cell_size` reads the draft's ModelConfig (mem_cache/draft_kv_budget.py:
+    14-55): the draft's layer count (`dflash_draft_num_layers`, its num_hidden_layers,
+    spec_aux_hidden_state.py:219, 280), its total KV heads, head_dim and v_head_dim
+    (model_config.py:1341-1355: v_head_dim defaults to head_dim) and the
+    --speculative-draft-kv-cache-dtype (`kv_bytes`: 0 not given, 1 / 2 its bytes, AUTO_KV: auto,
+    the draft's model dtype, kv_cache_dtype.py:45-58, not the target's KV dtype); whether
+    the line is DFLASH (`dflash`, else DSPARK) and whether the draft keeps a trtllm_mha
+    backend under DFLASH (`keeps_trtllm`: every layer sliding, or `is_causal` true,
+    speculative_hook.py:942-962)."""
+
+    layers: int
+    kv_heads: int
+    head_dim: int
+    v_head_dim: int
+    kv_bytes: int
+    dflash: bool = False
+    keeps_trtllm: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("layers", "kv_heads", "head_dim", "v_head_dim"):
+            require_int(f"minimax_sparse_kv.draft {name}", getattr(self, name), 1)
+        if self.kv_bytes not in (0, 1, 2, AUTO_KV):
+            raise ConfigError(f"minimax_sparse_kv: the draft's KV code must be 0 (not given), "
+                              f"1, 2 (bytes) or {AUTO_KV} (auto)")
+
+    def fields(self) -> tuple[int, ...]:
+        return (self.layers, self.kv_heads, self.head_dim, self.v_head_dim, self.kv_bytes,
+                int(self.dflash), int(self.keeps_trtllm))
 
 
 @dataclass(frozen=True)
@@ -72,6 +114,7 @@ class MiniMaxSparseKv:
     fp8_gemm_off: bool
     hisparse_ratio: int
     layers: tuple[int, ...]
+    draft: DraftKv | None = None
 
     def __post_init__(self) -> None:
         for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
@@ -88,13 +131,24 @@ class MiniMaxSparseKv:
             raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
                               f"{len(values)}")
         layers, heads, dim, index, nvfp4, off, ratio = values[:HEADER]
-        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio,
-                   tuple(values[HEADER:]))
+        codes, draft = tuple(values[HEADER:]), None
+        if DRAFT in codes:
+            at = codes.index(DRAFT)
+            if len(codes) - at - 1 != DRAFT_FIELDS:
+                raise ConfigError(f"minimax_sparse_kv: expected {DRAFT_FIELDS} integers after "
+                                  f"the draft code {DRAFT}, got {len(codes) - at - 1}")
+            layers_, heads_, dim_, v_dim, kv_bytes, dflash, keeps = codes[at + 1:]
+            codes, draft = codes[:at], DraftKv(layers_, heads_, dim_, v_dim, kv_bytes,
+                                                bool(dflash), bool(keeps))
+        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio, codes, draft)
 
     def fields(self) -> tuple[int, ...]:
-        """The option's flat form: the header, then the layer codes."""
+        """The option's flat form: the header, the layer codes, then for a DFLASH / DSPARK
+        line the code DRAFT and the draft's DraftKv.fields."""
+        tail = () if self.draft is None else (DRAFT, *self.draft.fields())
         return (self.num_layers, self.kv_heads, self.head_dim, self.index_dim,
-                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, *self.layers)
+                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, *self.layers,
+                *tail)
 
 
 @dataclass(frozen=True)
@@ -231,6 +285,83 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
                  for stage in stages(config, shape))
 
 
+def draft_price(config: EngineSettings, shape: MiniMaxSparseKv) -> int | str | None:
+    """The bytes a DFLASH / DSPARK draft's own KV pool adds to each token of the target's
+    price (issue 23 s55d): `_dflash_draft_cell_size` (pool_configurator.py:108-115) summed
+    onto `_compute_cell_size` by `scale_kv_cell_size_per_token_for_dflash`
+    (pool_configurator.py:316-338, speculative/dflash_utils.py:137-170):
+    `dflash_draft_cell_size_per_token` (dflash_utils.py:121-133) = the draft's
+    `get_num_kv_heads(attn TP)` (max(1, heads // TP), model_config.py:1700-1711) x
+    (head_dim + v_head_dim) x draft layers x the draft KV dtype's bytes, times attn_dcp_size.
+    The draft KV dtype (`resolve_dflash_draft_cell_size`, mem_cache/draft_kv_budget.py:28-49;
+    `configure_kv_cache_dtype`, kv_cache_dtype.py:34-100, with no model: no checkpoint KV
+    quantization): bf16 where the MiniMax NVFP4 hook writes it for none / auto
+    (arg_groups/model_overrides/minimax_m3.py:79-80), else --speculative-draft-kv-cache-dtype
+    when given (auto: the model dtype), else the target's resolved KV dtype (auto: the model
+    dtype); an fa4 draft backend gets the
+    model dtype for any other (kv_cache_dtype.py:90-100). None: no draft; a string: why not
+    priced (attention CP, where the draft may run on the full TP group,
+    runtime_context.py:489-498, speculative/draft_parallel.py:53-68)."""
+    draft = shape.draft
+    if draft is None:
+        return None
+    if config.attn_cp_size > 1:
+        return "the draft's attention group under attention CP is not modelled"
+    model = MODEL_DTYPE_BYTES.get(str(config.dtype).strip().lower())
+    if model is None:
+        return f"the model dtype {config.dtype!r} is not one graphfit prices"
+    if draft_backend(config, shape, draft) == "fa4":
+        kv_bytes = model  # whatever the dtype, the model dtype's bytes
+    elif shape.nvfp4 and draft.kv_bytes in (0, AUTO_KV):
+        kv_bytes = 2  # the hook's bf16 for none / auto
+    elif draft.kv_bytes == AUTO_KV:
+        kv_bytes = model  # auto with no model: the model dtype
+    elif draft.kv_bytes:
+        kv_bytes = draft.kv_bytes
+    else:
+        kv = resolved_kv_dtype(config, shape)
+        kv_bytes = 1 if kv in ONE_BYTE_KV else 2 if kv in ("bf16", "bfloat16") else model
+    attn_tp = max(1, config.tp_size // max(1, config.attn_dp_size))
+    heads = max(1, draft.kv_heads // attn_tp)
+    cell = heads * (draft.head_dim + draft.v_head_dim) * draft.layers * kv_bytes
+    return cell * max(1, config.dcp_size)
+
+
+def draft_backend(config: EngineSettings, shape: MiniMaxSparseKv,
+                  draft: DraftKv) -> str | None:
+    """The draft attention backend SGLang resolves (what the draft KV dtype rule reads):
+    DSPARK, the flag (the NVFP4 hook's trtllm_mha when none, minimax_m3.py:83-86, is not fa4);
+    DFLASH, `_resolve_dflash_draft_attention_backend` (speculative_hook.py:886-987): the flag,
+    else the target's prefill backend (the flags, else the MiniMax hook's pick: trtllm_mha /
+    fa4 on SM100, minimax_m3.py:120-121, 147-158; fa3 on SM90, :176-186), flashinfer for a
+    backend not in DRAFT_ATTENTION_BACKEND_CHOICES (arg_groups/choices.py:103-111), and
+    trtllm_mha becomes fa4 on SM100 (else flashinfer) unless the draft keeps it. None where
+    graphfit does not restate the target's default backend (another GPU, or only a decode
+    backend given): never fa4 there for these GPUs' MiniMax lines."""
+    given = config.draft_attention_backend
+    if not draft.dflash:
+        return given
+    if given is None:
+        base = config.attention_backend_flag
+        unset = (base is None and config.decode_attention_backend is None
+                 and config.prefill_attention_backend is None)
+        if not unset:
+            given = config.prefill_attention_backend or base
+        elif _sm(config, 10):
+            kv = resolved_kv_dtype(config, shape)
+            fp8 = kv == "fp8_e4m3" and not shape.fp8_gemm_off
+            given = "trtllm_mha" if packed_stack(config, shape) or fp8 else "fa4"
+        elif _sm(config, 9):
+            given = "fa3"
+    if given is None:
+        return None
+    if given not in DRAFT_BACKENDS:
+        return "flashinfer"
+    if given == "trtllm_mha" and not draft.keeps_trtllm:
+        return "fa4" if _sm(config, 10) else "flashinfer"
+    return given
+
+
 def served_nvfp4(config: EngineSettings) -> bool:
     """Whether the MiniMax-M3 target is served as minimax_m3_nvfp4 (the quantization as the
     hook resolves it, minimax_m3.py:18-34, 46-54; graphfit.inputs.sglang_minimax_kv)."""
@@ -266,14 +397,24 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
     if isinstance(priced, str):
         return ("minimax_sparse_kv", f"MiniMax-M3 sparse KV pool ({WHERE}); not priced: "
                                      f"{priced.strip()}")
-    page = pool_page(config, MiniMaxSparseKv.of(config.minimax_sparse_kv or ()))
-    shown = [f"{p.total} B a token (main {p.main} + index {p.index}), "
-             f"{p.total * page} B a page of {page}" for p in priced]
+    shape = MiniMaxSparseKv.of(config.minimax_sparse_kv or ())
+    page = pool_page(config, shape)
+    draft = draft_price(config, shape)
+    if isinstance(draft, int):
+        shown = [f"{p.total + draft} B a token (main {p.main} + index {p.index} + the draft's "
+                 f"KV {draft}), {(p.total + draft) * page} B a page of {page}" for p in priced]
+    else:
+        shown = [f"{p.total} B a token (main {p.main} + index {p.index}), "
+                 f"{p.total * page} B a page of {page}" for p in priced]
+        if draft is not None:
+            shown[-1] += f"; the draft's KV not priced: {draft}"
+    where = f"{WHERE}, {DRAFT_WHERE}" if isinstance(draft, int) else WHERE
     if len(shown) == 1:
-        return ("minimax_sparse_kv", f"{shown[0]} a rank ({WHERE})")
+        return ("minimax_sparse_kv", f"{shown[0]} a rank ({where})")
     stages_shown = "; ".join(f"stage {i}: {text}" for i, text in enumerate(shown))
-    return ("minimax_sparse_kv", f"{stages_shown} ({WHERE})")
+    return ("minimax_sparse_kv", f"{stages_shown} ({where})")
 
 
-__all__ = ["CellPrice", "MiniMaxSparseKv", "cell_price", "hook_writes_megamoe", "page_rows",
-           "pool_page", "prices", "served_nvfp4", "sparse_kv_line"]
+__all__ = ["CellPrice", "DraftKv", "MiniMaxSparseKv", "cell_price", "draft_backend",
+           "draft_price", "hook_writes_megamoe", "page_rows", "pool_page", "prices",
+           "served_nvfp4", "sparse_kv_line"]
