@@ -275,7 +275,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_lora": st.booleans(),
     "enable_session_radix_cache": st.booleans(),
     "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 2, 0, 1, 2, 1),
-                                          [2, 1, 64, 128, 1, 1, 0]]),
+                                          [2, 1, 64, 128, 1, 1, 0, 1, 0, 1]]),
     "dspark_draft_layers": st.none() | st.integers(1, 8),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
