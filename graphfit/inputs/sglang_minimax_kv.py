@@ -136,7 +136,10 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`minimax_sparse_kv` for a local MiniMax-M3 target (module docstring)."""
     model = values.get("model_path")
     data = local_config(str(model)) if isinstance(model, str) else None
-    if data is None:
+    if data is None or values.get("encoder_only") is True:
+        # an encoder-only server (launch_server.py:32-45) builds ModelConfig and the vision
+        # tower only (disaggregation/encoder/server.py:563-623; minimax_m3_vl.py:128-135):
+        # no KV pool, so no price and no sparse config read (issue 23 s55n)
         return []
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data

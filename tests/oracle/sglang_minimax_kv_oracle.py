@@ -5,11 +5,11 @@ A line is resolved by SGLang's argument pipeline on a MiniMax-M3 target director
 tests/oracle/sglang_minimax_target_oracle (the model hook picks the backend, page size and,
 for an NVFP4 checkpoint on Blackwell, the fp8 KV); then, on the fake CUDA device of the line's
 capability with the resolved layout published, SGLang's `ModelConfig` of the directory,
-SGLang's `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:34-88, given a stand-in model
-holding the quantization config SGLang's loader builds for the directory, issue 23 s55n) and SGLang's `get_pp_indices`
-(distributed/utils.py:110-150) give a stand-in of the KV-cache configurator, and SGLang's own
-`PoolConfigurator._compute_cell_size` (model_executor/pool_configurator.py:340-489) prices one
-token on each pipeline stage.
+SGLang's `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:34-88, given a stand-in
+model holding the quantization config SGLang's loader builds for the directory, issue 23
+s55n) and SGLang's `get_pp_indices` (distributed/utils.py:110-150) give a stand-in of the
+KV-cache configurator, and SGLang's own `PoolConfigurator._compute_cell_size`
+(model_executor/pool_configurator.py:340-489) prices one token on each pipeline stage.
 
 Glue (not SGLang logic): the stand-in configurator carries only what the MiniMax branch reads
 (model_config, kv_cache_dtype, model_dtype, server_args, layer_info, use_mla_backend False,

@@ -88,3 +88,64 @@ def test_cases_are_not_vacuous() -> None:
     unset = t.sglang_prices(t.case([0, 1]))
     assert not isinstance(explicit, str) and not isinstance(unset, str)
     assert (explicit[1], unset[1]) == (1, 128)
+
+
+ROCM_OPTION = "SGLANG_OPT_MINIMAX_M3_FP8_INDEX_CACHE"  # EnvBool, default on (environ.py:2072)
+
+
+def _sglang_index_bytes(gfx95: bool, option: str) -> int:
+    """SGLang's own `get_minimax_sparse_index_dtype` (memory_pool.py:5831-5844) on a HIP build
+    (`_is_cuda` False) of the given gfx generation, fp8 KV, with the option set to `option`."""
+    import torch
+
+    from tests.oracle import sglang_oracle, sglang_stubs
+    from tests.oracle.environ_patch import patched_environ
+
+    sglang_oracle.oracle()  # SGLang's sources on the import path, with the stubs
+    with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024), \
+            patched_environ({ROCM_OPTION: option}):
+        from sglang.srt.mem_cache import memory_pool as mp
+
+        saved = (mp._is_cuda, mp._is_gfx95_supported)
+        mp._is_cuda, mp._is_gfx95_supported = False, gfx95
+        try:
+            dtype = mp.get_minimax_sparse_index_dtype(
+                fp8_attn_gemm=False, kv_cache_dtype=torch.float8_e4m3fnuz,
+                model_dtype=torch.bfloat16)
+        finally:
+            mp._is_cuda, mp._is_gfx95_supported = saved
+    return int(torch._utils._element_size(dtype))
+
+
+def test_rocm_fp8_index_option_on_graphfit_amd_gpus() -> None:
+    """The ROCm fp8 index option binds on gfx950 only (SGLang's own function: 1 byte there,
+    the model dtype's 2 on gfx942), and graphfit's AMD names (MI300X / MI325X) are gfx942:
+    graphfit's index part on an MI300X line, option on or off, is the index layers' count x
+    sparse_index_dim x SGLang's gfx942 bytes."""
+    from graphfit.planner.engines.sglang_minimax_kv import prices
+
+    assert (_sglang_index_bytes(True, "1"), _sglang_index_bytes(True, "0")) == (1, 2)
+    for option in ("1", "0"):
+        gfx942 = _sglang_index_bytes(False, option)
+        c = {**t.case([0, 1, 1], [0, 0, 1], more=("--kv-cache-dtype", "fp8_e4m3")),
+             "gpu": "MI300X", "env": ((ROCM_OPTION, option),)}
+        config = _planned(c)
+        priced = prices(config)
+        assert not isinstance(priced, str) and priced is not None
+        # one index-KV sparse layer (K and V) and one K-only layer, sparse_index_dim 64
+        assert priced[0].index == (1 * 2 + 1) * 64 * gfx942
+
+
+def _planned(c: dict[str, Any]) -> Any:
+    """graphfit's planned config of the case's pasted line (as t.graphfit_prices reads it)."""
+    import shlex
+
+    import graphfit
+    from graphfit.cli.options import resolve_values
+    from graphfit.inputs import commandline
+
+    line = [*(f"{k}={v}" for k, v in c["env"]), "python", "-m", "sglang.launch_server",
+            "--model-path", t.path_of(c), *t.argv_of(c)]
+    return graphfit.plan(resolve_values({"gpu_memory_gb": c["gpu"]}, environ={},
+                                        pasted=commandline.read([shlex.join(line)])).config()
+                         ).config
