@@ -66,7 +66,7 @@ from graphfit.inputs.sglang_minimax_quant import (
     nvfp4_config_problem,
 )
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
-from graphfit.inputs.sglang_minimax_vl_layers import layer_list_failure
+from graphfit.inputs.sglang_minimax_vl_layers import written_failure
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -439,8 +439,7 @@ def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
     if data is None:
         return None
     # transformers' layer-list check runs in get_config on the written config (s55n)
-    written = local_config(str(values.get("model_path")))
-    loading = None if written is None else layer_list_failure(written)
+    loading = written_failure(values.get("model_path"))
     loading = loading or sglang_sub_configs.load_failure(data)
     if loading is not None:  # ModelConfig's reads come before the model class is built
         raise ConfigError(f"--model-path: {loading}")

@@ -42,6 +42,18 @@ def _derived(given: Any, freq: Any, on: str, off: str) -> Any:
     return None if not isinstance(freq, list) else [on if f else off for f in freq]
 
 
+def written_failure(model: object) -> str | None:
+    """`layer_list_failure` on the model's config.json AS WRITTEN: graphfit's `local_config`
+    hands back the target's config with the override args applied while a line is read
+    (graphfit.inputs.target_overrides.on_load), which transformers never sees."""
+    from graphfit.inputs.model_config import config_path
+    from graphfit.inputs.reading import load_json
+
+    path = config_path(model) if isinstance(model, str) else None
+    data = None if path is None else load_json(path, "model config")
+    return layer_list_failure(data) if isinstance(data, Mapping) else None
+
+
 def layer_list_failure(data: Mapping[str, Any]) -> str | None:
     """Why transformers refuses the VL wrapper's text config (module docstring), or None."""
     text = data.get("text_config")
@@ -71,4 +83,4 @@ def layer_list_failure(data: Mapping[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["layer_list_failure"]
+__all__ = ["layer_list_failure", "written_failure"]

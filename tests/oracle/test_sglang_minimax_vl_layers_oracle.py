@@ -28,9 +28,6 @@ from tests.oracle import test_sglang_minimax_kv_quant_oracle as q  # noqa: E402
 REFUSED = {
     "freq-short": t.case([0, 1], layers=3, nested=True),
     "freq-long": t.case([0, 1, 1, 0], layers=3, nested=True),
-    # the override args come after the class is built: the written lists are checked
-    "override-too-late": t.case([0, 1, 1], layers=4, nested=True,
-                                override={"num_hidden_layers": 3}),
 }
 BUILT = {
     "top-level-freq-short": t.case([0, 1], layers=3),  # no layer lists at the top level
@@ -43,7 +40,18 @@ def _moe_short() -> dict[str, Any]:
     return {**c, "fields": {**c["fields"], "moe_layer_freq": [0, 0]}}
 
 
+def _override_too_late() -> dict[str, Any]:
+    """The override args replace the text dict with a consistent one, but they come after the
+    class is built (config.py:411-414): the WRITTEN lists are the ones checked."""
+    from tests.oracle import sglang_minimax_target_oracle as mo
+
+    c = t.case([0, 1, 1], layers=4, nested=True)
+    good = {**mo.TEXT, **t.case([0, 1, 1], nested=True)["fields"]}
+    return {**c, "override": {"text_config": good}}
+
+
 REFUSED["moe-freq-short"] = _moe_short()
+REFUSED["override-too-late"] = _override_too_late()
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
@@ -83,3 +91,8 @@ def test_encoder_only_vl_server_without_sparse_config() -> None:
                           capability=t.CAPABILITY["H100"])
     assert isinstance(resolved, so.Resolved), resolved
     assert sparse_kv_line(q._planned(encoder)) is None
+    # with a sparse config too: the whole server is priced, the encoder server is not
+    priced = t.case([0, 1], nested=True)
+    assert not isinstance(t.sglang_prices(priced), str)
+    assert sparse_kv_line(q._planned(priced)) is not None
+    assert sparse_kv_line(q._planned({**priced, "more": ("--encoder-only",)})) is None
