@@ -219,13 +219,20 @@ def _sglang_model(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
 
 
 def _gpu(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
-    from graphfit.inputs.gpus import gpu_capability, gpu_memory_gb, gpu_sm90, gpu_sm100
+    from graphfit.inputs.gpus import (
+        gpu_capability,
+        gpu_memory_gb,
+        gpu_mnnvl_fabric,
+        gpu_sm90,
+        gpu_sm100,
+    )
     from graphfit.inputs.settings import Setting
 
     settings = [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin)]
     # a GPU name tells its generation too (SglangOptions.sm90 / sm100 / gpu_capability)
     for field, known in (("sm90", gpu_sm90(value)), ("sm100", gpu_sm100(value)),
-                         ("gpu_capability", gpu_capability(value))):
+                         ("gpu_capability", gpu_capability(value)),
+                         ("mnnvl_fabric", gpu_mnnvl_fabric(value))):
         if known is not None:
             settings.append(Setting(field, known, origin))
     return settings, []
@@ -620,6 +627,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
 
         # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
         sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"))
+        if pasted is None:  # prefill CP's breakable graphs: the file's prefill backend, else
+            # SGLang's default on the named GPU (graphfit.inputs.sglang_prefill_cp_bcg, s55g)
+            from graphfit.inputs.sglang_prefill_cp_bcg import settle_file as cp_bcg_settle
+
+            resolved = cp_bcg_settle(read_mapping(config_file), resolved,
+                                     values.get("gpu_memory_gb"))
 
         # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
         sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),

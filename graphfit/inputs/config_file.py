@@ -25,13 +25,20 @@ from graphfit.inputs import (
     sglang_minimax_target,
     sglang_ngram,
     sglang_prefill_cp,
+    sglang_prefill_cp_bcg,
     sglang_unified_switches,
     target_overrides,
 )
 from graphfit.inputs import sglang as sglang_args
 from graphfit.inputs import trtllm as trtllm_args
 from graphfit.inputs import vllm as vllm_args
-from graphfit.inputs.gpus import gpu_capability, gpu_memory_gb, gpu_sm90, gpu_sm100
+from graphfit.inputs.gpus import (
+    gpu_capability,
+    gpu_memory_gb,
+    gpu_mnnvl_fabric,
+    gpu_sm90,
+    gpu_sm100,
+)
 from graphfit.inputs.keys import Handler, field_key, raw
 from graphfit.inputs.model_config import config_path
 from graphfit.inputs.reading import load_data, shown_path
@@ -95,6 +102,7 @@ def _native() -> dict[str, Handler]:
         "dp_spec_prefill_coordination": as_bool,
         "sm90": as_bool,
         "sm100": as_bool,
+        "mnnvl_fabric": as_bool,
         "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }
     keys = {name: field_key(name, readers.get(name, raw)) for name in CONFIG_FIELDS}
@@ -108,7 +116,8 @@ def _gpu_memory_gb(origin: str, value: Any, layer: int) -> tuple[list[Setting], 
     rules read (a config class's GPU reason, awq/awq.py:282-284); a GiB figure tells none."""
     settings = [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin, layer)]
     for field, known in (("sm90", gpu_sm90(value)), ("sm100", gpu_sm100(value)),
-                         ("gpu_capability", gpu_capability(value))):
+                         ("gpu_capability", gpu_capability(value)),
+                         ("mnnvl_fabric", gpu_mnnvl_fabric(value))):
         if known is not None:
             settings.append(Setting(field, known, origin, layer))
     return settings, []
@@ -237,6 +246,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     settings += sglang_unified_switches.file(data, brief(name))
     with _target(data):  # --enable-prefill-cp with the file's widths (issue 23 s52c)
         notes += sglang_prefill_cp.file(data, brief(name))
+    settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         # (json_model_override_args read with it); a GPU-dependent answer is settled on

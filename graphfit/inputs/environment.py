@@ -97,6 +97,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     SGLang's default (environ.py:1921), so no setting. The all-to-all token budgets
     (`SGLANG_BUDGETS`) as its EnvInt parses them (`int(value)`, environ.py:153-158; a value
     it cannot parse keeps the default, :78-86); then DSPARK's modes (sglang_dspark_env)."""
+    from graphfit.inputs.sglang_dspark_early import environment as dspark_early_environment
     from graphfit.inputs.sglang_dspark_env import dspark_environment  # DSPARK's modes
     from graphfit.inputs.sglang_dsv4 import environment as dsv4_environment
     from graphfit.inputs.sglang_mamba_env import mamba_environment  # the mamba memory solve
@@ -123,7 +124,8 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             *dspark_environment(environ), *mamba_environment(environ),
             *spec_dp_environment(environ),  # DP spec / prefill coordination
             *_lazy_compaction(environ),  # unified memory's PD check (s41u)
-            *dsv4_environment(environ)]  # DeepSeek-V4's KV pools (sglang_dsv4)
+            *dsv4_environment(environ),  # DeepSeek-V4's KV pools (sglang_dsv4)
+            *dspark_early_environment(environ)]  # DSPARK's staged verify inputs (s54d)
 
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields

@@ -150,6 +150,74 @@ def _json(text: str) -> Any:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
+def _sglang_refuses(text: str, orjson: bool = False) -> str | None:
+    """The JSON reader's error when SGLang's reader refuses `text` as not JSON (None when it
+    reads it): json.loads (argparse's type for most JSON flags, `--cuda-graph-config`'s
+    parse, model_executor/cuda_graph_config.py:252-255) or, with `orjson`, orjson.loads
+    (json_list_type, utils/common.py:4818-4824), which also refuses NaN / Infinity, a number
+    that overflows a double and a lone surrogate. A text so deep that json.loads recurses
+    out crashes SGLang's reader; graphfit's strict reader refuses it in its own words."""
+    def constant(name: str) -> Any:
+        raise json.JSONDecodeError(f"{name} is not JSON", text, 0)
+
+    try:
+        data = json.loads(text, parse_constant=constant if orjson else None)
+    except ValueError as exc:  # JSONDecodeError, or an integer past Python's digit limit
+        return str(exc)
+    except RecursionError:
+        return None
+    if orjson and not _orjson_reads(data):
+        return "not JSON orjson reads"
+    return None
+
+
+def _orjson_reads(data: Any) -> bool:
+    """No infinite float and no lone surrogate anywhere in a json.loads result (iterative)."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, float) and item in (float("inf"), float("-inf")):
+            return False
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return True
+
+
+def _sglang_json(text: str) -> Any:
+    """SGLang's `type=json.loads` flags: a text json.loads refuses gets argparse's words for
+    it ("invalid loads value: 'x'", this callable is named `loads`: issue 23 s55l); a text
+    it reads but graphfit's strict reader refuses (NaN, a duplicate key) keeps graphfit's
+    words, which refuse on purpose."""
+    try:
+        return parse_json(text)
+    except ConfigError as exc:
+        if _sglang_refuses(text) is not None:
+            raise ValueError(text) from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+_sglang_json.__name__ = "loads"
+
+
+def _sglang_json_list(text: str) -> Any:
+    """SGLang's json_list_type (utils/common.py:4818-4824): orjson's refusal in its words."""
+    try:
+        return parse_json(text)
+    except ConfigError as exc:
+        if _sglang_refuses(text, orjson=True) is not None:
+            raise argparse.ArgumentTypeError(
+                f"Invalid JSON list: {text}. Please provide a valid JSON list.") from None
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def _dict_or_str(text: str) -> Any:
     if not re.match(r"(?s)^\s*{.*}\s*$", text):
         return text
@@ -200,6 +268,8 @@ class _Converters:
             return self._config(kind.removeprefix("config:"))
         if kind == "sglang_cuda_graph_config":
             return self._sglang_cuda_graph_config
+        if kind == "json" and self.table.engine == "sglang":
+            return _sglang_json
         simple: dict[str, Callable[[str], Any] | None] = {
             "str": None, "int": int, "float": float, "json": _json,
             "dict_or_str": _dict_or_str, "vllm_human_int": vllm_human_int,
@@ -210,6 +280,7 @@ class _Converters:
             "lower_underscore": lambda s: s.lower().replace("-", "_"),
             "device_ids": _device_ids, "vllm_lora": _vllm_lora,
             "sglang_cuda_graph_backend": _cuda_graph_backend,
+            "sglang_json_list": _sglang_json_list,
         }
         if kind not in simple:  # pragma: no cover - the snapshot test keeps kinds known
             raise KeyError(f"flag table: unknown value kind {kind!r}")
@@ -235,24 +306,36 @@ class _Converters:
         return config
 
     def _sglang_cuda_graph_config(self, text: str) -> Any:
+        """SGLang's parse_cuda_graph_config_arg in its words (model_executor/
+        cuda_graph_config.py:246-283: the phases and each phase's keys are tuples, named
+        as Python prints them, in the snapshot's order, which is theirs)."""
         phases: Mapping[str, Sequence[str]] = self.table.data["cuda_graph_config_phases"]
-        value = _json(text)
+        try:
+            value = parse_json(text)
+        except ConfigError as exc:
+            refused = _sglang_refuses(text)
+            raise argparse.ArgumentTypeError(
+                f"--cuda-graph-config must be JSON: {refused}" if refused is not None
+                else str(exc)) from None
         if not isinstance(value, dict):
             raise argparse.ArgumentTypeError(
                 f"--cuda-graph-config must be a JSON object, got {type(value).__name__}")
         for phase, settings in value.items():
             if str(phase) not in phases:
                 raise argparse.ArgumentTypeError(
-                    f"--cuda-graph-config: unknown phase '{phase}'")
+                    f"--cuda-graph-config: unknown phase '{phase}', expected one of "
+                    f"{tuple(phases)}")
             if not isinstance(settings, dict):
                 raise argparse.ArgumentTypeError(
-                    f"--cuda-graph-config['{phase}'] must be a JSON object")
+                    f"--cuda-graph-config['{phase}'] must be a JSON object, got "
+                    f"{type(settings).__name__}")
             if "backend" in settings:
                 _cuda_graph_backend(settings["backend"])
             for key in settings:
                 if key not in phases[str(phase)]:
                     raise argparse.ArgumentTypeError(
-                        f"--cuda-graph-config['{phase}']: unknown key '{key}'")
+                        f"--cuda-graph-config['{phase}']: unknown key '{key}', expected one "
+                        f"of {tuple(phases[str(phase)])}")
         return value
 
 

@@ -69,6 +69,15 @@ def gpu_sm100(value: object) -> bool | None:
     return GPU_CAPABILITY_MAJOR.get(name) == 10
 
 
+def gpu_mnnvl_fabric(value: object) -> bool | None:
+    """SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053) for a named GPU: True
+    for a name with GB200 or GB300 in it, as SGLang's own name check (:1047-1049); None
+    otherwise, where SGLang asks NVML whether the GPU completed NVLink fabric registration
+    (`is_gpu_fabric_ready`, utils/cuda_vmm_utils.py:162-201), which no name tells (an HGX
+    B200 may or may not report it). Only SM100's DCP fi_a2a reads it (issue 23 s55k)."""
+    return True if any(tag in gpu_name(value) for tag in ("GB200", "GB300")) else None
+
+
 def gpu_of_capability(capability: object, sm100: object = None) -> str:
     """A GPU name of the table standing for a compute capability given as SglangOptions.
     gpu_capability (major * 10 + minor, e.g. from the serving process's

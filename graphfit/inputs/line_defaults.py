@@ -23,7 +23,9 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_inkling_prefill,
     sglang_mamba_flags,
+    sglang_minimax_draft,
     sglang_minimax_target,
+    sglang_prefill_cp_bcg,
     sglang_qwen3_5_page,
     sglang_rocm_aiter,
     sglang_rocm_deepgemm,
@@ -38,12 +40,14 @@ from graphfit.inputs.gpus import gpu_name
 from graphfit.inputs.settings import Resolved
 from graphfit.planner.config import EngineConfig
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.registry import default_version
 
 GPU_FIELD = "gpu_memory_gb"
 SM90_FIELD = "sm90"
 SM100_FIELD = "sm100"
 CAPABILITY_FIELD = "gpu_capability"
+FABRIC_FIELD = "mnnvl_fabric"  # SglangOptions.mnnvl_fabric (graphfit.inputs.gpus, s55k)
 DEFAULT_GPU_NOTE = "no --gpu-memory-gb: an 80 GB GPU is assumed"
 BATCHED_DP_BACKENDS = frozenset({"deepep_low_latency", "nixl_ep"})  # parallel.py:796-804
 
@@ -80,8 +84,8 @@ def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
     row = vllm_defaults.release(version)
     gib = values.pop(GPU_FIELD, None)
     origins.pop(GPU_FIELD, None)
-    # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100 / gpu_capability)
-    for field in (SM90_FIELD, SM100_FIELD, CAPABILITY_FIELD):
+    # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100 / gpu_capability / gpu_mnnvl_fabric)
+    for field in (SM90_FIELD, SM100_FIELD, CAPABILITY_FIELD, FABRIC_FIELD):
         values.pop(field, None)
         origins.pop(field, None)
     assumed = gib is None
@@ -145,6 +149,8 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # unified memory's backend checks: SGLang's default for an unnamed phase
             resolved = sglang_unified_backends.settle(line.values, resolved, gpu_given)
+            # prefill CP's breakable graphs: SGLang's default prefill backend (issue 23 s54g)
+            resolved = sglang_prefill_cp_bcg.settle(line.values, resolved, gpu_given)
             # Qwen3-Next / Qwen3.5's SM100 page size (graphfit.inputs.sglang_qwen3_5_page)
             resolved = sglang_qwen3_5_page.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)
@@ -158,6 +164,16 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             # SGLANG_ENABLE_JIT_DEEPGEMM is not read on ROCm (graphfit.inputs.sglang_rocm_deepgemm)
             resolved = sglang_rocm_deepgemm.settle(line.values, resolved, gpu_given)
             # MiniMax-M3's DeepEP asserts with JIT DeepGEMM off: CUDA only (issue 23, s52e)
-            sglang_minimax_target.settle(line.values, line.environ, gpu_given)
-            return settle_sglang(line, resolved)
+            try:
+                sglang_minimax_target.settle(line.values, line.environ, gpu_given)
+            except ConfigError:
+                # an NVFP4 target's class is built after SGLang's argument resolution
+                # (the megamoe budget, mega_moe_hook.py:78-91): its refusals first (s54m)
+                if sglang_minimax_target.nvfp4_target(line.values):
+                    settle_sglang(line, resolved).config()
+                raise
+            settled = settle_sglang(line, resolved)
+            # then its MiniMax draft, after SGLang's argument resolution (s54m)
+            sglang_minimax_draft.settle(line.values, settled)
+            return settled
     return resolved

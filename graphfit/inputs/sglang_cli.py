@@ -26,6 +26,7 @@ from graphfit.inputs import (
     flagtable,
     sglang_a2a,
     sglang_draft,
+    sglang_draft_a2a,
     sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
@@ -42,6 +43,7 @@ from graphfit.inputs import (
     sglang_mtp_backend,
     sglang_ngram,
     sglang_prefill_cp,
+    sglang_prefill_cp_bcg,
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
@@ -184,9 +186,12 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     # --skip-tokenizer-init (graphfit.inputs.sglang_processor_path, issue 23 s47l)
     sglang_processor_path.check(values)
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
-    prefill_cp_notes = sglang_prefill_cp.line(values)  # --enable-prefill-cp (s51c)
+    # a hub-id model: the processor's rule said, not checked (issue 23 s55l)
+    processor_notes = sglang_processor_path.unchecked_note(values)
+    prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True)  # --enable-prefill-cp (s51c)
+    settings = [*settings, *sglang_prefill_cp_bcg.settings(values)]  # its strategy (s54g)
     roles, role_notes = sglang_rules.role_settings(values)
-    notes = list(role_notes) + prefill_cp_notes
+    notes = list(role_notes) + prefill_cp_notes + processor_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
@@ -207,6 +212,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
     settings += sglang_minimax_kv.settings(values)  # MiniMax-M3's sparse KV pool (s50p)
     settings = settings + sglang_draft_quant.settings(values)  # the draft's quantization
+    settings += sglang_draft_a2a.settings(values)  # a MoE draft's class (s54e)
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags
     a2a, a2a_notes = sglang_a2a.graphs_off(values)

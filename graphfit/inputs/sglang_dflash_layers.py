@@ -20,9 +20,11 @@ DSPARK runs the same resolution before it swaps in its own `dspark_target_layer_
 (:260-277), so a DSPARK draft naming only those still needs the DFLASH rule to pass.
 
 This is a start-up failure after every argument hook: graphfit refuses the line with
-SGLang's sentence. The target is read as a plain config or through its `text_config`; a
-target whose text config is `thinker_config` / `llm_config` / `language_config`
-(utils/hf_transformers/common.py:582-600) is not judged here (issue 23, s53k).
+SGLang's sentence (issue 23, s53k). The target's text config is the dict SGLang's
+`get_hf_text_config` picks (a `thinker_config` / `llm_config` / `language_config` before a
+`text_config`, utils/hf_transformers/common.py:547-613; graphfit.inputs.
+sglang_hf_text_config, issue 23 s54d); where that is a class default graphfit does not
+restate, the line is not judged.
 """
 
 from __future__ import annotations
@@ -30,12 +32,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import target_overrides
+from graphfit.inputs import sglang_hf_text_config, target_overrides
 from graphfit.inputs.model_config import local_config
 from graphfit.planner.core.errors import ConfigError
 
 SITE = "spec_aux_hidden_state.py:219-250"
-OTHER_TEXT_CONFIGS = ("thinker_config", "llm_config", "language_config")
 
 
 def _int(value: object) -> int | None:
@@ -50,10 +51,10 @@ def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
 def target_depth(target: Mapping[str, Any]) -> int | None:
     """The target's layer count as SGLang's aux resolution counts it: num_hidden_layers x
     num_loops of its text config (spec_aux_hidden_state.py:222-233). None where graphfit does
-    not read it (another text sub-config, a missing or non-integer value)."""
-    if any(key in target for key in OTHER_TEXT_CONFIGS):
+    not read it (a class-default text config, a missing or non-integer value)."""
+    text = sglang_hf_text_config.text_config(target)
+    if text is None:
         return None
-    text = _text(target)
     layers = _int(text.get("num_hidden_layers"))
     loops = _int(text.get("num_loops", 1))
     return None if layers is None or loops is None else layers * loops
@@ -70,6 +71,14 @@ def refusal(target: Mapping[str, Any], draft: Mapping[str, Any]) -> str | None:
                 "num_hidden_layers.")
     depth = target_depth(target)
     if depth is None:
+        text = sglang_hf_text_config.text_config(target)
+        if text is not None and (sglang_hf_text_config.bare(target) or (
+                "num_hidden_layers" in text and text["num_hidden_layers"] is None
+                and sglang_hf_text_config.keeps_null(target))):
+            # none (or null) where no class defaults it (spec_aux_hidden_state.py:223-230);
+            # a class that types the key refuses a null one at load (not this rule's words)
+            return ("Block-draft-with-target-kv spec requires target num_hidden_layers in "
+                    "config. Got target=None.")
         return None
     if depth <= 0:  # resolve_target_layer_ids (dflash_utils.py:556-566)
         return f"target_num_layers must be positive, got {depth}."

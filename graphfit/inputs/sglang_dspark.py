@@ -51,6 +51,7 @@ from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.inputs.sglang_dspark_env import line_environ
+from graphfit.inputs.sglang_minimax_target import nvfp4_target
 from graphfit.inputs.sglang_spec_dp import (
     DEEPSEEK_V4,
     attention_dp_size,
@@ -103,7 +104,7 @@ def line(values: Mapping[str, Any], settings: list[Setting]) -> list[Setting]:
     path = config_path(str(draft))
     if path is None:
         return settings
-    return settings + draft_settings(path, values)
+    return settings + draft_settings(path, values, defer=True)
 
 
 def fill(values: dict[str, Any]) -> None:
@@ -130,30 +131,37 @@ def local_target(values: Mapping[str, Any]) -> bool:
         and config_path(model) is not None
 
 
-def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
-    """What `_handle_dspark` and the draft model runner read from the draft's config.json."""
+def draft_settings(path: Path, values: Mapping[str, Any],
+                   defer: bool = False) -> list[Setting]:
+    """What `_handle_dspark` and the draft model runner read from the draft's config.json.
+    `defer` (a pasted line, read before graphfit knows the GPU): a MiniMax draft's refusal
+    on a MiniMax-M3 NVFP4 target waits for graphfit.inputs.sglang_minimax_draft.settle,
+    after the hook's GPU-bound checks and graphfit's restatement of SGLang's argument
+    resolution (issue 23 s54m). Meanwhile the settings are read from the rewritten draft
+    where it rewrites and parses (the gamma that resolution needs), else none."""
     origin = shown_path(path)
-    written = load_json(path, "DSPARK draft config")
-    if not isinstance(written, dict):
-        raise ConfigError(f"{origin}: expected a JSON object")
-    # SGLang reads the draft with the line's override args applied, in the argument hook
-    # (read_draft_checkpoint_config, dspark_config.py:146-154) and in the draft's ModelConfig
-    # whose hf_config the worker checks (model_config.py:950-975 -> :612-626;
-    # dspark_worker_v2.py:261-265)
-    overrides = override_args(values.get("json_model_override_args"))
-    data = overridden(written, overrides) if overrides else written
+    data = _draft_config(path, values)
     if sglang_dspark_minimax.is_minimax(data):
         # SGLang's rewrite, the draft model's constructors and the worker's checks, else
         # not modelled at TP > 1 (graphfit.inputs.sglang_dspark_minimax); a draft SGLang
         # starts at TP 1 is planned on its rewritten config, which the worker, the model and
         # the draft runner read (model_config.py:1020-1029)
-        tp, attn_tp = _tp_sizes(values)
-        problem = sglang_dspark_minimax.refusal(
-            data, target_vocab(values), tp, attn_tp, target_vocab(values, padded=False),
-            line_environ(), not values.get("disable_custom_all_reduce"), _lm_group(values))
+        problem = minimax_problem(data, values)
+        if problem is not None and defer and nvfp4_target(values):
+            try:
+                return _settings(origin, sglang_dspark_minimax.configured(data), values)
+            except (ConfigError, sglang_dspark_minimax.RewriteError):
+                return []  # the deferred refusal is SGLang's first reason of the draft's
         if problem is not None:
             raise ConfigError(f"{origin}: {problem}")
         data = sglang_dspark_minimax.configured(data)
+    return _settings(origin, data, values)
+
+
+def _settings(origin: str, data: dict[str, Any], values: Mapping[str, Any]
+              ) -> list[Setting]:
+    """`draft_settings` on the draft's (rewritten) config: the worker's parse and checks,
+    the target-layer resolution, the settings the plan reads."""
     parsed = sglang_dspark_parse.parse(data)
     if parsed.problem is not None:
         raise ConfigError(f"{origin}: SGLang's DSPARK worker cannot parse this draft config "
@@ -207,6 +215,43 @@ def draft_settings(path: Path, values: Mapping[str, Any]) -> list[Setting]:
                 f"{gamma} + 1 ({origin}); SGLang refuses (speculative_hook.py:826-835)")
     out.append(Setting("speculative_num_draft_tokens", gamma + 1, where, FILE))
     return out
+
+
+def _draft_config(path: Path, values: Mapping[str, Any]) -> dict[str, Any]:
+    """The draft's config.json with the line's override args applied, as SGLang reads it in
+    the argument hook (read_draft_checkpoint_config, dspark_config.py:146-154) and in the
+    draft's ModelConfig whose hf_config the worker checks (model_config.py:950-975 ->
+    :612-626; dspark_worker_v2.py:261-265)."""
+    written = load_json(path, "DSPARK draft config")
+    if not isinstance(written, dict):
+        raise ConfigError(f"{shown_path(path)}: expected a JSON object")
+    overrides = override_args(values.get("json_model_override_args"))
+    return overridden(written, overrides) if overrides else written
+
+
+def minimax_problem(data: Mapping[str, Any], values: Mapping[str, Any]) -> str | None:
+    """SGLang's reason a MiniMax M3.1 draft config (overridden) does not start on this line,
+    or graphfit's "not modelled" (graphfit.inputs.sglang_dspark_minimax.refusal)."""
+    tp, attn_tp = _tp_sizes(values)
+    return sglang_dspark_minimax.refusal(
+        data, target_vocab(values), tp, attn_tp, target_vocab(values, padded=False),
+        line_environ(), not values.get("disable_custom_all_reduce"), _lm_group(values))
+
+
+def deferred_problem(values: Mapping[str, Any]) -> str | None:
+    """The refusal `draft_settings(defer=True)` left for later: a local MiniMax draft's
+    reason on this line, as that error line reads; None otherwise."""
+    if str(values.get("speculative_algorithm") or "").upper() != "DSPARK":
+        return None
+    draft = values.get("speculative_draft_model_path")
+    path = config_path(str(draft)) if draft else None
+    if path is None:
+        return None
+    data = _draft_config(path, values)
+    if not sglang_dspark_minimax.is_minimax(data):
+        return None
+    problem = minimax_problem(data, values)
+    return None if problem is None else f"{shown_path(path)}: {problem}"
 
 
 def _tp_sizes(values: Mapping[str, Any]) -> tuple[int, int]:

@@ -60,6 +60,9 @@ class _Raises(Exception):
     """configure_minimax_m3_dspark raises (Python's exception, as SGLang would see it)."""
 
 
+RewriteError = _Raises  # what `configured` raises, for callers outside this module
+
+
 def is_minimax(data: Mapping[str, Any]) -> bool:
     """Whether SGLang rewrites this (overridden) draft config: its `architectures` is exactly
     the MiniMax one (dspark_config.py:155; model_config.py:1023 reads architectures[0] of
@@ -260,4 +263,4 @@ def _call(function: Any, value: Any) -> Any:
         raise _Raises(f"{type(exc).__name__}: {excerpt(str(exc), 60)}") from None
 
 
-__all__ = ["ARCHITECTURE", "build_problem", "configured", "is_minimax", "refusal"]
+__all__ = ["ARCHITECTURE", "RewriteError", "build_problem", "configured", "is_minimax", "refusal"]

@@ -11,9 +11,9 @@ choices in graphfit's snapshot of SGLang's parser (flags/sglang.json, tests/orac
 flag_tables.py: the per-phase backends, the MoE / EP / DCP backends, the mamba and linear
 attention kernels, quantization, kv_cache_dtype, disaggregation, ...), through a parser of
 that one action built as the pasted line's (graphfit.inputs.flagtable), case-sensitive and
-unstripped as SGLang's. The snapshot holds each choice list sorted, so the message lists
-them in that order, which may differ from SGLang's; the refusal and its words up to the list
-are SGLang's.
+unstripped as SGLang's. The snapshot holds each choice list in SGLang's order (issue 23
+s55l), so the message is SGLang's, list included, bar `--sampling-backend`, whose choices
+SGLang builds as a set (server_args.py:356-364): kept sorted, as that order varies.
 
 Issue 23 s50l: the other values, as the merger writes them (`_convert_config_to_args`,
 server_args_config_parser.py:164-181): a boolean on these flags (none is store_true) becomes

@@ -48,6 +48,7 @@ from graphfit.inputs import (
     sglang_minimax_kv,
     sglang_minimax_target,
     sglang_prefill_cp,
+    sglang_prefill_cp_live,
     sglang_processor_path,
     sglang_runner_backends,
     sglang_spec_dp,
@@ -113,7 +114,9 @@ def config_settings(server_args: Any, environ: Mapping[str, str] | None = None
     # the running server's target ModelConfig has the override args applied
     # (graphfit.inputs.target_overrides)
     with target_overrides.applied(target, values["json_model_override_args"]):
-        return {**_read(values), **_length(values, {} if environ is None else environ)}
+        return {**_read(values), **_length(values, {} if environ is None else environ),
+                # prefill CP's strategy and SGLang's resolved prefill backend (issue 23 s55g)
+                **sglang_prefill_cp_live.settings(server_args)}
 
 
 def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
@@ -159,7 +162,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # them (a resolved record holds its attention CP width and strategy, so SGLang's
     # refusals cannot fire on one), planned where a pasted line is, else "not modelled";
     # its note has no place in a live check's one line
-    sglang_prefill_cp.line(values)
+    sglang_prefill_cp.line(values, bcg=True)  # CP's breakable graphs planned (s55g)
     out: dict[str, Any] = {}
     model = values["model_path"]
     if isinstance(model, str):

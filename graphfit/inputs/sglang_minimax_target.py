@@ -315,6 +315,12 @@ def line(values: Mapping[str, Any], gpu_later: bool = False) -> None:
     raise ConfigError(said)
 
 
+def nvfp4_target(values: Mapping[str, Any]) -> bool:
+    """Whether the line serves a local MiniMax-M3 target as minimax_m3_nvfp4, whose hook's
+    GPU-bound checks (minimax_m3.py:68-119) come before any model is built."""
+    return _nvfp4_names(values) is not None
+
+
 def _nvfp4_names(values: Mapping[str, Any]) -> list[Any] | None:
     """The architectures of the line's MiniMax-M3 target served as minimax_m3_nvfp4 (whose
     hook's GPU-bound checks, minimax_m3.py:68-119, come before the model class is built),
@@ -461,4 +467,5 @@ def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
                    tower_tp, tower_layout(values, tower_tp))
 
 
-__all__ = ["attention_tp", "line", "pool_problem", "problem", "settle", "settle_file"]
+__all__ = ["attention_tp", "line", "nvfp4_target", "pool_problem", "problem", "settle",
+           "settle_file"]

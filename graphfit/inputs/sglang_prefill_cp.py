@@ -46,6 +46,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_hooks
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.values import as_bool, normalize_key
 from graphfit.planner.core.errors import ConfigError
@@ -97,12 +98,17 @@ def _not_modelled(why: str) -> ConfigError:
     return ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} ({why})")
 
 
-def line(values: Mapping[str, Any]) -> list[str]:
+def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     """SGLang's refusals of a prefill-CP line (module docstring), then graphfit's: the notes
-    for a line it plans as without prefill CP, or "not modelled"."""
+    for a line it plans as without prefill CP, or "not modelled". `bcg`: the caller hands
+    the strategy to the planner, which plans CP's breakable prefill graphs
+    (graphfit.planner.engines.sglang_prefill_cp_bcg, issue 23 s54g), so `--attn-cp-size`
+    equal to `--tp-size` is planned (a pasted line; since issue 23 s55g graphfit's config
+    file and the live check too, graphfit.inputs.sglang_prefill_cp_live)."""
     if values.get("enable_prefill_cp") is not True:
         return []
     strategy = values.get("cp_strategy")
+    sglang_prefill_cp_hooks.prefill_only(values)  # pipeline.py:170 (s54c)
     if _int(values.get("dcp_size"), 1) > 1:
         raise _refuse("--dcp-size > 1 does not support --enable-prefill-cp.",
                       "parallel_hook.py:249-250")
@@ -123,9 +129,12 @@ def line(values: Mapping[str, Any]) -> list[str]:
         if strategy == "zigzag":
             raise _refuse("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends "
                           "reindex with interleave order.", "deepseek_v4_hook.py:172-176")
+    # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
+    found = sglang_prefill_cp_dsa.widths(values, data, arch)
+    sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
     text = _text(data) if data is not None else {}
-    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and _longcat_cp(
-            values) > 1:
+    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
+    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
     if arch == DEEPSEEK_V32 and strategy == "zigzag":
@@ -134,14 +143,22 @@ def line(values: Mapping[str, Any]) -> list[str]:
     if arch in MIMO_V2 and strategy != "zigzag":
         raise _refuse("MiMo V2 prefill CP only supports --cp-strategy zigzag.",
                       "parallel_hook.py:132-140")
+    sglang_prefill_cp_hooks.mimo_text_only(values, arch)  # s54c
+    sglang_prefill_cp_hooks.cp_tp_sharing(values, arch, (
+        (found.attn_cp_size, found.ep_size, 1) if found is not None else
+        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))))
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
-    return [_planned(values, data, arch, attn_cp)]
+    if found is not None:
+        sglang_prefill_cp_dsa.hook_asserts(values, found)  # parallel_hook.py:156-192
+        raise _not_modelled(f"{found.describe()}, model_overrides/deepseek_v2.py:106-145, "
+                            "191-210; its CP graphs are not sized")
+    return [_planned(values, data, arch, attn_cp, bcg)]
 
 
 def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: str | None,
-             attn_cp: int) -> str:
+             attn_cp: int, bcg: bool = False) -> str:
     """The note for a line SGLang accepts whose prefill CP changes nothing graphfit sizes;
     "not modelled" for every other accepted line (module docstring)."""
     if data is None:
@@ -155,7 +172,7 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled(f"{arch or 'the target'} takes SGLang's own prefill-CP "
                             "resolution, model_overrides/deepseek_v2.py:106-145, "
                             "model_hook.py:421-430, deepseek_v4_hook.py:205-215")
-    if attn_cp == _int(values.get("tp_size"), 1):
+    if attn_cp == _int(values.get("tp_size"), 1) and not bcg:
         raise _not_modelled("with --attn-cp-size equal to --tp-size SGLang may capture the CP "
                             "strategy's own breakable prefill graphs, layers/cp/bcg/"
                             "__init__.py:42-64")
@@ -165,6 +182,10 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled("a draft's graphs under prefill CP, cuda_graph_setup.py:514-525")
     if values.get("moe_a2a_backend") == "megamoe":
         raise _not_modelled("MegaMoE's prefill-CP token partition, mega_moe_hook.py:199-210")
+    if attn_cp == _int(values.get("tp_size"), 1):  # bcg (issue 23 s54g)
+        return ("--enable-prefill-cp: --attn-cp-size equals --tp-size: CP's breakable prefill "
+                "graphs where the strategy and prefill attention backend support them "
+                "(layers/cp/bcg/__init__.py:42-64), else none (cuda_graph_hook.py:203-211)")
     if attn_cp <= 1:
         return ("--enable-prefill-cp: with --attn-cp-size 1 SGLang binds no CP strategy "
                 "(layers/cp/base.py:279-285) and the graph runners see none "
@@ -177,7 +198,15 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
 # a config file's keys `line` reads, in SGLang's spelling (dashes and underscores alike)
 FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn_cp_size",
              "attn_dp_size", "dp_size", "tp_size", "pp_size", "speculative_algorithm",
-             "moe_a2a_backend")
+             "moe_a2a_backend",
+             # s54c: the DeepSeek-family widths' asserts and the hooks' refusals
+             "moe_dp_size", "ep_size", "enable_aiter_allreduce_fusion",
+             "prefill_only_disable_kv_cache", "is_embedding", "kv_cache_dtype",
+             "chunked_prefill_size", "disable_radix_cache", "language_only",
+             "language_model_only", "enable_multimodal", "model_impl", "enable_mixed_chunk",
+             "enable_dsa_cache_layer_split", "disaggregation_mode",
+             "disaggregation_transfer_backend", "speculative_draft_model_path",
+             "speculative_eagle_topk")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}
@@ -198,4 +227,7 @@ def file(data: Mapping[Any, Any], name: str) -> list[str]:
         return []
     values = {key: keys.get(key) for key in FILE_READ}
     values["enable_prefill_cp"] = True
-    return [f"{name}: {note}" for note in line(values)]
+    # CP's breakable prefill graphs planned as on a pasted line (issue 23 s55g): the strategy
+    # (graphfit.inputs.sglang_prefill_cp_bcg.file_settings) and the prefill backend
+    # (its settle_file) reach the planner
+    return [f"{name}: {note}" for note in line(values, bcg=True)]

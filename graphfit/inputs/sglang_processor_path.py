@@ -28,7 +28,18 @@ config.json only where the HF parser keeps the JSON's keys as they are: a model 
 SGLang's own config class (`_CONFIG_REGISTRY`, common.py:117-273, which the parser reloads
 from, config.py:275-292), no `auto_map` (remote code, DeepSeek-OCR, :270-271), not Longcat
 (:225, 251-256) and not the Mistral parser (config.py:372-374, mistral_utils.py:353-363).
-A hub id (no config.json to read; graphfit does not fetch one) is not checked.
+A hub id (no config.json to read; graphfit does not fetch one) is not checked: whether
+SGLang serves it as multimodal is in the config.json SGLang downloads. What graphfit can say
+without that download (issue 23 s55l, `unchecked_note`): a line whose tokenizer path has a
+connector scheme other than Run:ai's, which the text tokenizer's rule lets through (redis://,
+an Azure Blob URL, or any scheme under --skip-tokenizer-init; graphfit.inputs.sglang_instance.
+check_tokenizer), on a hub-id model without --language-model-only, starts only if that model
+is not served as multimodal (or is a DeepSeek-V4.1 vision checkpoint, whose processor is the
+text tokenizer: redis:// / Azure load, others fail). The line is planned, with a note saying
+so; every other hub-id line has nothing to say here (no connector path, a Run:ai one, the
+text tokenizer's own refusal first, or no processor at all under --language-model-only:
+`init_tokenizer_and_processor`, managers/tokenizer_manager.py:607-608, and `is_multimodal`,
+configs/model_config.py:820-828).
 
 A DeepSeek-V4.1 vision checkpoint (issue 23 s50l) is multimodal by its own clause
 (`has_dsv41_vision`, configs/model_config.py:816-828: model type `deepseek_v41` and
@@ -47,9 +58,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs.model_config import config_path, load_config
+from graphfit.inputs.model_config import config_path, load_config, looks_local
 from graphfit.inputs.sglang_instance import RUNAI, check_tokenizer, connector
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.errors import ConfigError, brief, excerpt
 
 # configs/model_config.py:2391-2473, `multimodal_model_archs`
 MULTIMODAL_ARCHITECTURES = frozenset({
@@ -192,4 +203,21 @@ def check(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
                       f"with no connector (OSError: Repo id must be in the form..., {WHERE})")
 
 
-__all__ = ["MULTIMODAL_ARCHITECTURES", "check", "dsv41_vision", "served_multimodal"]
+def unchecked_note(values: Mapping[str, Any]) -> list[str]:
+    """The note for a hub-id model whose tokenizer path SGLang's multimodal processor would
+    refuse, if SGLang serves the model as multimodal (module docstring); [] where there is
+    nothing to say. Called after the text tokenizer's own check (sglang_instance.check_line),
+    which refuses first: instance:// and unknown schemes without --skip-tokenizer-init."""
+    path, model = values.get("tokenizer_path"), values.get("model_path")
+    if (not isinstance(path, str) or not connector(path) or path.lower().startswith(RUNAI)
+            or not isinstance(model, str) or connector(model) or looks_local(model)
+            or config_path(model) is not None or values.get("language_model_only") is True):
+        return []
+    return [f"--tokenizer-path {excerpt(path, 32)} not checked for {brief(model)}, which has "
+            f"no local config.json: if SGLang serves it as multimodal, its processor reads "
+            f"the path with no connector and the server does not start (OSError, {WHERE}; "
+            f"a DeepSeek-V4.1 vision model's reads it as its text tokenizer)"]
+
+
+__all__ = ["MULTIMODAL_ARCHITECTURES", "check", "dsv41_vision", "served_multimodal",
+           "unchecked_note"]

@@ -15,6 +15,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_quant_auto_round as auto_round
+from graphfit.inputs import sglang_quant_quark as quark
 from graphfit.inputs import sglang_quant_weight_classes as weight_classes
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_quantization import parsed_quantization_config
@@ -152,7 +154,8 @@ def updated(spec: Mapping[str, Any]) -> Mapping[str, Any]:
 def problem(method: str, built: Mapping[str, Any]) -> ConfigError | None:
     """The refusal of the config class the loader builds for `method` from `built`, if any
     (AWQ / AWQ Marlin / GPTQ Marlin / ModelOpt mixed: graphfit.inputs.
-    sglang_quant_weight_classes)."""
+    sglang_quant_weight_classes; auto-round / quark: sglang_quant_auto_round /
+    sglang_quant_quark)."""
     try:
         if method in FP8_CLASS_METHODS:
             fp8_class_check(method, built)
@@ -162,7 +165,8 @@ def problem(method: str, built: Mapping[str, Any]) -> ConfigError | None:
             fp4_class_check(method, built)
     except ConfigError as exc:
         return exc
-    return weight_classes.problem(method, built)
+    return (weight_classes.problem(method, built) or auto_round.problem(method, built)
+            or quark.problem(method, built))
 
 
 __all__ = ["FP4_ALGOS", "FP8_CLASS_METHODS", "FP8_CONFIG_METHODS", "fp4_class_check",

@@ -33,6 +33,7 @@ from typing import Any
 from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
+from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic
 from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
@@ -147,7 +148,9 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         # the loader builds the class from config.json's config, updated in place by
         # ModelConfig when it is the top-level one (model_config.py:1727-1741)
         top = data.get("quantization_config") is spec
-        return _class_check(method, cfg, classes.updated(spec) if top else spec)
+        notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
+        gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
+        return notes
     if method not in CONFIG_FILES and method != "modelopt_fp4":
         return []
     # modelopt_fp4's class names hf_quant_config.json too, but without one it quantizes
@@ -205,7 +208,8 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
             reasons.add(str(exc))
             continue
         problem = None if method is None or mixed_incomplete(method, spec) \
-            else classes.problem(str(method), built)
+            else classes.problem(str(method), built) \
+            or gptq_dynamic.problem(str(method), spec, data)  # at model build, after
         if problem is None:
             return
         found.append(problem)

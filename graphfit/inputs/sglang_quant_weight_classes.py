@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.errors import ConfigError, excerpt, refusal
 
 _Q = "layers/quantization/"
 _KEYS = "base_config.py:257-264"
@@ -273,13 +273,7 @@ CHECKS = {"awq": awq_check, "awq_marlin": awq_marlin_check,
 def problem(method: str, spec: Mapping[str, Any]) -> ConfigError | None:
     """The refusal of `method`'s config class on `spec`, if it is one of these seven."""
     check = CHECKS.get(method)
-    if check is None:
-        return None
-    try:
-        check(method, spec)
-    except ConfigError as exc:
-        return exc
-    return None
+    return None if check is None else refusal(check, method, spec)
 
 
 __all__ = ["AWQ_MARLIN_BITS", "BLOCK_FP8_ALGOS", "CHECKS", "FP8_ACTIVATION_SCHEMES",

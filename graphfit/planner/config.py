@@ -424,7 +424,12 @@ class EngineConfig:
             enable_mixed_chunk: bool = False, enable_lora: bool = False,
             enable_session_radix_cache: bool = False,
             minimax_sparse_kv: tuple[int, ...] | None = None,
-            dspark_draft_layers: int | None = None) -> None: ...
+            dspark_draft_layers: int | None = None,
+            prefill_cp_strategy: str | None = None,
+            dspark_early_verify_metadata: bool = False,
+            draft_moe_class: str | None = None,
+            mnnvl_fabric: bool | None = None,
+            prefill_cp_hook_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1348,6 +1353,31 @@ class EngineConfig:
     def dspark_draft_layers(self) -> int | None:
         """SglangOptions.dspark_draft_layers."""
         return cast("int | None", self._option("dspark_draft_layers"))
+
+    @property
+    def prefill_cp_strategy(self) -> str | None:
+        """SglangOptions.prefill_cp_strategy."""
+        return cast("str | None", self._option("prefill_cp_strategy"))
+
+    @property
+    def dspark_early_verify_metadata(self) -> bool:
+        """SglangOptions.dspark_early_verify_metadata."""
+        return cast("bool", self._option("dspark_early_verify_metadata"))
+
+    @property
+    def draft_moe_class(self) -> str | None:
+        """SglangOptions.draft_moe_class."""
+        return cast("str | None", self._option("draft_moe_class"))
+
+    @property
+    def mnnvl_fabric(self) -> bool | None:
+        """SglangOptions.mnnvl_fabric."""
+        return cast("bool | None", self._option("mnnvl_fabric"))
+
+    @property
+    def prefill_cp_hook_backend(self) -> str | None:
+        """SglangOptions.prefill_cp_hook_backend."""
+        return cast("str | None", self._option("prefill_cp_hook_backend"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

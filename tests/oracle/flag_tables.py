@@ -77,8 +77,8 @@ def type_kind(t: Any, configs: dict[str, Any]) -> str:
         return "none_is_empty"
     if name == "nullable_str":
         return "nullable_str"
-    if name == "json_list_type":
-        return "json"
+    if name == "json_list_type":  # SGLang's own words for a value that is not JSON
+        return "sglang_json_list" if module.startswith("sglang") else "json"
     if name == "parse_cuda_graph_backend_arg":
         return "sglang_cuda_graph_backend"
     if name == "parse_cuda_graph_config_arg":
@@ -109,8 +109,9 @@ def _jsonable(value: Any) -> bool:
 
 
 def action_record(action: argparse.Action, options: list[str],
-                  configs: dict[str, Any]) -> dict[str, Any]:
-    """One action as data (see the module docstring)."""
+                  configs: dict[str, Any], ordered: bool = False) -> dict[str, Any]:
+    """One action as data (see the module docstring); `ordered` keeps the choices in the
+    engine's order (its "invalid choice" message lists them so) unless they are a set."""
     cls = type(action).__name__
     record: dict[str, Any] = {"options": options, "dest": action.dest}
     if cls in ("_StoreAction", "DeprecatedLogConfigFileAction", "LoRAParserAction",
@@ -144,8 +145,13 @@ def action_record(action: argparse.Action, options: list[str],
         if cls == "LoRAParserAction":
             record["type"] = "vllm_lora"
         if action.choices is not None:
-            # sorted: some engines build choices from sets (order varies between runs)
+            # sorted: some engines build choices from sets (order varies between runs);
+            # SGLang's table keeps its own order where that order is fixed: a list, tuple
+            # or dict (every choices= of arg_groups/fields/*.py and arg_groups/choices.py)
+            # but not --sampling-backend's set (server_args.py:356-364; issue 23 s55l)
             choices = sorted(action.choices, key=lambda v: (v is None, str(v)))
+            if ordered and not isinstance(action.choices, (set, frozenset)):
+                choices = list(action.choices)
             if not _jsonable(choices):
                 raise UnknownKind(f"choices of {options} are not JSON values")
             record["choices"] = choices
@@ -156,10 +162,14 @@ def action_record(action: argparse.Action, options: list[str],
     return record
 
 
-def parser_record(parser: argparse.ArgumentParser, configs: dict[str, Any], prog: str
-                  ) -> dict[str, Any]:
+def parser_record(parser: argparse.ArgumentParser, configs: dict[str, Any], prog: str,
+                  ordered: bool = False) -> dict[str, Any]:
     """A parser's actions (positionals included, in order) and its own settings; `prog` is
-    the program name the engine's users see in its messages."""
+    the program name the engine's users see in its messages. `ordered` (SGLang's table,
+    issue 23 s55l) keeps each action's option strings as registered, which is the order
+    argparse names them in ("argument --tp-size/--tensor-parallel-size: ...") and lists
+    an ambiguous prefix's matches in, and its choices in the engine's order where that is
+    fixed (`action_record`); vLLM's tables stay sorted."""
     by_action: dict[int, list[str]] = {}
     for option, action in parser._option_string_actions.items():
         by_action.setdefault(id(action), []).append(option)
@@ -167,15 +177,19 @@ def parser_record(parser: argparse.ArgumentParser, configs: dict[str, Any], prog
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             continue
-        options = sorted(by_action.get(id(action), []),
-                         key=lambda o: (o not in action.option_strings, o))
+        mine = by_action.get(id(action), [])
+        if ordered:  # as registered: the action's own strings, then any hidden spelling
+            options = [o for o in action.option_strings if o in mine] + \
+                [o for o in mine if o not in action.option_strings]
+        else:
+            options = sorted(mine, key=lambda o: (o not in action.option_strings, o))
         if not options:  # a positional
             actions.append({"positional": True, "dest": action.dest, "nargs": action.nargs,
                             "type": type_kind(action.type, configs),
                             **({"default": action.default} if _jsonable(action.default)
                                else {})})
             continue
-        actions.append(action_record(action, options, configs))
+        actions.append(action_record(action, options, configs, ordered))
     return {"prog": prog, "allow_abbrev": parser.allow_abbrev,
             "prefix_chars": parser.prefix_chars, "actions": actions}
 
@@ -225,7 +239,7 @@ def sglang_snapshot() -> dict[str, Any]:
         parser = argparse.ArgumentParser(prog="sglang serve")
         ServerArgs.add_cli_args(parser)
         configs: dict[str, Any] = {}
-        record = parser_record(parser, configs, "sglang serve")
+        record = parser_record(parser, configs, "sglang serve", ordered=True)
         phases = {phase: list(cgc.ALLOWED_KEYS_PER_PHASE[phase]) for phase in cgc.Phase.ALL}
         merger = ConfigArgumentMerger(parser)
         config_file = {"store_true": sorted(set(merger.store_true_actions)),

@@ -10,12 +10,14 @@ checkout to score is on sys.path.
 from __future__ import annotations
 
 import collections
+import logging
 import os
 import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 
 def count_seed_root(argv: list[str], default_count: int) -> tuple[int, int]:
@@ -107,3 +109,18 @@ def main_before_after(module: str, measure: Callable[[int, int], object], argv: 
         print_before_in_child(module, count, seed, argv[2])
         print("after (this tree):", end=" ")
     measure(count, seed)
+
+
+def print_fixed_and_generated(compares: Any, count: int, seed: int, verdicts: tuple[str, ...],
+                              fixed: str = "fixed") -> int:
+    """The two families of a compare module with `FIXED` lines and `generated_lines(count,
+    seed)`: `compares.compare(*line)` on each, SGLang's logging quiet; the exit status
+    (`print_wrong`). Shared by the config-class measure scripts (issue 23, s55x)."""
+    logging.disable(logging.WARNING)
+    wrong: list[str] = []
+    for family, lines in ((fixed, list(compares.FIXED.values())),
+                          (f"generated ({count}, seed {seed})",
+                           compares.generated_lines(count, seed))):
+        wrong += print_family(family, (compares.compare(*line) for line in lines), verdicts,
+                              totals=True)
+    return print_wrong(wrong)

@@ -4,8 +4,9 @@ YAML mappings on a pasted SGLang line (tests/oracle/sglang_config_keys_oracle.dr
 a prefix; booleans on store_true flags; now and then a key that is not a string), each
 through SGLang 0.5.23's own merger and parser and through graphfit's pasted-line reader.
 Prints how many both accept with the same values, how many both refuse with the same words,
-with the same words in another order, with another JSON reader's words, and how many differ
-(with the first). Run with main's graphfit first on PYTHONPATH for the figure before."""
+with the same words in another order (apart: a flag whose choices SGLang builds from a set,
+whose order varies), with another JSON reader's words, and how many differ (with the first).
+Run with main's graphfit first on PYTHONPATH for the figure before."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def main(count: int) -> None:
     print(f"{count} drawn --config mappings: both accept, same values {tally['accepted']}; "
           f"same refusal {tally['same']}; same words, other order {tally['order']}; "
           f"both refuse the value as not JSON {tally['json']}; differ {tally['differ']}")
+    print(f"of the refusals: same words, a set's choices in another order (SGLang's order "
+          f"varies between runs) {tally['set order']}")
     agree = sum(n for outcome, n in underscored.items() if outcome != "differ")
     print(f"of them with a key spelled with an underscore that no SGLang option spells: "
           f"{sum(underscored.values())}, graphfit agrees on {agree}")

@@ -1,4 +1,5 @@
-"""Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED] [kimi_k3]`.
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED] [kimi_k3 |
+fabric]`.
 
 COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model or a
 Llama-shaped MHA one (tests/oracle/sglang_dcp_oracle.generate: backends, request pools,
@@ -9,8 +10,10 @@ backend SGLang resolves too, s47d) as tests/oracle/sglang_dcp_oracle.compare doe
 the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset and set to 1
 (`fraction`). "Before" is /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) on the
 same lines in a child process (`kimi_k3`: Kimi-K3 lines only, sglang_dcp_oracle.generate's
-`models`, s47d): its refusal (a plan it makes is not compared) and its
-fractions.
+`models`, s47d; `fabric`: B200 / GB200 lines, --nnodes drawn on half of them, where SGLang's
+NVLink-fabric probe decides fi_a2a, s55k, then the lines left not modelled again with
+`mnnvl_fabric: false` in graphfit's config file): its refusal (a plan it makes is not compared) and
+its fractions.
 """
 
 from __future__ import annotations
@@ -91,7 +94,9 @@ def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 42
     models = (dc.KIMI,) if sys.argv[3:] == [dc.KIMI] else dc.MODELS
-    cases = dc.generate(count, seed, models=models)
+    fabric = sys.argv[3:] == ["fabric"]
+    gpus = ("B200", "GB200") if fabric else dc.DRAWN
+    cases = dc.generate(count, seed, models=models, gpus=gpus, nodes=0.5 if fabric else 0.1)
     for _, _, model in cases:
         dc.model_path(model)  # the before tree's child reads the same directory
     old = before(cases)
@@ -130,7 +135,28 @@ def main() -> None:
         print(f"  {side}: " + ", ".join(f"{k} {v}"
                                        for k, v in sorted(fractions[side].items())))
     print("\n".join(shown))
+    if fabric:
+        _no_fabric(cases)
     sys.exit(1 if tally["after"]["differs"] or fractions["after"]["differs"] else 0)
+
+
+def _no_fabric(cases: list[dc.Case]) -> None:
+    """The B200 lines this tree leaves not modelled, again with graphfit's config file saying
+    `mnnvl_fabric: false` (the oracle's B200 has no fabric, so SGLang's answer is the same)."""
+    import tempfile
+    from pathlib import Path
+
+    path = Path(tempfile.mkdtemp(prefix="graphfit-s55k-")) / "graphfit.yaml"
+    path.write_text("mnnvl_fabric: false\n")
+    again: Counter[str] = Counter()
+    for case in cases:
+        if dc.compare(case)[0] == "not modelled":
+            outcome, diffs = dc.compare(case, str(path))
+            again[outcome] += 1
+            if outcome == "differs":
+                print(f"  no fabric: {' '.join(case[0])} on {case[1]}: {diffs[:3]}")
+    print("the not-modelled lines with mnnvl_fabric: false in graphfit's config file: "
+          + ", ".join(f"{k} {v}" for k, v in sorted(again.items())))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 ("x" + its first choice), through `graphfit plan --config` (tests/oracle/
 sglang_file_choices_oracle.graphfit_says). Prints how many of the keys graphfit refuses
 with SGLang's argparse words (issue 23 s47l; run with main's graphfit first on PYTHONPATH for
-the figure before it), and the first key it does not.
+the figure before it), how many with the choice list in SGLang's order as far as the error
+line shows it (issue 23 s55l), and the first key it does not refuse so.
 
 `python -m tests.oracle.measure_sglang_file_choices lists [N]` (issue 23 s50l): N drawn
 mappings of choice keys with booleans, None, dicts and lists (`file_draws`, seed 5050), each
@@ -25,17 +26,24 @@ from tests.oracle import sglang_file_choices_oracle as t  # noqa: E402
 
 def main() -> None:
     actions = t.sglang_actions()
-    refused = 0
+    refused = whole = 0
     first = ""
     for dest, action in sorted(actions.items()):
         value = "x" + min(map(str, action.choices))
         ours = t.graphfit_says(dest, value)
+        theirs, _parsed = t.sglang_file_verdict({action.option_strings[0][2:]: value})
         if f"argument {action.option_strings[0]}:" in ours:
             refused += 1
+            # issue 23 s55l: the choice list too, in SGLang's order, as far as the one
+            # error line shows it (graphfit cuts a long list with "...")
+            shown = ours.split(" refuses it: ", 1)[-1].removesuffix("...")
+            whole += bool(theirs and theirs.startswith(shown))
         elif not first:
             first = f"{dest}={value}: {ours[:120]}"
     print(f"{len(actions)} choice-valued SGLang keys with a value outside their choices: "
-          f"graphfit refuses {refused} with SGLang's argparse words")
+          f"graphfit refuses {refused} with SGLang's argparse words, {whole} with its choice "
+          f"list in SGLang's order as far as the line shows it (a set's order varies: "
+          f"--sampling-backend)")
     if first:
         print(f"first not refused: {first}")
 

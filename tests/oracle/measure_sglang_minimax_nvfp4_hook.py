@@ -8,9 +8,10 @@ minimax_m3.py, or SGLang accepts and graphfit plans it showing SGLang's per-toke
 resolved page size.
 
 `python -m tests.oracle.measure_sglang_minimax_nvfp4_hook [COUNT] [SEED]` prints the agreement
-count. For the count before a change, run this file by path with PYTHONPATH at the other
-tree (it imports only oracle helpers that exist there):
-`PYTHONPATH=/work/main python tests/oracle/measure_sglang_minimax_nvfp4_hook.py 200 0`.
+count. For the count before a change, run it in a copy of the other tree whose tests/oracle
+is this one's (e.g. `git archive main | tar -x -C DIR`, then copy tests/oracle over it;
+since s54m SGLang's fake device has the memory of graphfit's GPU name, so older trees'
+own copies of this file count differently).
 A third argument `spec` draws DSPARK / DFLASH lines with a MiniMax draft instead (issue 23
 s53d: the hook's draft checks, minimax_m3.py:59-93).
 """
@@ -53,6 +54,9 @@ CHOICES: dict[str, tuple[str | None, ...]] = {
     "--moe-a2a-backend": (None, None, "megamoe", "deepep"),
     "--moe-runner-backend": (None, None, "flashinfer_trtllm_routed", "deep_gemm"),
     "--speculative-algorithm": (None, None, None, "EAGLE"),
+    # (s54m) the prefill chunk the megamoe token budget bounds on Blackwell: B200's default
+    # 16384 is refused (SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK 8192)
+    "--chunked-prefill-size": (None, "4096", "8192"),
 }
 # (s53d) the DSPARK / DFLASH draws (`draw(rng, spec=True)`): the algorithm with a MiniMax
 # draft SGLang builds (tests/oracle/sglang_dspark_compare.minimax_dir), and the line's
@@ -67,6 +71,7 @@ SPEC: dict[str, tuple[str | None, ...]] = {
 RAGGED = (None, None, None, "static", "compact")
 LAYERS = '{"dflash_config": {"num_target_layers": 2, "target_layer_ids": [0, 1]}}'
 HOOK = "arg_groups/model_overrides/minimax_m3.py"
+MEGAMOE = "with MegaMoE requires SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
 
 
 def target(nested: bool = False) -> str:
@@ -123,10 +128,15 @@ def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, 
                 if "=" in word and not word.startswith("-"))
     argv = ("--model-path", path, "--tp-size", str(tp),
             *(word for word in flags if "=" not in word or word.startswith("-")))
-    theirs = kv.cell_sizes(path, argv, CAPABILITY[gpu], env)
+    theirs = price(path, argv, gpu, env)
     code, said = graphfit_line(path, gpu, tp, flags)
     if isinstance(theirs, str):
         hook = re.match(r"Rejected: ValueError: (M3\.1 NVFP4 .*)", theirs)
+        if hook is None and MEGAMOE in theirs:
+            # (s54m) the megamoe token budget the hook's megamoe brings on Blackwell
+            # (minimax_m3.py:109-114 -> mega_moe_hook.py:78-91, 240-256)
+            ok = code == 2 and "megamoe:" in said and "mega_moe_hook.py" in said
+            return ("agree" if ok else "disagree"), f"{theirs} | graphfit {code}: {said[:200]}"
         if hook is None:
             return "skip", theirs
         ok = code == 2 and hook.group(1) in said and HOOK in said and len(said) <= 200
@@ -141,6 +151,17 @@ def verdict(path: str, gpu: str, tp: int, flags: tuple[str, ...]) -> tuple[str, 
     ok = code == 0 and shown in said and f"a page of {page} " in said
     return ("agree" if ok else "disagree"), f"SGLang {cells} page {page} | graphfit {code}: " \
         + (said[:200] if code else "plan")
+
+
+def price(path: str, argv: tuple[str, ...], gpu: str, env: tuple[tuple[str, str], ...]
+          ) -> kv.Priced | str:
+    """SGLang's price of the line on the fake device of `gpu`: its capability and (s54m) the
+    memory graphfit's GPU name stands for (graphfit.inputs.gpus), so the memory-tiered
+    defaults SGLang picks (chunked prefill, decode max batch) are the ones graphfit plans
+    (before s54m: an 80 GB device whatever the GPU)."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+
+    return kv.cell_sizes(path, argv, CAPABILITY[gpu], env, gpu_mem_gb=GPU_MEMORY_GB[gpu])
 
 
 def measure(count: int, seed: int, spec: bool = False) -> Counter[str]:

@@ -1,4 +1,5 @@
-"""Measure (not a test): `python -m tests.oracle.measure_sglang_prefill_cp [COUNT] [SEED]`.
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_prefill_cp [COUNT] [SEED]
+[family]`.
 
 COUNT generated `--enable-prefill-cp` lines (tests/oracle/sglang_prefill_cp_oracle.generate:
 TP, `--cp-strategy`, `--attn-cp-size`, `--dcp-size`, an EAGLE draft; Llama / MLA /
@@ -6,7 +7,9 @@ DeepSeek-V4 / MiMo-V2 / HYV4 / DeepSeek-V3.2 / LongCat targets), each compared w
 own resolution and runners as sglang_prefill_cp_oracle.compare does, for this tree ("after")
 and for /work/main's graphfit (or the tree named by GRAPHFIT_BEFORE) in a child process
 ("before": its refusal, counted as the same refusal only where it carries SGLang's sentence;
-a line it plans is counted "plans")."""
+a line it plans is counted "plans"). With `family` the lines are
+sglang_prefill_cp_dsa_oracle.generate's (DeepSeek DSA / MLA, DeepSeek-V3.2, Glm5Next's CP-TP
+sharing and a multimodal MiMo-V2 target; issue 23 s54c)."""
 
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ from collections import Counter
 
 from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle import sglang_prefill_cp_dsa_oracle as dsa
 from tests.oracle import sglang_prefill_cp_oracle as cp
 
 CHILD = """
@@ -60,9 +64,12 @@ def _before_outcome(case: cp.Case, refusal: str | None) -> str:
 def main() -> None:
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    cases = cp.generate(count, seed)
-    for model in cp.MODELS:
-        cp.model_dir(model)
+    # `family` (issue 23 s54c): DeepSeek-family / CP-TP sharing / MiMo-V2 lines instead
+    # (sglang_prefill_cp_dsa_oracle.generate)
+    family = len(sys.argv) > 3 and sys.argv[3] == "family"
+    cases = (dsa.generate if family else cp.generate)(count, seed)
+    for model in (dsa.FAMILY if family else cp.MODELS):
+        dsa.model_dir(model)
     after: Counter[str] = Counter()
     served = 0
     for case in cases:

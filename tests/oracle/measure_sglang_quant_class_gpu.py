@@ -12,10 +12,25 @@ from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Callable
 
 from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
 
 VERDICTS = ("marlin", "wna16", "class", "capability", "refused", "dtype", "passed", "crash")
+
+
+def print_per_gpu(compare: Callable[[str, str, str], tuple[str, str | None]], label: str,
+                  count: int, seed: int) -> list[str]:
+    """One family a GPU (named after `label`): `compare` on the drawn (flag, body, GPU) lines
+    of that GPU. Shared with measure_sglang_quant_file_gpu. The disagreements."""
+    from tests.oracle import sglang_quant_class_gpu_compare as cg
+
+    wrong: list[str] = []
+    for gpu in cg.GPUS:
+        results = (compare(flag, content, g)
+                   for flag, content, g in cg.lines(count, seed) if g == gpu)
+        wrong += print_family(f"{label}{gpu}", results, VERDICTS, totals=True)
+    return wrong
 
 
 def main(argv: list[str]) -> int:
@@ -23,11 +38,7 @@ def main(argv: list[str]) -> int:
     from tests.oracle import sglang_quant_class_gpu_compare as cg
 
     logging.disable(logging.WARNING)
-    wrong: list[str] = []
-    for gpu in cg.GPUS:
-        results = (cg.compare(flag, content, g)
-                   for flag, content, g in cg.lines(count, seed) if g == gpu)
-        wrong += print_family(f"{gpu}", results, VERDICTS, totals=True)
+    wrong = print_per_gpu(cg.compare, "", count, seed)
     for cap in cg.FILE_CAPABILITIES:
         found = (cg.compare_file(flag, content, c)
                  for flag, content, c in cg.file_lines(count * 3 // 4, seed) if c == cap)

@@ -12,24 +12,17 @@ from __future__ import annotations
 import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
-
-VERDICTS = ("marlin", "wna16", "class", "capability", "refused", "dtype", "passed", "crash")
+from tests.oracle.measure_root import count_seed_root, print_wrong
+from tests.oracle.measure_sglang_quant_class_gpu import print_per_gpu
 
 
 def main(argv: list[str]) -> int:
     count, seed = count_seed_root(argv, 160)
-    from tests.oracle import sglang_quant_class_gpu_compare as cg
     from tests.oracle import sglang_quant_file_gpu_compare as fg
 
     logging.disable(logging.WARNING)
-    wrong: list[str] = []
-    for gpu in cg.GPUS:
-        results = (fg.compare_named(flag, content, g)
-                   for flag, content, g in cg.lines(count, seed) if g == gpu)
-        wrong += print_family(f"config file, gpu_memory_gb {gpu}", results, VERDICTS,
-                              totals=True)
-    return print_wrong(wrong)
+    return print_wrong(print_per_gpu(fg.compare_named, "config file, gpu_memory_gb ", count,
+                                     seed))
 
 
 if __name__ == "__main__":

@@ -8,10 +8,9 @@ GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
 
 from __future__ import annotations
 
-import logging
 import sys
 
-from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
+from tests.oracle.measure_root import count_seed_root, print_fixed_and_generated
 
 VERDICTS = ("class", "built", "other")
 
@@ -20,13 +19,8 @@ def main(argv: list[str]) -> int:
     count, seed = count_seed_root(argv, 200)
     from tests.oracle import sglang_quant_weight_class_ct_compare as cc
 
-    logging.disable(logging.WARNING)
-    wrong: list[str] = []
-    for family, lines in (("fixed config.json", list(cc.FIXED.values())),
-                          (f"generated ({count}, seed {seed})", cc.generated_lines(count, seed))):
-        wrong += print_family(family, (cc.compare(flag, spec) for flag, spec in lines),
-                              VERDICTS, totals=True)
-    return print_wrong(wrong)
+    return print_fixed_and_generated(cc, count, seed, VERDICTS, "fixed config.json")
+
 
 if __name__ == "__main__":
     raise SystemExit(main(sys.argv[1:]))

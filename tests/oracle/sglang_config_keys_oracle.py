@@ -132,14 +132,24 @@ def _words(text: str) -> tuple[str, frozenset[str]]:
     return head, frozenset(rest.rstrip(")").split(", "))
 
 
+# flags whose choices SGLang builds as a set, listed in an order that varies between runs
+# (server_args.py:356-364): the flag table keeps them sorted (flag_tables.action_record)
+UNORDERED = ("argument --sampling-backend: ",)
+
+
 def agreement(theirs: str | None, ours: str | None) -> str:
-    """How graphfit's refusal text compares with SGLang's: "same"; "order" (the same options,
-    a flag's spellings or choices listed in another order: the flag table keeps them sorted,
-    tests/oracle/flag_tables.py:143-146, 170-171); "json" (both refuse the same flag's value
-    as not JSON, graphfit in its strict reader's words, graphfit.inputs.flagtable._json);
-    else "differ"."""
+    """How graphfit's refusal text compares with SGLang's: "same"; "set order" (the same
+    choices of a flag SGLang builds from a set, UNORDERED, in another order); "order" (the
+    same options, a flag's spellings or choices listed in another order, which graphfit's
+    SGLang table keeps as SGLang's since issue 23 s55l); "json" (both refuse the same flag's
+    value as not JSON, graphfit in its strict reader's words, as before s55l); else
+    "differ". Only "same" and "set order" are agreement now."""
     if theirs == ours:
         return "same"
+    if theirs is not None and ours is not None and theirs.startswith(UNORDERED) \
+            and agreement(theirs.replace("argument ", "", 1), ours.replace("argument ", "", 1)) \
+            == "order":
+        return "set order"
     if theirs is None or ours is None:
         return "differ"
     named = _ARGUMENT.match(theirs), _ARGUMENT.match(ours)

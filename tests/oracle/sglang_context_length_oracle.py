@@ -203,7 +203,7 @@ def sglang_pool(model: str, argv: tuple[str, ...], env: dict[str, str]) -> int |
 
     from tests.oracle import sglang_stubs
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
     this = types.SimpleNamespace(attn_dp_size=max(1, r.attn_dp_size), mambaish_config=None,
                                  model_config=model_config_of(r.record))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import random
+import sys
 import types
 from collections.abc import Iterator
 from typing import Any
@@ -38,7 +39,14 @@ MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
 # cutedsl_mla served, fi_a2a picked by default; the fake device is on no NVLink fabric,
 # `is_mnnvl_fabric_device`, utils/common.py:1038-1053), each at graphfit's memory for the name
 # (graphfit/inputs/gpus.py)
-GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0))}
+GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0)),
+                                                   "GB200": (184.0, (10, 0))}
+# the GPUs `generate` draws by default (the GB200 only where asked, issue 23 s55k)
+DRAWN = (*ub.GPUS, "B200")
+# the device name the fake GPU reports where it is not the stubs' H100 name: SGLang's fabric
+# probe reads it (`is_mnnvl_fabric_device`, utils/common.py:1047-1049: GB200 / GB300 are on
+# an NVLink fabric; any other name asks NVML, which the oracle lacks: no fabric)
+DEVICE_NAMES = {"GB200": "NVIDIA GB200"}
 Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
 SPEC = "--speculative-algorithm"
 STEPS = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
@@ -79,7 +87,8 @@ NOT_MODELLED = "not modelled"
 
 
 def generate(count: int, seed: int, *, plain: bool = False,
-             models: tuple[str, ...] = MODELS) -> list[Case]:
+             models: tuple[str, ...] = MODELS, gpus: tuple[str, ...] = DRAWN,
+             nodes: float = 0.1) -> list[Case]:
     """`count` lines on the MLA or the Llama model: TP 2..8 with --dcp-size 2 / 4 / 8 (now and
     then one TP does not divide), an attention backend or none, --max-running-requests, now
     and then --max-total-tokens, the decode max_bs, no padding, a prefill backend,
@@ -89,7 +98,9 @@ def generate(count: int, seed: int, *, plain: bool = False,
     one node, no unified memory (SGLang's default fi_a2a on the B200 is planned since s47d).
     `models`: MODELS, or (KIMI,) for Kimi-K3's DCP override (s47d), drawn without drafts: on
     this MLA stand-in under Kimi-K3's class SGLang's draft-extend runner holds mamba-track
-    buffers graphfit does not plan, with or without DCP (runner_utils/buffers.py:175-182)."""
+    buffers graphfit does not plan, with or without DCP (runner_utils/buffers.py:175-182).
+    `gpus`: the GPU names drawn (("B200", "GB200") for the fabric's lines, s55k); `nodes`:
+    how often --nnodes is drawn (s55k's fabric lines: more often)."""
     rng = random.Random(seed)
     out: list[Case] = []
     drafts = DRAFTS + model_drafts()
@@ -120,8 +131,8 @@ def generate(count: int, seed: int, *, plain: bool = False,
             argv += rng.choice(drafts)
         if not plain and rng.random() < 0.1:
             argv += ("--enable-unified-memory",)
-        gpu = rng.choice(tuple(GPUS))
-        if not plain and rng.random() < 0.1:  # the TP per node fi_a2a reads (issue 23 s47d)
+        gpu = rng.choice(gpus)
+        if not plain and rng.random() < nodes:  # the TP per node fi_a2a reads (issue 23 s47d)
             argv += ("--nnodes", str(rng.choice((2, 4))))
         out.append((argv, gpu, model))
     return out
@@ -186,17 +197,43 @@ def flashinfer_decode() -> Iterator[None]:
             sys.modules["flashinfer.decode"] = old
 
 
+@contextlib.contextmanager
+def device_named(gpu: str) -> Iterator[None]:
+    """Glue: the fake GPU reports DEVICE_NAMES[gpu] (the stubs' name otherwise), with SGLang's
+    cached fabric probe (`is_mnnvl_fabric_device`, lru_cache, utils/common.py:1037-1053)
+    cleared on the way in and out, so the probe answers for this device."""
+    from tests.oracle import sglang_stubs as stubs
+
+    def clear() -> None:
+        common = sys.modules.get("sglang.srt.utils.common")
+        if common is not None:
+            common.is_mnnvl_fabric_device.cache_clear()
+
+    name = DEVICE_NAMES.get(gpu)
+    if name is None:
+        yield
+        return
+    old = stubs._CUDA_NAME
+    stubs._CUDA_NAME = name
+    clear()
+    try:
+        yield
+    finally:
+        stubs._CUDA_NAME = old
+        clear()
+
+
 @functools.lru_cache(maxsize=512)
 def sglang_answer(case: Case) -> sc.SglangAnswer:
     """SGLang's resolution of the line on the GPU, and its runners sized by the model's own
     hidden size and vocabulary (SGLang's ModelConfig)."""
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(None), flashinfer_decode():
+    with pc.environment(None), flashinfer_decode(), device_named(gpu):
         r = so.resolve(argv, gpu_mem_gb=gb, model=model_path(model), capability=capability)
-    if isinstance(r, so.Rejected):
-        return sc.SglangAnswer(r, None)
-    refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
+        if isinstance(r, so.Rejected):
+            return sc.SglangAnswer(r, None)
+        refused = _fi_a2a_start(r, gb, capability) or _trtllm_mla_start(r)
     if refused is not None:
         return sc.SglangAnswer(r, None, refused)
     from sglang.srt.arg_groups.model_override_base import model_config_of
@@ -254,8 +291,10 @@ def _trtllm_mla_start(r: so.Resolved) -> str | None:
     return None
 
 
-def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
-    """graphfit's plan for the pasted line (the GPU named), and its prefill backend."""
+def graphfit_answer(case: Case, config_file: str | None = None
+                    ) -> tuple[sc.GraphfitAnswer, str | None]:
+    """graphfit's plan for the pasted line (the GPU named; `config_file`: graphfit's config
+    file given too, e.g. `mnnvl_fabric: false`, s55k), and its prefill backend."""
     import graphfit
     from graphfit import ConfigError
     from graphfit.cli.options import resolve_values
@@ -265,8 +304,10 @@ def graphfit_answer(case: Case) -> tuple[sc.GraphfitAnswer, str | None]:
     argv, gpu, model = case
     try:
         model_path(model)
-        config = resolve_values({"gpu_memory_gb": gpu}, environ={}, pasted=commandline.read(
-            pc.graphfit_line(argv, model, None))).config()
+        given = {} if config_file is None else {"config_file": config_file}
+        line = commandline.read(pc.graphfit_line(argv, model, None))
+        config = resolve_values({"gpu_memory_gb": gpu, **given}, environ={},
+                                pasted=line).config()
         plan = graphfit.plan(config)
         return sc.GraphfitAnswer(argv, None, plan), prefill_graphs(config).backend
     except ConfigError as exc:
@@ -281,10 +322,11 @@ def _prefill(sg: sc.SglangAnswer) -> str:
     return str(getattr(backend, "value", backend))
 
 
-def compare(case: Case) -> tuple[str, list[str]]:
-    """("agree" | "both refuse" | "not modelled" | "differs", the differences)."""
+def compare(case: Case, config_file: str | None = None) -> tuple[str, list[str]]:
+    """("agree" | "both refuse" | "not modelled" | "differs", the differences), graphfit
+    reading `config_file` too (graphfit_answer)."""
     sg = sglang_answer(case)
-    gf, prefill = graphfit_answer(case)
+    gf, prefill = graphfit_answer(case, config_file)
     if sg.rejected is not None:
         if gf.rejected is not None:
             return "both refuse", [gf.rejected]
@@ -314,8 +356,9 @@ def compare(case: Case) -> tuple[str, list[str]]:
 
 def comm_backends(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> tuple[str | None, str | None]:
     """The DCP communication backend SGLang resolved (`_dcp_comm_backend_default`,
-    overrides.py:1373-1396, on the oracle's B200: no NVLink fabric) and the one graphfit's plan
-    names (`sglang_dcp.comm_backend`, whose fi_a2a brings the workspace line)."""
+    overrides.py:1373-1396, on the oracle's B200: no NVLink fabric; on its GB200: one) and
+    the one graphfit's plan names (`sglang_dcp.comm_backend`, whose fi_a2a brings the
+    workspace line)."""
     from sglang.srt.arg_groups.overrides import resolving_view
 
     from graphfit.planner.engines.sglang_dcp import comm_backend
@@ -335,7 +378,7 @@ def fraction(case: Case, env: str | None) -> tuple[float | None, float | str | N
 
     argv, gpu, model = case
     gb, capability = GPUS[gpu]
-    with pc.environment(env) as asked, flashinfer_decode():
+    with pc.environment(env) as asked, flashinfer_decode(), device_named(gpu):
         got = po.mem_fraction.__wrapped__(argv, gb, model_path(model), capability)
     theirs = None if isinstance(got, so.Rejected) else got[1]
     return theirs, _graphfit_fraction(pc.graphfit_line(argv, model, env), gpu), (

@@ -30,7 +30,7 @@ def sglang_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool =
                    ) -> str | None:
     """SGLang's ValueError for this pair on the target worker, or None (ids resolved)."""
     so.oracle()
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.imports():
         from sglang.srt.model_executor.model_runner_components import (
             spec_aux_hidden_state as aux,
         )

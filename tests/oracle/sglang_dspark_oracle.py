@@ -285,10 +285,14 @@ def worker_parse(r: so.Resolved) -> None:
     if config is not None:
         # the worker's own start-up check on the parse: markov_rank > 0, a mask token id
         # below the target's embedding rows (dspark_config.py:84-135), the rows read as
-        # dspark_worker_v2.py:250-254 reads them (the oracle's targets have no text config)
-        target = get_config(str(r.record.model_path), trust_remote_code=False,
-                            model_override_args=json.loads(
-                                getattr(r.record, "json_model_override_args", None) or "{}"))
+        # dspark_worker_v2.py:250-254 reads them: of the target's hf_text_config (SGLang's
+        # own get_hf_text_config, model_config.py:636, 1605; a VL target's text config, s54m)
+        from sglang.srt.utils.hf_transformers.common import get_hf_text_config
+
+        target = get_hf_text_config(get_config(
+            str(r.record.model_path), trust_remote_code=False,
+            model_override_args=json.loads(
+                getattr(r.record, "json_model_override_args", None) or "{}")))
         rows = getattr(target, "padded_vocab_size", None) or target.vocab_size
         resolve_runtime_config(draft_hf_config=config,
                                speculative_num_draft_tokens=r.speculative_num_draft_tokens,

@@ -58,7 +58,7 @@ def _tensor_bytes(obj: Any, seen: set[int]) -> int:
 def draft_bytes(r: so.Resolved, sized: mm.Sized) -> int | None:
     """The bytes SGLang's draft heads' own pools take on this rank; None when SGLang clones
     none (another worker, or no hybrid-SWA MTP draft)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import torch
         from sglang.srt.configs.hybrid_arch import mambaish_config
         from sglang.srt.configs.model_config import ModelConfig

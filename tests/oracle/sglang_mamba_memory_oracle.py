@@ -468,7 +468,7 @@ def sized(r: so.Resolved, preload_gb: float, weights_gb: float,
     (`is_post_capture_kv_active`, kv_pool_runtime.py:34-48, on CUDA; the variable
     SGLANG_ENABLE_POST_CAPTURE_KV_SIZING as os.environ holds it); `gpu_gb`: the device's
     memory `get_device_memory_capacity` reports then (runtime_context.py:1817)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.arg_groups.overrides import (
             model_config_of,
             post_capture_kv_sizing_planned,

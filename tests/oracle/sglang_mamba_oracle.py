@@ -51,7 +51,7 @@ def view(r: so.Resolved) -> Any:
 
 def pool(r: so.Resolved, token_capacity: int) -> int:
     """SGLang's request pool per attention-DP group for a KV capacity of `token_capacity`."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
 
     limit = getattr(r.record, "max_total_tokens", None)
@@ -93,7 +93,7 @@ def track_buffers(r: so.Resolved, max_bs: int) -> dict[str, tuple[tuple[int, ...
     target runner passes enable_mamba_track=False). name -> (shape, dtype, padding policy)."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
         from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
         from sglang.srt.runtime_context import get_exec

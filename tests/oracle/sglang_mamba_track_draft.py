@@ -77,7 +77,7 @@ def configurator_refusal(case: dc.Case) -> str | None:
     r = dc.sglang_answer(case).resolved
     if not isinstance(r, so.Resolved):
         return None
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.mem_cache.kv_cache_configurator import KVCacheConfigurator
     with so.published(r):
         try:

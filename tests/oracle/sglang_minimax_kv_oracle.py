@@ -33,12 +33,12 @@ Priced = tuple[tuple[int, ...], int]
 
 
 def cell_sizes(path: str, argv: tuple[str, ...], capability: tuple[int, int],
-               env: tuple[tuple[str, str], ...] = ()) -> Priced | str:
+               env: tuple[tuple[str, str], ...] = (), gpu_mem_gb: float = 80) -> Priced | str:
     """Each pipeline stage's `_compute_cell_size` for the line and the resolved page size, or
     SGLang's refusal ("Rejected: ..." at resolution, "Type: message" where the price
-    itself raises)."""
+    itself raises); `gpu_mem_gb`: the fake device's memory (its defaults by memory tier)."""
     with patched_environ(dict(env)):
-        r = so.resolve(argv, model=path, capability=capability)
+        r = so.resolve(argv, gpu_mem_gb=gpu_mem_gb, model=path, capability=capability)
         if not isinstance(r, so.Resolved):
             return f"Rejected: {r.text}"
         return _price(r, path, capability)

@@ -96,7 +96,7 @@ def model_refusal(model_dir: str | None, record: Any, capability: tuple[int, int
 def runners() -> tuple[str, ...]:
     """Every MoE runner SGLang's enum names (layers/moe/utils.py MoeRunnerBackend)."""
     so.oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.layers.moe.utils import MoeRunnerBackend
 
         return tuple(member.value for member in MoeRunnerBackend)

@@ -226,7 +226,7 @@ def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> R
 @functools.cache
 def _runner_base() -> Any:
     """SGLang's BaseCudaGraphRunner, imported once (with the stubs on the import path)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.model_executor.runner.base_cuda_graph_runner import (
             BaseCudaGraphRunner,
         )
@@ -729,7 +729,7 @@ def _load_checkpoint_head(head: Any, saved: Any) -> None:
     (:568)."""
     from sglang.srt.model_loader.weight_utils import default_weight_loader
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.models.lilicorr import check_head_weight_coverage
 
     params = dict(head.named_parameters())
@@ -751,7 +751,7 @@ def _dflash_selector(r: Resolved) -> Any:
     config = _draft_hf_config(r)
     if config is None:
         return None
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import sglang.srt.models.dflash as models
     classes = {c.__name__: c for c in models.EntryClass}
     arch = (getattr(config, "architectures", None) or [None])[0]
@@ -770,7 +770,7 @@ def _dflash_lilicorr(r: Resolved) -> Any:
     config = _draft_hf_config(r, overridden=True)
     if config is None:
         return None
-    with sglang_stubs.stubbed():  # both import Triton kernel modules
+    with sglang_stubs.imports():  # both import Triton kernel modules
         import sglang.srt.models.lilicorr as models
         from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
     classes = {c.__name__: c for c in models.EntryClass}
@@ -794,7 +794,7 @@ def _lilicorr_head(parsed: Any, config: Any, r: Resolved) -> Any:
     does (:571-572)."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import sglang.srt.models.lilicorr as models
         from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
         from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
@@ -861,7 +861,7 @@ def _lilicorr_sampler(found: Any, block: int, hidden_size: int, vocab_size: int,
     vocabulary, lilicorr_utils.py:108-115)."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import sglang.srt.layers.linear as linear
         import sglang.srt.layers.vocab_parallel_embedding as vpe
         import sglang.srt.speculative.lilicorr_utils as utils
@@ -919,7 +919,11 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=track)
     if _SHARED_OUTPUT is not None:
-        buffers.share_buffers()  # decode_cuda_graph_runner.py:507-509 (no early verify)
+        # decode_cuda_graph_runner.py:505-509, its early-verify exclusion by SGLang's own
+        # predicate (tests.oracle.sglang_dspark_early, issue 23 s54d)
+        from tests.oracle.sglang_dspark_early import staged_exclude
+
+        buffers.share_buffers(exclude=staged_exclude(mr, gathered))
     registry = build_decode_registry(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,
@@ -1223,7 +1227,7 @@ def mtp_padding_fills(width: int, fill: int, raw_bs: int = 2, bs: int = 5) -> di
     import torch
 
     oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.kernels.ops.speculative.multi_layer_eagle import (
             fill_draft_extend_prepare_buffers_native,
         )
@@ -1272,7 +1276,7 @@ def tbo_plugin() -> Any:
     import types as _types
 
     oracle()  # the stubs installed
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.batch_overlap import two_batch_overlap as tbo
     saved = tbo.get_device
     tbo.get_device = lambda: _types.SimpleNamespace(device="meta")

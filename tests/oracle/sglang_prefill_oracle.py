@@ -61,7 +61,7 @@ class SglangPrefill:
 
 @functools.cache
 def _runner_module() -> Any:
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.model_executor.runner import prefill_cuda_graph_runner
     return prefill_cuda_graph_runner
 
@@ -132,6 +132,42 @@ def _setup_filter(r: so.Resolved, pool: int) -> tuple[list[int] | None, int]:
         phase.bs, phase.full_prefill_max_req = saved
 
 
+def cp_bcg(r: so.Resolved, captured: tuple[int, ...]
+           ) -> tuple[tuple[int, ...], dict[str, tuple[tuple[int, ...], str]]]:
+    """Prefill CP's breakable graphs (issue 23 s54g), as the runner's __init__ runs them
+    once its backend is breakable (prefill_cuda_graph_runner.py:609-620): SGLang's own
+    `supports_prefill_cp_bcg`, `filter_prefill_cp_bcg_capture_num_tokens` and
+    `PrefillCPBCGInput.create` (on the meta device, a stand-in runner with the fields
+    `create` reads: device, max_num_tokens = the unfiltered largest bucket (:371), the
+    model's hidden size and dtype). Run under the published record (so.published), with
+    the process' bound strategy cleared first, so `get_cp_strategy` binds it from the
+    published bags as a worker does (layers/cp/base.py:302-328). Returns the kept buckets
+    and the two inputs, named `cp_bcg_<field>`; the buckets unchanged and no inputs when
+    CP BCG is off. Raises SGLang's ValueError where the runner would."""
+    from sglang.srt.layers.cp import base
+    from sglang.srt.layers.cp.bcg import supports_prefill_cp_bcg
+
+    if not supports_prefill_cp_bcg(r.record):
+        return captured, {}
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+    from sglang.srt.layers.cp.bcg.bcg import (
+        PrefillCPBCGInput,
+        filter_prefill_cp_bcg_capture_num_tokens,
+    )
+
+    kept = tuple(int(t) for t in filter_prefill_cp_bcg_capture_num_tokens(
+        list(captured), r.record))
+    mc = model_config_of(r.record)
+    stand_in = types.SimpleNamespace(device="meta", max_num_tokens=max(captured),
+                                     model_runner=types.SimpleNamespace(
+                                         model_config=mc, dtype=mc.dtype))
+    base._STRATEGY = None  # what a fresh worker process starts with
+    made = PrefillCPBCGInput.create(stand_in)
+    return kept, {f"cp_bcg_{name}": (tuple(int(d) for d in t.shape), so._describe(t))
+                  for name, t in (("input_embeds", made.input_embeds),
+                                  ("positions", made.positions))}
+
+
 def raw_args(r: so.Resolved) -> types.SimpleNamespace:
     """The record's fields as the caller gave them (pipeline.py: `_raw_input`)."""
     return types.SimpleNamespace(**r.record._raw_input)
@@ -163,6 +199,10 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
             return SglangPrefill("disabled", tokens, (), cps, pool, {}, raw)
         pr = _runner_module()
         captured = tuple(int(t) for t in pr.get_prefill_num_tokens_to_capture(kept))
+        try:
+            cp_captured, cp_bufs = cp_bcg(r, captured)
+        except ValueError as exc:  # the runner's CP filter / input type refuse: no server
+            return so.Rejected(argv, f"ValueError: {exc}", "ValueError")
         from sglang.srt.arg_groups.model_override_base import model_config_of
         from sglang.srt.model_executor.cuda_graph_buffer_registry import (
             build_prefill_registry,
@@ -193,7 +233,7 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
         if phase.backend == "full":  # the full backend's replay zeroes these past the real
             # requests (:2106-2112), over the registry's policy
             fills.update({name: "zero" for name in full_tail_zeroed(pr) if name in fills})
-    buffers: dict[str, tuple[tuple[int, ...], str]] = {}
+    buffers: dict[str, tuple[tuple[int, ...], str]] = dict(cp_bufs)
     for name in ("input_ids", "out_cache_loc", "num_token_non_padded", "positions",
                  "input_embeds", "mrope_positions", "mamba_track_indices",
                  "mamba_track_mask", "mamba_track_seqlens"):
@@ -215,8 +255,8 @@ def prefill(argv: tuple[str, ...], gb: float | None = 80, model: str | None = No
         prefer_eager_mixed_prefill=False, prefill_backend_name=phase.backend,
         has_mha_companion_layers=False, _capture_chunked_prefix=False,
         capture_hidden_mode=None, max_context_size=None, max_seq_len=None,
-        max_num_tokens=max(captured), capture_num_tokens=list(captured))
-    return SglangPrefill(str(phase.backend), tokens, captured, cps, pool, buffers, raw, runner,
+        max_num_tokens=max(captured), capture_num_tokens=list(cp_captured))
+    return SglangPrefill(str(phase.backend), tokens, cp_captured, cps, pool, buffers, raw, runner,
                          fills, multimodal)
 
 

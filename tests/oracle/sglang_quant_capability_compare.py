@@ -58,6 +58,19 @@ def planned(model: str, args: tuple[str, ...], gpu: str) -> tuple[int, str]:
     return code, said
 
 
+def past_the_class(where: str, theirs: co.Answer, said: str, cited: bool
+                   ) -> tuple[str, str | None]:
+    """A line SGLang's loader got past the config class on: "built" (or "other" where it
+    stopped elsewhere), with a disagreement where graphfit still cites a class's lines. The
+    tail the config-class compares share (weight classes, compressed-tensors, auto-round /
+    quark)."""
+    verdict = "built" if theirs.stage in ("passed", "capability", "none") else "other"
+    if cited:
+        return verdict, f"{where}: SGLang {theirs.stage} {theirs.method} " \
+                        f"{theirs.said[:80]}; graphfit {said}"
+    return verdict, None
+
+
 def graphfit_line(flag: str | None, layout: str | None, gpu: str) -> tuple[int, str]:
     """graphfit's (exit code, last error line) on the pasted line."""
     quant = () if flag is None else ("--quantization", flag)

@@ -54,13 +54,15 @@ class Answer:
 def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
          model_dir: str | None = None, dtype: str = "auto",
          checkpoint_dtype: str | None = "bfloat16",
-         architecture: str = "LlamaForCausalLM") -> Answer:
+         architecture: str = "LlamaForCausalLM",
+         key: str = "quantization_config") -> Answer:
     """SGLang's answer for `--quantization flag` on a checkpoint whose config.json
     quantization_config is `layout` (None: absent), on a GPU of `capability` (86: SM 8.6).
     `model_dir`: the model directory SGLang looks in for quantization files (default: an
     empty one). `dtype`: the line's --dtype; `checkpoint_dtype`: config.json's torch_dtype
     (None: absent). A dtype refusal (loader.py:263-270) is stage "passed" with its message
-    in `said` (`dtype_refused`). `architecture`: config.json's first architecture."""
+    in `said` (`dtype_refused`). `architecture`: config.json's first architecture. `key`:
+    the config.json key `layout` sits under (compression_config: the old key)."""
     so.oracle()
     cap = divmod(capability, 10)
     with sglang_stubs.stubbed(), sglang_stubs.fake_cuda(80 * 1024, capability=cap):
@@ -82,7 +84,7 @@ def load(flag: str | None, layout: dict[str, Any] | None, capability: int,
         config = ModelConfig.__new__(ModelConfig)
         hf = PretrainedConfig(architectures=[architecture])
         if layout is not None:
-            hf.quantization_config = copy.deepcopy(layout)
+            setattr(hf, key, copy.deepcopy(layout))
         config.hf_config = hf
         config.model_path = model_dir or qo._empty_dir()
         config.revision = None

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_quant_capability_oracle as co
-from tests.oracle.sglang_quant_capability_compare import llama_dir, planned
+from tests.oracle.sglang_quant_capability_compare import llama_dir, past_the_class, planned
 
 # the file:line sites graphfit's class refusals cite (graphfit.inputs.
 # sglang_quant_weight_classes; ModelOpt's FP8 / FP4 classes, graphfit.inputs.
@@ -158,11 +158,7 @@ def _judge(where: str, theirs: co.Answer, code: int, said: str) -> tuple[str, st
         ok = code == 2 and cited
         return "class", None if ok else f"{where}: SGLang {theirs.said[:90]}; graphfit {code} " \
                                         f"{said}"
-    verdict = "built" if theirs.stage in ("passed", "capability", "none") else "other"
-    if cited:
-        return verdict, f"{where}: SGLang {theirs.stage} {theirs.method} {theirs.said[:80]}; " \
-                        f"graphfit {said}"
-    return verdict, None
+    return past_the_class(where, theirs, said, cited)
 
 
 def compare_config(flag: str | None, layout: str) -> tuple[str, str | None]:

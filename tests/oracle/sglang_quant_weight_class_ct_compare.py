@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle import sglang_quant_capability_oracle as co
-from tests.oracle.sglang_quant_capability_compare import _LLAMA, planned
+from tests.oracle.sglang_quant_capability_compare import _LLAMA, past_the_class, planned
 
 MARKS = ("fp8.py:285-286", "fp8.py:302-306", "fp8.py:307-310", "fp8.py:311-314",
          "w4afp8.py:78-79")
@@ -82,11 +82,7 @@ def compare(flag: str | None, spec: dict[str, Any]) -> tuple[str, str | None]:
         ok = code == 2 and cited
         return "class", None if ok else f"{where}: SGLang {theirs.said[:90]}; graphfit " \
                                         f"{code} {said}"
-    verdict = "built" if theirs.stage in ("passed", "capability", "none") else "other"
-    if cited:
-        return verdict, f"{where}: SGLang {theirs.stage} {theirs.method} " \
-                        f"{theirs.said[:80]}; graphfit {said}"
-    return verdict, None
+    return past_the_class(where, theirs, said, cited)
 
 
 _ABSENT = object()

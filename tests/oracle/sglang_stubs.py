@@ -178,15 +178,37 @@ def fake_cuda(gpu_mem_mib: float | None = None, device_count: int = 8,
     other = capability != _CUDA_CAPABILITY
     if other:
         _clear_sm_caches()
+    _state["faked"] = _state.get("faked", 0) + 1
     try:
         with stubbed():
             yield
     finally:
+        _state["faked"] -= 1
         for (obj, name), value in saved.items():
             setattr(obj, name, value)
         _state["gpu_mem_mib"] = outer_mem
         if other:
             _clear_sm_caches()
+
+
+@contextlib.contextmanager
+def imports() -> Iterator[None]:
+    """For a block that only imports SGLang modules: the GPU a server has while they load.
+
+    A module's first import runs its top-level code once for the process, and some of it asks
+    the device (`_device_sm = get_device_sm()`, models/deepseek_common/utils.py:49, reading
+    torch.cuda at utils/common.py:756-764; `_IS_SM120 = is_sm120_supported()`,
+    layers/attention/dsv4/metadata.py:29). Under bare `stubbed()` torch reports no CUDA, so
+    whichever test imported such a module first decided the answer for every later one.
+    Inside an active `fake_cuda` the enclosing device stands (a default one here would report
+    sm90 and re-cache the capability probes of an sm100 caller); elsewhere the default one.
+    """
+    if _state.get("faked", 0):
+        with stubbed():
+            yield
+    else:
+        with fake_cuda():
+            yield
 
 
 _installed: dict[str, Any] = {}

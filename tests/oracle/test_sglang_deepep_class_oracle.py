@@ -37,9 +37,12 @@ from tests.oracle import sglang_stubs  # noqa: E402
 ASSERT = "mode requires deep_gemm"
 UNQUANTIZED = "Unquantized DeepEP MoE requires DeepGEMM BF16"  # ep_moe/layer.py:135-147
 # (what SGLang's build failure says, what graphfit's refusal must name)
+NIXL = "Normal mode is not supported for Nixl EP yet."  # token_dispatcher/nixl.py:481-482
 BUILD_ERRORS = ((ASSERT, ASSERT), (UNQUANTIZED, UNQUANTIZED),
                 ("NotImplementedError:  @ layers/moe/token_dispatcher/mooncake.py:344",
-                 "mooncake.py:343-344"))
+                 "mooncake.py:343-344"),
+                (f"NotImplementedError: {NIXL} @ layers/moe/token_dispatcher/nixl.py:482",
+                 "nixl.py:481-482"))
 A2AS = ("none", "deepep", "deepep", "deepep_v2", "mooncake", "mooncake")
 MODES = ("auto", "auto", "low_latency", "normal")
 QUANTS = (None, "fp8", "fp8")
@@ -125,7 +128,8 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool,
                 world_size=ep, rank_in_group=0, cpu_group=None)
             moe_tp_group = group if moe_tp == tp else types.SimpleNamespace(
                 world_size=moe_tp, rank_in_group=0, cpu_group=None)
-            with mb.glue(), get_parallel().override(tp_rank=0, attn_tp_rank=0, moe_ep_rank=0,
+            with mb.glue(), mb.nixl_glue(ep), \
+                    get_parallel().override(tp_rank=0, attn_tp_rank=0, moe_ep_rank=0,
                                          moe_tp_rank=0, tp_group=group,
                                          moe_tp_group=moe_tp_group, moe_ep_group=ep_group), \
                     set_default_torch_dtype(_model_dtype(r, model)), torch.device("meta"):
@@ -197,9 +201,11 @@ def model(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return sglang_stubs.write_moe_model_dir(tmp_path_factory.mktemp("deepep") / "moe")
 
 
-def _agree(model: Path, argv: tuple[str, ...], jit: bool, **build: Any) -> str | None:
-    """None where both sides agree, else what differs (`build`: sglang's block options)."""
-    theirs = sglang(model, argv, jit, **build)
+def _agree(model: Path, argv: tuple[str, ...], jit: bool, theirs: str | None = "",
+           **build: Any) -> str | None:
+    """None where both sides agree, else what differs (`build`: sglang's block options;
+    `theirs`: SGLang's answer where already known, "" to ask it)."""
+    theirs = sglang(model, argv, jit, **build) if theirs == "" else theirs
     ours = graphfit(model, argv, jit)
     for said, named in BUILD_ERRORS:
         if theirs is not None and theirs.startswith("build:") and said in theirs:
@@ -323,7 +329,7 @@ def _rocm() -> Iterator[None]:
     Run a line on CUDA first (the test's control does): what SGLang first computes and
     caches under this override would otherwise say ROCm to every later test in the process
     (seen: the a2a oracle's decode ladder capped at 160 after a cold ROCm resolution)."""
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.layers.moe.ep_moe import layer
 
     saved = layer._is_hip
@@ -367,3 +373,46 @@ def test_rocm_lines_with_jit_off_agree(model: Path) -> None:
     assert not wrong, "\n".join(wrong)
     assert answers[:3] == [None, None, None], answers  # the asserts are skipped on ROCm
     assert answers[3] is not None and "mooncake.py" in answers[3], answers[3]
+
+
+# s54e: NixlEP's dispatcher (token_dispatcher/nixl.py:476-482), for a class built through
+# get_moe_impl_class (Qwen3-MoE) and one outside it (Mixtral); each mode, and the quantized
+# low-latency assert nixl shares with deepep (ep_moe/layer.py:168-178)
+NIXL_LINES = tuple(
+    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "nixl", "--deepep-mode", mode,
+      *quant), jit)
+    for mode, quant, jit in (("auto", (), True), ("normal", (), True), ("low_latency", (), True),
+                             ("auto", ("--quantization", "fp8"), False),
+                             ("low_latency", ("--quantization", "fp8"), False),
+                             ("low_latency", ("--quantization", "fp8"), True)))
+
+
+def test_nixl_dispatcher_lines_agree(model: Path, tmp_path: Path) -> None:
+    """Each model's own MoE block, built without the oracle's shared dispatcher step, raises
+    NixlEP's sentence in auto / normal mode and builds in low_latency (or meets the DeepEP
+    assert with JIT DeepGEMM off); graphfit refuses / plans the same lines, and the shared
+    step (sglang_mooncake_build.failure) answers as the block does."""
+    import json
+
+    (tmp_path / "config.json").write_text(json.dumps(MIXTRAL))
+    wrong, answers = [], []
+    lines = [(model, _qwen3_block, *x) for x in NIXL_LINES]
+    lines += [(tmp_path, _mixtral_block, *NIXL_LINES[i]) for i in (0, 4)]
+    for where, block, argv, jit in lines:
+        own = sglang(where, argv, jit, block=block, shared_build=False)
+        answers.append(own)
+        said = _agree(where, argv, jit, own)
+        if said:
+            wrong.append(f"{block.__name__} {' '.join(argv)} jit={jit}: {said}")
+    for index in (0, 2):  # the shared step (resolution, then its dispatcher) answers alike
+        r = so.resolve(NIXL_LINES[index][0], model=str(model))
+        shared = r.text if isinstance(r, so.Rejected) else None
+        if (shared and NIXL in shared) != (answers[index] and NIXL in answers[index]):
+            wrong.append(f"shared step {shared} where the block says {answers[index]}")
+    assert not wrong, "\n".join(wrong)
+    # not vacuous. Qwen3-MoE: auto / normal / quantized auto raise NixlEP's sentence, the
+    # quantized low_latency line with JIT off meets DeepEPMoE's assert, the rest build;
+    # Mixtral: auto raises, and its FusedMoE has no such assert (quantized low_latency builds)
+    assert all(a is not None and NIXL in a for a in (*answers[:2], answers[3], answers[6]))
+    assert answers[4] is not None and ASSERT in answers[4], answers[4]
+    assert (answers[2], answers[5], answers[7]) == (None, None, None), answers

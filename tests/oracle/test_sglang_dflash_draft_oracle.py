@@ -271,7 +271,7 @@ def test_lilicorr_parse_matches_sglang(fields: dict[str, Any]) -> None:
     `parse_lilicorr_draft_config` on generated head configs: a refusal exactly where SGLang
     raises, else the same candidate top-k."""
     so.oracle()  # SGLang's import stubs, installed once
-    with so.sglang_stubs.stubbed():  # lilicorr_utils imports a Triton kernel module
+    with so.sglang_stubs.imports():  # lilicorr_utils imports a Triton kernel module
         from sglang.srt.speculative.lilicorr_utils import parse_lilicorr_draft_config
 
     from graphfit.inputs.sglang_lilicorr import LilicorrRefusal, candidate_topk

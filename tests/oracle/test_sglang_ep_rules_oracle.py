@@ -483,8 +483,11 @@ SCALE_UP_LINES = (  # (the line's other flags, the clause SGLang stops on; None:
      "696-698"),
     ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --speculative-algorithm NGRAM", "704-706"),
     ("--tp-size 4 --attn-dp-size 2 --attn-cp-size 2 --max-ep-size 6", "731-734"),
-    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4", None),
-    ("--tp-size 4 --attn-dp-size 4 --max-ep-size 6", None),
+    # s54e: NixlEP's dispatcher raises at model build in auto / normal mode (token_dispatcher/
+    # nixl.py:481-482), so the lines that start take --deepep-mode low_latency
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4", "nixl.py:481-482"),
+    ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --deepep-mode low_latency", None),
+    ("--tp-size 4 --attn-dp-size 4 --max-ep-size 6 --deepep-mode low_latency", None),
 )
 
 
@@ -503,7 +506,7 @@ def _scale_up_reasons(model: Path) -> list[str]:
         if clause is None:
             ok = isinstance(answer, so.Resolved) and "not modelled" in line
         else:
-            reason = (answer.text.split("AssertionError:", 1)[-1].strip().rstrip(".")[:50]
+            reason = (answer.text.split("Error:", 1)[-1].split(" @ ")[0].strip().rstrip(".")[:50]
                       if isinstance(answer, so.Rejected) else "starts")
             ok = code == 2 and reason in line and clause in line
         if not ok:

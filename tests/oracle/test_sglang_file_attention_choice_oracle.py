@@ -36,8 +36,9 @@ def graphfit_says(name: str) -> str:
 
 def _sglang_choices() -> list[str]:
     so.oracle()  # puts the pinned sources on the path
-    return list(importlib.import_module("sglang.srt.arg_groups.choices")
-                .ATTENTION_BACKEND_CHOICES)
+    with so.sglang_stubs.imports():  # a server's import: the fake GPU (s55x)
+        choices = importlib.import_module("sglang.srt.arg_groups.choices")
+    return list(choices.ATTENTION_BACKEND_CHOICES)
 
 
 # names outside SGLang's choices: other engines' spellings, case and whitespace variants

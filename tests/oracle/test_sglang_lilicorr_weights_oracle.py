@@ -155,7 +155,7 @@ def _embedding(vocab: int, width: int, tp: int) -> Any:
     """SGLang's own VocabParallelEmbedding for rank 0 of `tp` (on meta)."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import sglang.srt.layers.linear as linear
         import sglang.srt.layers.vocab_parallel_embedding as vpe
     parallel = types.SimpleNamespace(tp_rank=0, tp_size=tp, tp_group=None)
@@ -168,7 +168,7 @@ def _head(draft: int, hidden: int, heads: int, factor: int, top_k: int, block: i
     """SGLang's own LiLiCorrHead (meta, bfloat16), materialized."""
     import torch
 
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         import sglang.srt.models.lilicorr as models
         from sglang.srt.speculative.lilicorr_utils import LiLiCorrConfig
     parsed = LiLiCorrConfig(candidate_topk=top_k, hidden_size=hidden, num_layers=1,

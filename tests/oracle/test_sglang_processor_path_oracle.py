@@ -47,7 +47,7 @@ def _processor(path: str, model: str) -> tuple[str, str] | None:
     """SGLang's `get_processor` on `path` (the model's config from `model`): (exception type,
     SGLang's frame) where it fails."""
     so.oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.utils.hf_transformers import processor
     try:
         processor.get_processor(path, model_name=model)
@@ -193,7 +193,7 @@ def test_own_config_types_are_sglangs_registry() -> None:
     from graphfit.inputs.sglang_processor_path import OWN_CONFIG_TYPES
 
     so.oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt.utils.hf_transformers import common
     assert set(common._CONFIG_REGISTRY) == OWN_CONFIG_TYPES
 
@@ -212,7 +212,7 @@ def _pulled_processor(path: str, model: str) -> tuple[str, str] | None:
     """SGLang's `get_processor` with the Redis / Azure connectors' construction standing for
     a pull (as `_pull`: the connector is built, not run): None where it would load."""
     so.oracle()
-    with sglang_stubs.stubbed():
+    with sglang_stubs.imports():
         from sglang.srt import connector
         from sglang.srt.connector import azure
 

@@ -19,6 +19,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from tests.oracle import sglang_quant_capability_oracle as co  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
 from tests.oracle.sglang_quant_config_file_compare import (  # noqa: E402
     CANNOT,
     GPUS,
@@ -31,14 +32,8 @@ from tests.oracle.sglang_quant_config_file_compare import (  # noqa: E402
 
 def test_every_flag_on_every_directory() -> None:
     """Each flag on each directory, on an H100."""
-    wrong, verdicts = [], []
     gpu, cap = GPUS[0]
-    for flag, files in lines():
-        verdict, bad = compare(flag, files, gpu, cap)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    verdicts = agreed(((flag, files, gpu, cap) for flag, files in lines()), compare)
     # not vacuous: SGLang refuses lines both ways
     assert verdicts.count("cannot") >= 5 and verdicts.count("several") >= 1
 

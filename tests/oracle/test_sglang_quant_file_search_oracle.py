@@ -27,20 +27,15 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 from graphfit.inputs import sglang_quant_classes as qc  # noqa: E402
 from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from tests.oracle import sglang_quant_file_search_compare as fs  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
 from tests.oracle.sglang_quant_capability_compare import planned  # noqa: E402
 
 
 def test_mixed_fall_through_agrees() -> None:
     """A sub-grid of the fall-through lines (flags, shapes, layers, keys, files) on an H100."""
-    wrong, verdicts = [], []
-    for flag, shape, layers, extra, files in itertools.product(
-            (None, "modelopt_mixed"), ("flat", "nested"), ("nvfp4", "fp8"),
-            ("bare", "kv_algo"), ("none", "hf_mixed", "two")):
-        verdict, bad = fs.compare_mixed(flag, shape, layers, extra, files, "H100", 90)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    verdicts = agreed(((*line, "H100", 90) for line in itertools.product(
+        (None, "modelopt_mixed"), ("flat", "nested"), ("nvfp4", "fp8"),
+        ("bare", "kv_algo"), ("none", "hf_mixed", "two"))), fs.compare_mixed)
     # not vacuous: SGLang refuses both ways, and builds from config.json elsewhere
     assert verdicts.count("cannot") >= 3 and verdicts.count("several") >= 3, verdicts
     assert verdicts.count("other") >= 15
@@ -49,15 +44,11 @@ def test_mixed_fall_through_agrees() -> None:
 def test_config_file_model_agrees() -> None:
     """s45q's directories read from a config file: `model_path` in the file, or graphfit's
     own `--model-path` beside a file holding only `quantization`."""
-    wrong, verdicts = [], []
-    for index, (flag, files) in enumerate(
-            (f, d) for f, d in fs.file_lines()
-            if f in ("modelopt_fp8", "awq", "modelopt_mixed", "fp8")):
-        verdict, bad = fs.compare_file(flag, files, own_flag=index % 2 == 1)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    chosen = [(f, d) for f, d in fs.file_lines()
+              if f in ("modelopt_fp8", "awq", "modelopt_mixed", "fp8")]
+    verdicts = agreed(((flag, files, index % 2 == 1)
+                       for index, (flag, files) in enumerate(chosen)),
+                      lambda flag, files, own: fs.compare_file(flag, files, own_flag=own))
     assert verdicts.count("cannot") >= 4 and verdicts.count("several") >= 1, verdicts
 
 
@@ -65,13 +56,7 @@ def test_config_classes_agree() -> None:
     """Each flag on each config.json config: where the class SGLang's loader builds
     (ModelOptFp8Config, ModelOptFp4Config, Fp8Config) refuses what it reads, graphfit
     refuses citing it; where the loader builds it, graphfit does not."""
-    wrong, verdicts = [], []
-    for flag, layout in fs.class_lines():
-        verdict, bad = fs.compare_class(flag, layout)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    verdicts = agreed(fs.class_lines(), fs.compare_class)
     assert verdicts.count("class") >= 15 and verdicts.count("built") >= 40, verdicts
     assert "unchecked" in verdicts  # the override-dependent line is said, not judged
 
@@ -112,13 +97,7 @@ def test_hf_quant_config_file_agrees() -> None:
     ModelOpt branch on the one file it found
     (weight_utils.py:396-438): no quant_algo is an invalid quant_config except on the Eagle3
     Llama; the FP8 / FP4 classes built from the file refuse what they cannot read."""
-    wrong, verdicts = [], []
-    for flag, body, arch in fs.hf_lines():
-        verdict, bad = fs.compare_hf(flag, body, arch)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    verdicts = agreed(fs.hf_lines(), fs.compare_hf)
     assert verdicts.count("invalid") >= 8 and verdicts.count("class") >= 20, verdicts
     assert verdicts.count("built") >= 80, verdicts
 

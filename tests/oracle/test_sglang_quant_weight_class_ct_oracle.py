@@ -17,29 +17,18 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_quant_weight_classes as wq  # noqa: E402
 from tests.oracle import sglang_quant_weight_class_ct_compare as cc  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
 
 
 def test_fixed_layouts_agree() -> None:
     """Each fixed compressed-tensors / w4afp8 config.json layout, with and without the flag."""
-    verdicts, wrong = [], []
-    for flag, spec in cc.FIXED.values():
-        verdict, bad = cc.compare(flag, spec)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong)
+    verdicts = agreed(cc.FIXED.values(), cc.compare)
     assert verdicts.count("class") >= 5 and verdicts.count("built") >= 5, verdicts
 
 
 def test_generated_layouts_agree() -> None:
     """A few generated linear_fp8_config sections / w4afp8 dicts."""
-    verdicts, wrong = [], []
-    for line in cc.generated_lines(12, 52):
-        verdict, bad = cc.compare(*line)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong)
+    verdicts = agreed(cc.generated_lines(12, 52), cc.compare)
     assert verdicts.count("class") >= 4 and "built" in verdicts, verdicts
 
 

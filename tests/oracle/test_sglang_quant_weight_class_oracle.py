@@ -19,24 +19,14 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from graphfit.inputs import sglang_quant_weight_classes as wq  # noqa: E402
 from tests.oracle import sglang_quant_weight_class_compare as wc  # noqa: E402
-
-
-def _run(lines: list[tuple[str | None, str]], compare: object) -> list[str]:
-    verdicts, wrong = [], []
-    for flag, layout in lines:
-        verdict, bad = compare(flag, layout)  # type: ignore[operator]
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
-    return verdicts
+from tests.oracle.agreement import agreed  # noqa: E402
 
 
 def test_config_json_classes_agree() -> None:
     """No flag on each AWQ / mixed-precision config.json layout: ModelConfig's own method
     (awq, awq_marlin, modelopt_mixed, w4afp8) and the class the loader builds from it."""
     lines = [(None, layout) for layout in wc.CONFIG_LAYOUTS if not layout.startswith("gptq")]
-    verdicts = _run(lines, wc.compare_config)
+    verdicts = agreed(lines, wc.compare_config)
     assert verdicts.count("class") >= 7 and verdicts.count("built") >= 8, verdicts
 
 
@@ -48,7 +38,7 @@ def test_gpu_dependent_lines_agree(monkeypatch: pytest.MonkeyPatch) -> None:
     """moe_wna16 on config.json AWQ / GPTQ layouts: the method hangs on the GPU (SM75 for
     AWQ), so the reader checks the class on each GPU's method. Planted: that check
     switched off, a line SGLang refuses plans."""
-    verdicts = _run(GPU_LINES, wc.compare_config)
+    verdicts = agreed(GPU_LINES, wc.compare_config)
     assert verdicts.count("class") >= 2 and "built" in verdicts, verdicts
     monkeypatch.setattr(qf, "_gpu_dependent_class_check", lambda *args, **kwargs: None)
     assert wc.compare_config("moe_wna16", "awq_no_zp")[1] is not None
@@ -59,19 +49,13 @@ def test_found_files_agree() -> None:
     quant_config.json for the AWQ / GPTQ flags, hf_quant_config.json for modelopt_mixed)."""
     lines = [(flag, body) for flag, body in wc.file_lines()
              if (flag == "modelopt_mixed") == body.startswith("hf_")]
-    verdicts = _run(lines, wc.compare_file)
+    verdicts = agreed(lines, wc.compare_file)
     assert verdicts.count("class") >= 18 and verdicts.count("built") >= 4, verdicts
 
 
 def test_generated_files_agree() -> None:
     """A few generated quantization files (keys present or absent, odd values)."""
-    verdicts, wrong = [], []
-    for line in wc.generated_lines(16, 50):
-        verdict, bad = wc.compare_generated(*line)
-        verdicts.append(verdict)
-        if bad:
-            wrong.append(bad)
-    assert not wrong, "\n".join(wrong[:8])
+    verdicts = agreed(wc.generated_lines(16, 50), wc.compare_generated)
     assert verdicts.count("class") >= 6, verdicts
 
 

@@ -8,10 +8,11 @@ later line of the process: s48a's order-dependent failure came from a `get_confi
 way (tests/oracle/test_sglang_stub_platform.py replays it on purpose, in a subprocess).
 
 This module reads the oracle's sources (no SGLang import; well under a second): a `with` that
-enters the no-argument `stubbed()` and runs anything besides imports must also enter
-`fake_cuda(...)` or `published(...)` (which runs under `fake_cuda`), or sit inside one.
-Import-only blocks stay allowed: `sglang_stubs.install` imports the device-probing chain
-under the fake GPU first.
+enters the no-argument `stubbed()` must also enter `fake_cuda(...)` or `published(...)` (which
+runs under `fake_cuda`), or sit inside one. Import-only blocks too (issue 23, s55x): a module's
+first import runs its top-level device probes once for the process (`_device_sm =
+get_device_sm()`, models/deepseek_common/utils.py:49), so they use `sglang_stubs.imports()`,
+which keeps an enclosing fake GPU or enters the default one.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import ast
 from pathlib import Path
 
 ORACLE = Path(__file__).resolve().parent
-FAKES = frozenset({"fake_cuda", "published"})
+FAKES = frozenset({"fake_cuda", "published", "imports"})
 
 
 def _called(node: ast.expr) -> tuple[str | None, int]:
@@ -33,7 +34,8 @@ def _called(node: ast.expr) -> tuple[str | None, int]:
 
 
 def bare_sites(source: str, filename: str) -> list[str]:
-    """`filename:line` of each `with` in `source` that runs SGLang code under bare stubs."""
+    """`filename:line` of each `with` in `source` that imports or runs SGLang code under bare
+    stubs (torch reporting no CUDA)."""
     found: list[str] = []
 
     def visit(node: ast.AST, faked: bool) -> None:
@@ -41,8 +43,7 @@ def bare_sites(source: str, filename: str) -> list[str]:
             calls = [_called(item.context_expr) for item in node.items]
             names = {name for name, _ in calls}
             bare = any(name == "stubbed" and args == 0 for name, args in calls)
-            runs = any(not isinstance(s, ast.Import | ast.ImportFrom) for s in node.body)
-            if bare and runs and not faked and not names & FAKES:
+            if bare and not faked and not names & FAKES:
                 found.append(f"{filename}:{node.lineno}")
             faked = faked or bool(names & FAKES)
         for child in ast.iter_child_nodes(node):
@@ -61,13 +62,34 @@ def test_no_oracle_site_runs_sglang_under_bare_stubs() -> None:
 
 
 def test_the_scan_sees_a_bare_call_and_passes_the_faked_ones() -> None:
-    """The scan is not vacuous: a bare call is reported; the same call under `fake_cuda`,
-    beside `published`, nested in either, or an import-only block is not."""
+    """The scan is not vacuous: a bare call or a bare import is reported; the same under
+    `fake_cuda`, beside `published`, nested in either, or under `imports()` is not."""
     bare = "with ss.stubbed():\n    get_config(path)\n"
     assert bare_sites(bare, "x.py") == ["x.py:1"]
+    assert bare_sites("def f():\n    with ss.stubbed():\n        from sglang.srt import x\n",
+                      "x.py") == ["x.py:2"]
     for fine in ("with ss.fake_cuda():\n    get_config(path)\n",
                  "with ss.stubbed(), so.published(r):\n    get_config(path)\n",
                  "with so.published(r):\n    with ss.stubbed():\n        get_config(path)\n",
-                 "with ss.stubbed():\n    from sglang.srt import x\n",
+                 "with ss.imports():\n    from sglang.srt import x\n",
+                 "with ss.fake_cuda():\n    with ss.stubbed():\n        from sglang.srt import x\n",
                  "with stubbed(OTHER_STUBS):\n    run()\n"):  # the args oracles' own stubs
         assert bare_sites(fine, "x.py") == [], fine
+
+
+def test_imports_keeps_an_enclosing_fake_gpu() -> None:
+    """`imports()` alone reports the default fake GPU; inside a `fake_cuda` of another
+    capability it keeps that one (a default fake there would report sm90 to an sm100 line's
+    imports and cache it); torch's own answer comes back after."""
+    import torch
+
+    from tests.oracle import sglang_stubs
+
+    real = torch.cuda.is_available()
+    with sglang_stubs.imports():
+        assert torch.cuda.is_available() and torch.cuda.get_device_capability() == (9, 0)
+    with sglang_stubs.fake_cuda(capability=(10, 0)):
+        with sglang_stubs.imports():
+            assert torch.cuda.get_device_capability() == (10, 0)
+        assert torch.cuda.get_device_capability() == (10, 0)
+    assert torch.cuda.is_available() == real

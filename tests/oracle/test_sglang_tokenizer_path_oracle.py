@@ -45,7 +45,7 @@ def _pull(path: str) -> tuple[str, str] | None:
     """SGLang's tokenizer name resolution on `path`: (exception type, last frame) where it
     fails, None where it would pull (Redis / Azure: the connector is built, not run)."""
     so.oracle()
-    with sglang_stubs.stubbed():  # SGLang's imports on the stubs' path
+    with sglang_stubs.imports():  # SGLang's imports on the stubs' path
         from sglang.srt import connector
         from sglang.srt.connector import azure
         from sglang.srt.utils.hf_transformers import tokenizer

@@ -277,6 +277,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "minimax_sparse_kv": st.sampled_from([None, (4, 4, 128, 64, 0, 0, 2, 0, 1, 2, 1),
                                           [2, 1, 64, 128, 1, 1, 0, 1, 0, 1]]),
     "dspark_draft_layers": st.none() | st.integers(1, 8),
+    "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
+    "dspark_early_verify_metadata": st.booleans(),
+    "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
+    "mnnvl_fabric": st.sampled_from([None, True, False]),
+    "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -498,6 +503,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                           (4, 4, 128, 64, 0, 0, 2, 3), (4, 4, True, 64, 0, 0, 2),
                                           (4, 4, 128, 64, 0, 0, -1)]),
     "dspark_draft_layers": st.sampled_from([0, -1, True, "5", 2.5]),
+    "prefill_cp_strategy": st.sampled_from(["ring", 1, True, "ZIGZAG"]),
+    "dspark_early_verify_metadata": st.sampled_from([1, "yes", None]),
+    "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
+    "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
+    "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
 }
 
 
@@ -800,6 +810,9 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "draft_quant_config": None,
         "enable_mixed_chunk": False, "enable_lora": False, "enable_session_radix_cache": False,
         "minimax_sparse_kv": None,
-        "dspark_draft_layers": None}
+        "dspark_draft_layers": None, "prefill_cp_strategy": None,
+        "dspark_early_verify_metadata": False, "draft_moe_class": None,
+        "mnnvl_fabric": None,
+        "prefill_cp_hook_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

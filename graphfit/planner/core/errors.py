@@ -7,7 +7,7 @@ without importing torch.
 from __future__ import annotations
 
 import reprlib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from graphfit.planner.core.limits import EXCERPT_CHARS, MAX_ERROR_CHARS, MAX_INT
 
@@ -95,3 +95,14 @@ def require_int(what: str, value: object, minimum: int = 0) -> int:
         raise ConfigError(f"{what}: must be an integer in {minimum}..{MAX_INT}, got "
                           f"{excerpt(value)}")
     return value
+
+
+def refusal(check: Callable[..., object], *args: object) -> ConfigError | None:
+    """The ConfigError `check(*args)` raises, or None when it passes. For the modules that
+    restate a class's refusals as a raising `check` and also answer "is this refused, and
+    why" without raising (the quantization config classes' `problem`)."""
+    try:
+        check(*args)
+    except ConfigError as exc:
+        return exc
+    return None

@@ -44,6 +44,7 @@ from graphfit.planner.engines import (
     sglang_dcp,
     sglang_deepep_class,
     sglang_deepep_v2,
+    sglang_draft_dispatch,
     sglang_draft_quant,
     sglang_dsv4_plan,
     sglang_dwdp,
@@ -83,6 +84,7 @@ from graphfit.planner.engines.sglang_dspark import (
     dspark_runner,
     resolve_dspark,
 )
+from graphfit.planner.engines.sglang_dspark_early import private_inputs
 from graphfit.planner.engines.sglang_lilicorr_weights import (
     head_buffers as lilicorr_head_buffers,
 )
@@ -93,7 +95,11 @@ from graphfit.planner.engines.sglang_mamba_buffers import (
 from graphfit.planner.engines.sglang_mamba_memory import resolve_memory_slots
 from graphfit.planner.engines.sglang_mamba_mtp_draft import draft_conv_line
 from graphfit.planner.engines.sglang_memory import default_decode_max_bs
-from graphfit.planner.engines.sglang_minimax_kv import sparse_kv_line
+from graphfit.planner.engines.sglang_minimax_kv import (
+    hook_writes_megamoe,
+    served_nvfp4,
+    sparse_kv_line,
+)
 from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import (
@@ -756,7 +762,9 @@ class SglangModel:
         decode_default = default_decode_max_bs(config.gpu_memory_gb, config.tp_size)[0]
         chunk_default = default_chunked_prefill_size(config.gpu_memory_gb)
         # after speculative resolution, as pipeline.py:320-324, 374-375
-        sglang_megamoe.check_line(config, changes, spec, decode_default, chunk_default)
+        sglang_megamoe.check_line(config, changes, spec, decode_default, chunk_default,
+                                  hook_writes_megamoe(config),  # MiniMax-M3 NVFP4 (s54m)
+                                  served_nvfp4(config))
         sglang_deepep_v2.check(
             after, changes, speculative=spec,
             ngram=config.spec_method in (SpecMethod.NGRAM, SpecMethod.NGRAM_GPU),
@@ -779,6 +787,7 @@ class SglangModel:
         sglang_unified_memory.check_config(config, changes)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
+        sglang_draft_dispatch.check(config)  # the draft's build after it (s54e)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:
@@ -853,7 +862,9 @@ class SglangModel:
                            if c.name == UNO_TARGET else c for c in decode)
         # the runners (every adaptive set's, or the one set of a static line) share SGLang's
         # process-wide input pool and logits buffer (graphfit.planner.engines.sglang_shared)
-        decode = share_like_sglang(decode)
+        # (a DSPARK target's staged verify inputs stay its own: sglang_dspark_early)
+        private = private_inputs(config)
+        decode = share_like_sglang(decode, private) if private else share_like_sglang(decode)
         prefill = prefill_component(config, prefill_graphs(config))
         return decode if prefill is None else (*decode, prefill)
 

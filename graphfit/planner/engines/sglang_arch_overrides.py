@@ -29,8 +29,8 @@ DeepSeek-V4's own refusals are `model_refusals`; the refusals that hold whatever
 line naming its draft backend itself, are `line_refusals`.
 
 Not restated (name None, said why; the plan keeps the per-step count): Kimi-K3 with
-`--dcp-size` > 1 on aiter or with DSPARK (`_kimi_k3_dcp`; its other DCP lines are restated
-since issue 23 s47d), Qwen4-Exp with a compressed QSA
+`--dcp-size` > 1 on aiter (`_kimi_k3_dcp`; its other DCP lines are restated
+since issue 23 s47d, DSPARK since s55k), Qwen4-Exp with a compressed QSA
 indexer (the draft-extend steps build `QwenSparseAttnBackend`, draft_utils.py:123-124, 171-181:
 per step, which the bound already counts) and MiniCPM under SGLANG_MINICPM_FORCE_DENSE (it only
 renames `minicpm_*` flags the line gives, minicpm.py:28-43, so with none it changes nothing).
@@ -392,12 +392,10 @@ def _kimi_k3_dcp(inp: OverrideInputs) -> dict[str, str]:
     FlashInfer's `trtllm_batch_decode_with_kv_cache_mla` takes `enable_dcp` (:20-38), which
     FlashInfer 0.6.17, the version SGLang 0.5.23 checks for, does (flashinfer/mla/_core.py@
     0.6.17:2905-2933); any other backend but aiter is SGLang's AssertionError (:109-112).
-    Not restated: aiter (the gluon MLA kernel's presence, :41-48, 97-108) and DSPARK (its
-    SGLANG_RAGGED_VERIFY_MODE check and verify on the decode backend, :66-82)."""
+    DSPARK takes the same backends (:84-96) with verify on decode (:66-82); its
+    SGLANG_RAGGED_VERIFY_MODE refusal is graphfit.planner.engines.sglang_dcp's (issue 23
+    s55k). Not restated: aiter (the gluon MLA kernel's presence, :41-48, 97-108)."""
     decode = inp.decode_flag or inp.base_flag
-    if inp.algorithm == "DSPARK":
-        raise _NotRestated("Kimi-K3 with --dcp-size > 1 and DSPARK (kimi_k3.py:66-82) is not "
-                           "restated")
     if decode == "aiter":
         raise _NotRestated("Kimi-K3 with --dcp-size > 1 on aiter needs the aiter gluon MLA "
                            "kernel (kimi_k3.py:41-48, 97-108), which graphfit cannot probe")

@@ -54,9 +54,13 @@ What DCP adds outside the runner's buffers, and how graphfit treats it:
   fi_a2a on SM100 when the TP ranks per node divide by --dcp-size or the GPU is on an NVLink
   fabric (`_dcp_comm_backend_default`, overrides.py:1373-1396; `is_fi_a2a_supported`,
   utils/common.py:1038-1064), else a2a; the runner refuses fi_a2a outside that
-  (layers/dcp/comm.py:435-448). The fabric is not in a GPU's name graphfit reads, so a line
-  whose TP per node does not divide by --dcp-size on SM100 (default or named fi_a2a) stays
-  not modelled, as does any line with fi_a2a possible on a GPU graphfit cannot name.
+  (layers/dcp/comm.py:435-448). SGLang's fabric probe (`is_mnnvl_fabric_device`,
+  utils/common.py:1038-1053) answers True for a device named GB200 / GB300, else asks NVML:
+  graphfit reads it as SglangOptions.mnnvl_fabric (True from a GB200 name, or given in a
+  config file, issue 23 s55k), so a line whose TP per node does not divide by --dcp-size on
+  SM100 is planned with fi_a2a on a fabric, with a2a (default) or refused (fi_a2a named)
+  where the fabric is given false, and stays not modelled where it is unknown, as does any
+  line with fi_a2a possible on a GPU graphfit cannot name.
 """
 
 from __future__ import annotations
@@ -76,6 +80,7 @@ def check(config: EngineSettings) -> None:
     if size <= 1:
         return
     _speculation(config)
+    _kimi_k3_dspark(config)
     given = config.dcp_comm_backend
     if given == "fi_a2a" and config.sm100 is False:
         raise ConfigError("SGLang refuses --dcp-comm-backend fi_a2a off SM100 when the runner "
@@ -90,12 +95,22 @@ def check(config: EngineSettings) -> None:
                           f"utils/common.py:1056-1064): not modelled; name the GPU "
                           f"(--gpu-memory-gb B200) or pass --dcp-comm-backend a2a or ag_rs")
     if config.sm100 and not _divides(config):
-        picked = "starts" if given else "picks"
-        raise ConfigError(f"{DCP}: {config.tp_size // _node_groups(config)} TP ranks per node "
-                          f"do not divide by --dcp-size {size}, so whether SGLang {picked} "
-                          f"fi_a2a depends on an NVLink fabric (is_mnnvl_fabric_device, "
-                          f"utils/common.py:1038-1064), which graphfit does not know: not "
-                          f"modelled; pass --dcp-comm-backend a2a or ag_rs")
+        fabric = config.mnnvl_fabric
+        if fabric is None:
+            picked = "starts" if given else "picks"
+            raise ConfigError(f"{DCP}: {config.tp_size // _node_groups(config)} TP ranks per "
+                              f"node do not divide by --dcp-size {size}, so whether SGLang "
+                              f"{picked} fi_a2a depends on an NVLink fabric "
+                              f"(is_mnnvl_fabric_device, utils/common.py:1038-1064), which the "
+                              f"GPU's name does not tell: not modelled; name a GB200, set "
+                              f"mnnvl_fabric in a config file, or pass --dcp-comm-backend a2a")
+        if given and not fabric:  # the runner's start check (issue 23 s55k)
+            raise ConfigError(f"SGLang refuses --dcp-comm-backend fi_a2a when the runner "
+                              f"starts: it needs a Blackwell system whose DCP group shares one "
+                              f"MNNVL domain (layers/dcp/comm.py:435-448): no fabric and "
+                              f"{config.tp_size // _node_groups(config)} TP ranks per node do "
+                              f"not divide by --dcp-size {size}; use --dcp-comm-backend a2a or "
+                              f"ag_rs")
 
 
 def _node_groups(config: EngineSettings) -> int:
@@ -108,15 +123,22 @@ def _divides(config: EngineSettings) -> bool:
     return (config.tp_size // _node_groups(config)) % config.dcp_size == 0
 
 
+def fi_a2a_supported(config: EngineSettings) -> bool:
+    """`is_fi_a2a_supported` (utils/common.py:1056-1064): SM100, and the GPU on an NVLink
+    fabric (`mnnvl_fabric`: a GB200 name, or given) or the TP ranks per node dividing by
+    --dcp-size. An unknown fabric counts as none here; `check` refuses where it decides."""
+    return bool(config.sm100) and (config.mnnvl_fabric is True or _divides(config))
+
+
 def comm_backend(config: EngineSettings) -> str | None:
     """The DCP communication backend SGLang resolves for a line `check` passes
-    (`_dcp_comm_backend_default`, overrides.py:1373-1396): the given one, else fi_a2a on SM100
-    (the TP per node divides, `check`), else a2a (a CUDA or ROCm GPU); None without DCP."""
+    (`_dcp_comm_backend_default`, overrides.py:1373-1396): the given one, else fi_a2a where
+    `fi_a2a_supported`, else a2a (a CUDA or ROCm GPU); None without DCP."""
     if config.dcp_size <= 1:
         return None
     if config.dcp_comm_backend is not None:
         return config.dcp_comm_backend
-    return "fi_a2a" if config.sm100 else "a2a"
+    return "fi_a2a" if fi_a2a_supported(config) else "a2a"
 
 
 # FlashInfer 0.6.17's DCP all-to-all (data/csrc/nv_internal/tensorrt_llm/kernels/
@@ -159,6 +181,23 @@ def shown(config: EngineSettings) -> tuple[str, str] | None:
             f"(base_runner.py:335-348), rounded up to the driver's granularity")
 
 
+def _kimi_k3_dspark(config: EngineSettings) -> None:
+    """Kimi-K3's DCP override with DSPARK (kimi_k3.py:66-82, issue 23 s55k): a ragged verify
+    mode other than "static" is SGLang's ValueError, raised while it resolves the line; with
+    "static" it only sets `speculative_attention_mode=decode` (verify and draft-extend on the
+    cutedsl_mla decode backend, :78-82), which changes no buffer graphfit plans (the DSPARK
+    runners are compared with SGLang's on such lines, tests/oracle/
+    test_sglang_dcp_fabric_oracle.py). An unknown mode is check_ragged_verify's refusal."""
+    if config.architecture not in KIMI_K3 or config.spec_method is not SpecMethod.DSPARK:
+        return
+    mode = config.ragged_verify_mode
+    if mode in ("cap-accept", "compact"):
+        raise ConfigError(f"SGLang refuses this line (model_overrides/kimi_k3.py:66-76): "
+                          f"Kimi-K3 DCP + DSPARK currently requires SGLANG_RAGGED_VERIFY_MODE="
+                          f"static; compact/cap-accept are not validated under DCP (got "
+                          f"{mode!r}).")
+
+
 def _speculation(config: EngineSettings) -> None:
     """Every SGLang draft is planned under DCP: the speculative package reads no DCP state (no
     `dcp` in sglang/srt/speculative/) and drafts never join the DCP group, so the draft
@@ -187,4 +226,5 @@ def _speculation(config: EngineSettings) -> None:
                           f"name the backend or the GPU")
 
 
-__all__ = ["DCP", "channels", "check", "comm_backend", "shown", "workspace_bytes"]
+__all__ = ["DCP", "channels", "check", "comm_backend", "fi_a2a_supported", "shown",
+           "workspace_bytes"]

@@ -28,6 +28,9 @@ SGLang (paths under sglang/srt/):
   mode that enables normal dispatch, auto or normal (token_dispatcher/mooncake.py:343-344;
   utils.py:272-273), so a Mooncake EP line starts only with --deepep-mode low_latency. That
   holds for every FusedMoE model (e.g. Mixtral, mixtral.py:100), not only ARCHITECTURES.
+  NixlEP's dispatcher (two_batch_overlap.py:1175-1178) does the same with its own sentence,
+  "Normal mode is not supported for Nixl EP yet." (token_dispatcher/nixl.py:481-482; s54e:
+  MiniMax-M3's walk had it since s52e, every other model was planned).
 * JIT DeepGEMM is off when the line sets SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90
   (deep_gemm_wrapper/configurer.py:32-55; graphfit.planner.engines.sglang_class_picks).
 * The mode the layer reads is `--deepep-mode` after `handle_a2a_moe`: pplx turns auto into
@@ -41,14 +44,9 @@ SGLang (paths under sglang/srt/):
   graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
 
 Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e /
-s50e): a runner graphfit cannot resolve, and a draft's MoE under
---speculative-moe-a2a-backend mooncake in auto / normal mode. That one raises only for a MoE
-target (the scheduler seeds the draft backend from the target's text config,
-managers/scheduler.py:991-1008), a worker that builds its draft inside
-`speculative_moe_a2a_backend_context` (EAGLE / EAGLE3 / NEXTN without multi-layer EAGLE,
-speculative/eagle_worker_v2.py:215-231; FROZEN_KV_MTP, frozen_kv_mtp_worker_v2.py:144; not
-STANDALONE, standalone_worker_v2.py:78-86) and a draft class that builds FusedMoE: the
-planner has no draft-architecture fact for the last.
+s50e): a runner graphfit cannot resolve. A draft's MoE under --speculative-moe-a2a-backend
+mooncake / nixl: graphfit.planner.engines.sglang_draft_dispatch (s54e), for the draft classes
+it restates.
 """
 
 from __future__ import annotations
@@ -109,21 +107,34 @@ ARCHITECTURES: dict[str, str] = {
 NO_DISPATCHER = frozenset({"DbrxForCausalLM"})
 
 
+# the dispatchers whose constructor raises in a mode that enables normal dispatch:
+# backend -> (what SGLang says, where); handle_a2a_moe changes neither backend's mode
+NO_NORMAL_MODE: dict[str, tuple[str, str]] = {
+    "mooncake": ("Mooncake EP has no normal mode", "token_dispatcher/mooncake.py:343-344"),
+    "nixl": ("Normal mode is not supported for Nixl EP yet.", "token_dispatcher/nixl.py:481-482"),
+}
+
+
 def mooncake_problem(architecture: str | None, a2a: str, mode: str) -> str | None:
-    """Mooncake's dispatcher raise for one line (the backend the model sees, --deepep-mode
-    as given: handle_a2a_moe leaves Mooncake's mode alone), or None. It needs neither the
-    quantization nor the runner: FusedMoE's constructor makes the dispatcher first, for
-    every MoE class built on FusedMoE (DeepEPMoE's listed ones and the rest, e.g. Mixtral's
-    MixtralMoE, mixtral.py:100), not only ARCHITECTURES. A dense model never reaches here
-    with a backend (graphfit.inputs.sglang_a2a refuses it); without an architecture (no
-    config.json read) graphfit cannot tell that SGLang builds any MoE layer: planned."""
+    """Mooncake's or NixlEP's dispatcher raise for one line (the backend the model sees,
+    --deepep-mode as given: handle_a2a_moe leaves their mode alone), or None. It needs
+    neither the quantization nor the runner: FusedMoE's constructor makes the dispatcher
+    first, for every MoE class built on FusedMoE (DeepEPMoE's listed ones and the rest, e.g.
+    Mixtral's MixtralMoE, mixtral.py:100), not only ARCHITECTURES. A dense model never
+    reaches here with a backend (graphfit.inputs.sglang_a2a refuses it); without an
+    architecture (no config.json read) graphfit cannot tell that SGLang builds any MoE
+    layer: planned. (The name stays from s46e, when Mooncake was the only one.)"""
     if architecture is None or architecture in NO_DISPATCHER:
         return None
-    if a2a != "mooncake" or mode not in NORMAL_MODES:
+    found = NO_NORMAL_MODE.get(a2a)
+    if found is None or mode not in NORMAL_MODES:
         return None
-    return (f"Mooncake EP has no normal mode: --deepep-mode {mode} raises "
-            f"NotImplementedError building {architecture}'s MoE "
-            f"(token_dispatcher/mooncake.py:343-344); use low_latency")
+    said, site = found
+    if a2a == "mooncake":
+        return (f"{said}: --deepep-mode {mode} raises NotImplementedError building "
+                f"{architecture}'s MoE ({site}); use low_latency")
+    return (f"{said} (--deepep-mode {mode}: NotImplementedError building {architecture}'s "
+            f"MoE, {site}); use low_latency")
 
 
 def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
@@ -203,5 +214,5 @@ def check_line(config: EngineSettings) -> None:
 
 
 __all__ = ["ARCHITECTURES", "DEEP_GEMM_RUNNERS", "LEGACY_A2A", "NO_DISPATCHER",
-           "UNQUANTIZED_A2A", "check", "check_line", "mooncake_problem", "problem",
-           "unquantized_problem"]
+           "NO_NORMAL_MODE", "UNQUANTIZED_A2A", "check", "check_line", "mooncake_problem",
+           "problem", "unquantized_problem"]

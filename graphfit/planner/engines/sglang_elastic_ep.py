@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_deepep_class
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
 from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
@@ -205,6 +206,12 @@ def check(config: EngineSettings) -> None:
         resolved_ep_size(config.ep_size, tp, a2a), a2a, config.dcp_size,
         config.cuda_graph_backend_prefill, config.cudagraph_mode is not CUDAGraphMode.NONE,
         config.spec_method is not SpecMethod.NONE))
+    # s54e: a line that passes them still builds its model, whose NixlEP / Mooncake
+    # dispatcher raises in auto / normal mode (token_dispatcher/nixl.py:481-482): SGLang's
+    # reason, not "not modelled"
+    said = sglang_deepep_class.mooncake_problem(config.architecture, a2a, config.deepep_mode)
+    if said:
+        raise ConfigError(said)
     raise ConfigError(f"elastic EP scale-up (--max-ep-size {max_ep} > --tp-size {tp}): "
                       f"unread flags' asserts ({HOOK}:618-630, 671-676, 690-721), graphs "
                       f"recaptured per scale event: not modelled")

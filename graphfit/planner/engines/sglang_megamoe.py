@@ -190,15 +190,21 @@ def decode_forward(config: _Decode, changes: Mapping[str, object], speculative: 
 
 
 def check_line(config: EngineSettings, changes: Mapping[str, object], speculative: bool,
-               decode_default: int, chunk_default: int) -> None:
+               decode_default: int, chunk_default: int, hook_megamoe: bool = False,
+               minimax_nvfp4: bool = False) -> None:
     """megamoe's token budget for a line as SglangModel.resolve sees it: `config` as given,
     `changes` what resolution set so far. The decode max_bs is the one SGLang's
     cuda_graph_config holds at the check: max(--cuda-graph-bs-decode) (memory_hook.py:
     202-207), else the given or override max, else the memory hook's default
     (`decode_default`) clamped to a given --max-running-requests; the request cap is the given
     one or, with speculation, the speculative hook's 48. `chunk_default`: the chunked prefill
-    size SGLang picks by GPU memory (memory_hook.py:89-180)."""
-    if config.moe_a2a_backend != "megamoe":
+    size SGLang picks by GPU memory (memory_hook.py:89-180). `hook_megamoe`: a model
+    override hook wrote megamoe (MiniMax-M3 NVFP4 on Blackwell, graphfit.planner.engines.
+    sglang_minimax_kv.hook_writes_megamoe; issue 23 s54m). `minimax_nvfp4`: a MiniMax-M3
+    served as minimax_m3_nvfp4 (the hook copies it into --quantization on any GPU,
+    minimax_m3.py:18-34, 46-54), whose NVFP4 experts need the budget (mega_moe_hook.py:
+    67-75) under megamoe, written or given."""
+    if config.moe_a2a_backend != "megamoe" and not hook_megamoe:
         return
     max_bs, requests, per_request = decode_forward(config, changes, speculative,
                                                    decode_default)
@@ -208,7 +214,8 @@ def check_line(config: EngineSettings, changes: Mapping[str, object], speculativ
     if config.attn_dp_size > 1:  # handle_data_parallelism (parallel_hook.py:326-332)
         chunk //= config.attn_dp_size
     check_budget(architecture=config.architecture, quant_algo=config.quant_algo,
-                 quant_method=config.quant_method, budget=config.megamoe_tokens_per_rank,
+                 quant_method="minimax_m3_nvfp4" if minimax_nvfp4 else config.quant_method,
+                 budget=config.megamoe_tokens_per_rank,
                  disaggregation_mode=config.disaggregation_mode, decode_tokens=decode,
                  prefill=(chunk, config.tp_size, config.attn_dp_size, config.attn_cp_size),
                  dynamic_pp=config.pp_size > 1 and config.dynamic_chunking)

@@ -274,6 +274,26 @@ def stored_kv_dtype(kv: str, shape: MiniMaxSparseKv) -> str:
     return "fp8_e4m3" if kv == "auto" and shape.kv_quant == KV_FP8 else kv
 
 
+def served_nvfp4(config: EngineSettings) -> bool:
+    """Whether the MiniMax-M3 target is served as minimax_m3_nvfp4 (the quantization as the
+    hook resolves it, minimax_m3.py:18-34, 46-54; graphfit.inputs.sglang_minimax_kv)."""
+    raw = config.minimax_sparse_kv
+    return raw is not None and MiniMaxSparseKv.of(raw).nvfp4
+
+
+def hook_writes_megamoe(config: EngineSettings) -> bool:
+    """Whether the MiniMax-M3 NVFP4 hook writes `--moe-a2a-backend megamoe` (issue 23 s54m):
+    on Blackwell (`is_blackwell`, utils/common.py:297-303; `packed_stack`) unless the MoE
+    runner is flashinfer_trtllm_routed (arg_groups/model_overrides/minimax_m3.py:103-114;
+    any a2a backend but none / megamoe is refused there). SGLang's megamoe token budget
+    (mega_moe_hook.py:78-91, pipeline.py:320-324) then applies to the line."""
+    raw = config.minimax_sparse_kv
+    if raw is None:
+        return False
+    return (packed_stack(config, MiniMaxSparseKv.of(raw))
+            and config.moe_runner_backend != "flashinfer_trtllm_routed")
+
+
 def _checkpoint_kv_quant(config: EngineSettings) -> bool:
     """Whether the checkpoint's quantization config names a KV quantization, for a class
     graphfit does not restate (KV_UNREAD): `kv_cache_quant_algo` (ModelOpt, modelopt_quant.py:
@@ -300,5 +320,5 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
     return ("minimax_sparse_kv", f"{stages_shown} ({WHERE})")
 
 
-__all__ = ["CellPrice", "MiniMaxSparseKv", "cell_price", "page_rows", "pool_page", "prices",
-           "sparse_kv_line", "stored_kv_dtype"]
+__all__ = ["CellPrice", "MiniMaxSparseKv", "cell_price", "hook_writes_megamoe", "page_rows",
+           "pool_page", "prices", "served_nvfp4", "sparse_kv_line", "stored_kv_dtype"]

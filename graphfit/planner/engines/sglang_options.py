@@ -12,6 +12,7 @@ from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
+from graphfit.planner.engines.sglang_draft_dispatch import DRAFT_MOE_CLASSES
 from graphfit.planner.engines.sglang_moe_a2a import (
     check_backend,
     check_deepep_mode,
@@ -486,6 +487,28 @@ class SglangOptions(EngineOptions):
         (`dflash_draft_num_layers`, spec_aux_hidden_state.py:219, 280;
         pool_configurator.py:1200-1239; graphfit.planner.engines.sglang_dsv4_pool; issue 23
         s51k); None: the draft's config was not read.
+    prefill_cp_strategy: `--cp-strategy` of a pasted `--enable-prefill-cp` line that graphfit
+        plans (graphfit.inputs.sglang_prefill_cp); with attn_cp_size == tp_size SGLang may
+        capture CP's own breakable prefill graphs (graphfit.planner.engines.
+        sglang_prefill_cp_bcg; issue 23 s54g). None: prefill CP off (or not read).
+    dspark_early_verify_metadata: SGLANG_OPT_DSV41_TARGET_METADATA_EARLY (EnvBool, off,
+        environ.py:1897): on, a DSPARK target verify runner keeps its four staged inputs out
+        of the process-wide pool (graphfit.planner.engines.sglang_dspark_early; issue 23 s54d).
+    draft_moe_class: the MoE class SGLang builds for a local draft checkpoint, where
+        graphfit restates that it makes FusedMoE layers (graphfit.planner.engines.
+        sglang_draft_dispatch.MOE_DRAFTS; issue 23 s54e); None: not one of those, or not read.
+    mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
+        the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
+        (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
+        the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
+        False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
+    prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
+        (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
+        CP-graph support check sees before the memory hook, ahead of the default backend
+        (cuda_graph_hook.py:203-211 at pipeline.py:191; the default at :242,
+        attention_hook.py:120), so the hook's prefill-graph reserve counts CP's graphs only
+        with a named backend (issue 23 s55g).
+        None: no flag names one, or prefill CP off.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -639,6 +662,11 @@ class SglangOptions(EngineOptions):
     enable_session_radix_cache: bool = False
     minimax_sparse_kv: tuple[int, ...] | None = None
     dspark_draft_layers: int | None = None
+    prefill_cp_strategy: str | None = None
+    dspark_early_verify_metadata: bool = False
+    draft_moe_class: str | None = None
+    mnnvl_fabric: bool | None = None
+    prefill_cp_hook_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -655,6 +683,20 @@ class SglangOptions(EngineOptions):
             true_false(name, getattr(self, name))  # issue 23 s50k
         if self.dspark_draft_layers is not None:  # issue 23 s51k
             positive_int("dspark_draft_layers", self.dspark_draft_layers)
+        if self.prefill_cp_strategy not in (None, "zigzag", "interleave"):  # issue 23 s54g
+            raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
+                              f"{excerpt(self.prefill_cp_strategy)}")
+        true_false("dspark_early_verify_metadata", self.dspark_early_verify_metadata)
+        if self.draft_moe_class is not None and self.draft_moe_class not in DRAFT_MOE_CLASSES:
+            raise ConfigError(f"draft_moe_class: expected one of "
+                              f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
+                              f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
+        if self.mnnvl_fabric is not None:  # issue 23 s55k
+            true_false("mnnvl_fabric", self.mnnvl_fabric)
+        hook = self.prefill_cp_hook_backend  # issue 23 s55g
+        if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
+            raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
+                              f"got {excerpt(hook)}")
         quant = self.draft_quantization
         if quant is not None and not (isinstance(quant, str) and 0 < len(quant) <= 40):
             raise ConfigError(f"draft_quantization: expected a quantization method name, got "

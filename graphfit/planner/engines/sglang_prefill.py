@@ -57,6 +57,7 @@ from graphfit.planner.core.ladder import check_size_count, round_up
 from graphfit.planner.engines import sglang_attn_default, sglang_moe_a2a
 from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
+from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, filter_capture
 
 BREAKABLE = "breakable"
 FULL = "full"
@@ -196,6 +197,9 @@ class PrefillInputs:
     # forced deepep, overrides.py:1595-1607); None: moe_a2a_backend, which the cuda-graph
     # hook's checks read as given (pipeline.py:191 runs before :295)
     runtime_a2a_backend: str | None = None
+    # the prefill-CP strategy when SGLang captures CP's own breakable prefill graphs
+    # (graphfit.planner.engines.sglang_prefill_cp_bcg.supported; issue 23 s54g); None: not
+    cp_bcg: str | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -307,7 +311,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
                          "(cuda_graph_hook.py:183-191)"
     if inputs.deepseek_v4_breakable_off:
         return DISABLED, DEEPSEEK_V4_PREFILL_OFF
-    if inputs.attn_cp_size > 1:
+    if inputs.attn_cp_size > 1 and inputs.cp_bcg is None:  # else breakable (cuda_graph_hook.
+        # py:104-134, the rules above and below applied again)
         return DISABLED, "attention CP without prefill-CP breakable graphs " \
                          "(cuda_graph_hook.py:212-218)"
     if inputs.dcp:
@@ -379,6 +384,9 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
                                      f"no capture size fits {slots} request slots x context "
                                      f"length {inputs.context_length}", slots, backend)
         captured = tuple(sorted({round_up(t, align) for t in fits}))
+        if inputs.cp_bcg is not None:  # the runner's CP filter (prefill_cuda_graph_runner.py:
+            # 609-618): the largest bucket, max_num_tokens (:371), is never dropped
+            captured = filter_capture(captured, inputs.cp_bcg, inputs.attn_cp_size)
     return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots)
 
 
@@ -412,8 +420,8 @@ MAMBA_TRACK_BUFFERS = (("mamba_track_indices", "int64"), ("mamba_track_mask", "b
 
 
 def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: int,
-                    dtype: str, multimodal: bool = False, mamba_track: bool = False
-                    ) -> tuple[PrefillBuffer, ...]:
+                    dtype: str, multimodal: bool = False, mamba_track: bool = False,
+                    cp_bcg: bool = False) -> tuple[PrefillBuffer, ...]:
     """The prefill runner's buffers for a dense model on CUDA, first pipeline rank:
     `PrefillInputBuffers.create` (runner_utils/buffers.py:286-372) with max_num_tokens the
     largest captured token count and max_bs the request pool (req_to_token_pool.size,
@@ -437,6 +445,10 @@ def prefill_buffers(graphs: PrefillGraphs, request_pool: int, *, hidden_size: in
     if mamba_track:
         out += [PrefillBuffer(name, (request_pool,), dt) for name, dt in MAMBA_TRACK_BUFFERS]
     out += [PrefillBuffer(name, (request_pool,), "int64") for name in STATIC_REQUEST_FIELDS]
+    if cp_bcg:  # PrefillCPBCGInput.create (layers/cp/bcg/bcg.py:90-109), at
+        # prefill_cuda_graph_runner.py:620: max_num_tokens rows each
+        out += [PrefillBuffer(INPUT_EMBEDS, (tokens, hidden_size), dtype),
+                PrefillBuffer(POSITIONS, (tokens,), "int64")]
     if graphs.backend == FULL:  # host seq_lens of the fixed request slots (:550-554)
         slots = graphs.request_slots or request_pool
         out.append(PrefillBuffer("full_cg_seq_lens_cpu", (slots,), "int64"))

@@ -59,6 +59,7 @@ from graphfit.planner.engines.sglang_prefill import (
     resolve_prefill,
     resolved_backend,
 )
+from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, strategy_of
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 COMPONENT = "prefill"
@@ -92,7 +93,14 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
         request_pool=request_pool(config) if sized else None,
         context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend,
-        dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config))
+        dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config),
+        cp_bcg=cp_bcg_strategy(config))
+
+
+def cp_bcg_strategy(config: EngineSettings) -> str | None:
+    """The prefill-CP strategy when SGLang captures CP's own breakable prefill graphs
+    (graphfit.planner.engines.sglang_prefill_cp_bcg.strategy_of; issue 23 s54g), else None."""
+    return strategy_of(config)
 
 
 def prefill_backend(config: EngineSettings) -> str:
@@ -130,6 +138,12 @@ def _spec(buf: PrefillBuffer, tokens: int, full: bool) -> BufferSpec:
         return BufferSpec(name, buf.dtype, Axis.FIXED, (), buf.shape[0], KEEP,
                           source="prefill: host seq_lens of the full backend's fixed request "
                                  "slots (prefill_cuda_graph_runner.py:550-554)")
+    if name in (INPUT_EMBEDS, POSITIONS):
+        return BufferSpec(name, buf.dtype, Axis.TOKENS, (Demand(Stream.TARGET_TOKENS),),
+                          tokens, ZERO, (), buf.shape[1:],
+                          source="prefill: PrefillCPBCGInput's CP-local input (layers/cp/bcg/"
+                                 "bcg.py:90-109), zeroed over the bucket's local rows before "
+                                 "each copy (bcg.py:248-253)")
     if name in _TOKEN_FILLS:
         leading = buf.shape[:1] if name == "mrope_positions" else ()
         trailing = buf.shape[1:] if name == "input_embeds" else ()
@@ -180,7 +194,8 @@ def prefill_component(config: EngineSettings, graphs: PrefillGraphs
     buffers = prefill_buffers(graphs, pool, hidden_size=config.hidden_size, dtype=config.dtype,
                               multimodal=sglang_multimodal(config.multimodal,
                                                            config.architecture),
-                              mamba_track=mamba_extra_buffer(config))
+                              mamba_track=mamba_extra_buffer(config),
+                              cp_bcg=cp_bcg_strategy(config) is not None)
     tokens = graphs.max_tokens
     specs = (*(_spec(b, tokens, graphs.backend == FULL) for b in buffers),
              tbo_split_buffer(COMPONENT))

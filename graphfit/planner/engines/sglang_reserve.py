@@ -94,6 +94,7 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
         deepseek_v4_breakable_off,
         full_prefill_by_default,
     )
+    from graphfit.planner.engines.sglang_prefill_cp_bcg import hook_strategy
 
     return PrefillInputs(
         backend=config.cuda_graph_backend_prefill,
@@ -112,7 +113,10 @@ def hook_prefill_inputs(config: EngineSettings) -> PrefillInputs:
         # DCP turns breakable prefill graphs off inside handle_cuda_graph_config
         # (cuda_graph_hook.py:165, 212-216), which runs before the memory hook (pipeline.py:191,
         # 218): the hook sizes the reserve without them (issue 23 s44d)
-        dcp=config.dcp_size > 1)
+        dcp=config.dcp_size > 1,
+        # attention CP keeps them there where CP's breakable graphs are supported with the
+        # backend the flags name (cuda_graph_hook.py:203-211; issue 23 s55g)
+        cp_bcg=hook_strategy(config))
 
 
 def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:

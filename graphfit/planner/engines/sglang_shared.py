@@ -30,7 +30,7 @@ refill their own padded tails before each replay in the same way.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from math import prod
 
@@ -79,12 +79,16 @@ def _base(component: str) -> str:
     return component.split(".")[0]
 
 
-def _key(component: str, spec: BufferSpec) -> tuple[object, ...] | None:
+def _key(component: str, spec: BufferSpec,
+         private: Mapping[str, frozenset[str]] | None = None) -> tuple[object, ...] | None:
     """Which SGLang tensor the buffer is (None: its own): the logits by dtype and vocabulary,
-    a pooled field by name, numel, dtype and layout."""
+    a pooled field by name, numel, dtype and layout; `private`: a runner's further inputs
+    kept out of the pool on this line (graphfit.planner.engines.sglang_dspark_early)."""
     base = _base(component)
     if spec.name == LOGITS and base in LOGITS_RUNNERS:
         return (LOGITS_SHARED, spec.dtype, spec.trailing)
+    if private and spec.name in private.get(base, frozenset()):
+        return None
     if base in POOLED and spec.name not in POOLED[base]:
         return (spec.name, numel(spec), spec.dtype, spec.leading, spec.trailing,
                 spec.axis is Axis.FIXED)
@@ -105,13 +109,15 @@ def _name(key: tuple[object, ...], names: Iterable[tuple[object, ...]]) -> str:
     return f"pool_{key[0]}" if len(same) == 1 else f"pool_{key[0]}_{key[1]}"
 
 
-def share_like_sglang(components: tuple[ComponentModel, ...]) -> tuple[ComponentModel, ...]:
+def share_like_sglang(components: tuple[ComponentModel, ...],
+                      private: Mapping[str, frozenset[str]] | None = None
+                      ) -> tuple[ComponentModel, ...]:
     """The components with every buffer SGLang makes one tensor of two or more runners' marked
-    as that shared buffer (module docstring); the rest unchanged."""
+    as that shared buffer (module docstring); the rest unchanged. `private`: see `_key`."""
     users: dict[tuple[object, ...], list[str]] = {}
     for comp in components:
         for spec in comp.buffers:
-            key = _key(comp.name, spec)
+            key = _key(comp.name, spec, private)
             if key is not None:
                 users.setdefault(key, []).append(comp.name)
     groups = [k for k, who in users.items() if len(who) > 1]
@@ -120,7 +126,7 @@ def share_like_sglang(components: tuple[ComponentModel, ...]) -> tuple[Component
     for comp in components:
         buffers = []
         for spec in comp.buffers:
-            key = _key(comp.name, spec)
+            key = _key(comp.name, spec, private)
             buffers.append(as_shared(spec, names[key]) if key in names else spec)
         out.append(replace(comp, buffers=tuple(buffers)))
     return tuple(out)

@@ -1,0 +1,47 @@
+"""The draft checkpoint's MoE class on a pasted SGLang line, for the draft's Mooncake /
+NixlEP dispatcher rule (graphfit.planner.engines.sglang_draft_dispatch; issue 23, s54e).
+
+Why here: only the line readers see the draft's checkpoint. The draft ModelConfig renames
+the checkpoint's first architecture (configs/model_config.py:1010-1211); where the result
+is a class graphfit restates as building FusedMoE layers
+(sglang_draft_dispatch.MOE_DRAFTS), SglangOptions.draft_moe_class carries it to the planner,
+which decides at model build, after every start-up check, as SGLang does. The draft is the
+line's `--speculative-draft-model-path`, else the checkpoint SGLang fills in
+(graphfit.inputs.sglang_draft_path), read with the line's --json-model-override-args as the
+draft's ModelConfig reads it; a hub id is not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs.reading import shown_path
+from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_draft_path import draft_path
+from graphfit.planner.engines.sglang_draft_dispatch import MOE_DRAFTS
+
+
+def settings(values: Mapping[str, Any]) -> list[Setting]:
+    """`draft_moe_class` where the line's draft checkpoint is a restated MoE class, else
+    nothing (no speculative a2a backend given: nothing to decide)."""
+    if values.get("speculative_moe_a2a_backend") is None:
+        return []
+    draft = draft_path(values)
+    path = model_config.config_path(draft) if isinstance(draft, str) else None
+    if path is None:
+        return []
+    data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
+        values.get("json_model_override_args")))
+    names = data.get("architectures")
+    first = names[0] if isinstance(names, list) and names else None
+    built = MOE_DRAFTS.get(first) if isinstance(first, str) else None
+    if built is None:
+        return []
+    return [Setting("draft_moe_class", built[0],
+                    f"{shown_path(path)}: the draft's class {first} (as SGLang builds it)",
+                    FILE)]
+
+
+__all__ = ["settings"]

@@ -1,0 +1,122 @@
+"""GPTQ's per-module `dynamic` overrides (GPTQModel's config key) as SGLang 0.5.23 applies
+them while it builds a GPTQ Marlin model's linear layers.
+
+GPTQMarlinConfig keeps config.json's `dynamic` map (gptq/gptq.py:395-396). Each linear layer
+(and a quantized lm_head, `lm_head: true`, :402) asks `get_linear_quant_method`
+(layers/quantization/utils.py:275-307): the first pattern that `re.match`es the layer's prefix
+decides (`get_dynamic_override`, :254-272); a "-:" pattern leaves the layer unquantized, any
+other one (a "+:" prefix dropped) overrides bits / group_size / desc_act / sym, and
+`override_config` then refuses a (bits, sym) pair Marlin has no type for: "Unsupported
+quantization config: bits=3, sym=True" (:222-242; GPTQMarlinConfig.TYPE_MAP, gptq/gptq.py:
+298-301). So a checkpoint whose base config is fine does not start when one override names
+3-bit or asymmetric weights for a layer the model has.
+
+Why: this refusal comes at model build, after the config class's own checks
+(graphfit.inputs.sglang_quant_weight_classes), and hangs on the model's layer names, which
+graphfit knows for the dense Llama / Qwen2 / Qwen3 classes only (their prefixes, in build
+order, are `prefixes`). Other architectures: not checked. A map SGLang stops on with its own
+TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
+0, a bad pattern) is left to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from graphfit.planner.core.errors import ConfigError, excerpt
+
+_WHERE = "layers/quantization/utils.py"
+# GPTQMarlinConfig.TYPE_MAP's keys (gptq/gptq.py:298-301): (bits, sym)
+MARLIN_TYPES = ((4, True), (8, True))
+# the dense classes whose linear prefixes `prefixes` spells (models/llama.py:103-111, 214-222,
+# 354-363, 455, 567-577; models/qwen2.py:90-98, 196-204, 293-300, 402, 531-543; models/qwen3.py:
+# 204-213, 400-408, 574-587, its MLP being Qwen2's)
+ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+
+
+class _Unjudged(Exception):
+    """SGLang stops on an error of its own here: not this rule's to word."""
+
+
+def prefixes(layers: int, lm_head: bool) -> Iterator[str]:
+    """The quantizable linear layers' prefixes in the order the model builds them: each
+    decoder layer's attention (qkv_proj, o_proj) then MLP (gate_up_proj, down_proj), then the
+    lm_head when it is quantized and not tied to the embedding."""
+    for index in range(layers):
+        for part in ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj",
+                     "mlp.down_proj"):
+            yield f"model.layers.{index}.{part}"
+    if lm_head:
+        yield "lm_head"
+
+
+def _first_match(dynamic: Mapping[str, Any], prefix: str) -> tuple[str, object] | None:
+    """`get_dynamic_override`'s first matching pattern and its entry (utils.py:254-272)."""
+    for pattern, entry in dynamic.items():
+        if not isinstance(pattern, str):
+            raise _Unjudged
+        try:
+            if pattern.startswith("-:"):
+                if re.match(pattern.removeprefix("-:"), prefix):
+                    return pattern, False
+            elif re.match(pattern.removeprefix("+:"), prefix):
+                return pattern, entry
+        except re.error as exc:
+            raise _Unjudged from exc
+    return None
+
+
+def _override(entry: object, key: str, default: object) -> object:
+    if not isinstance(entry, Mapping):
+        raise _Unjudged  # `pattern_dict.get`: an AttributeError
+    return entry.get(key, default)
+
+
+def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any]
+            ) -> ConfigError | None:
+    """The refusal SGLang's model build gives `spec`'s dynamic overrides under `method`
+    (only gptq_marlin reads them this way) on the model config.json `data` describes, or
+    None (also for an architecture outside ARCHITECTURES)."""
+    dynamic = spec.get("dynamic")
+    if method != "gptq_marlin" or not isinstance(dynamic, Mapping) or not dynamic:
+        return None
+    arch = data.get("architectures")
+    layers = data.get("num_hidden_layers")
+    if not (isinstance(arch, list) and arch and arch[0] in ARCHITECTURES) \
+            or not isinstance(layers, int):
+        return None
+    bits, sym = spec.get("bits"), spec.get("sym")
+    quant_head = bool(spec.get("lm_head", False)) and not data.get("tie_word_embeddings", False)
+    try:
+        for prefix in prefixes(layers, quant_head):
+            found = _first_match(dynamic, prefix)
+            if found is None or found[1] is False:
+                continue
+            pattern, entry = found
+            over_bits = _override(entry, "bits", bits)
+            layer_bits = over_bits if isinstance(over_bits, int) else bits
+            if not isinstance(layer_bits, int) or layer_bits == 0:
+                raise _Unjudged  # `32 // weight_bits` (:233)
+            over_sym = _override(entry, "sym", sym)
+            layer_sym = over_sym if isinstance(over_sym, bool) else sym
+            if (layer_bits, layer_sym) not in MARLIN_TYPES:
+                return ConfigError(
+                    f"--quantization {method}: Unsupported quantization config: bits="
+                    f"{layer_bits}, sym={layer_sym}, from config.json's dynamic override "
+                    f"{excerpt(pattern, 32)} on {prefix} ({_WHERE}:222-242, 254-272)")
+    except _Unjudged:
+        return None
+    return None
+
+
+def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any]) -> None:
+    """Raise `problem`'s refusal, if any (`spec`: the config the loader built the class from)."""
+    if isinstance(method, str) and spec is not None:
+        found = problem(method, spec, data)
+        if found is not None:
+            raise found
+
+
+__all__ = ["ARCHITECTURES", "MARLIN_TYPES", "check", "prefixes", "problem"]

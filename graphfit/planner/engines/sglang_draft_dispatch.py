@@ -1,0 +1,85 @@
+"""A MoE draft's Mooncake / NixlEP dispatcher under `--speculative-moe-a2a-backend` in SGLang
+0.5.23 (issue 23, s54e): the draft model's FusedMoE layers make the draft backend's
+dispatcher, which raises in a mode that enables normal dispatch.
+
+Why in the planner: SGLang builds the draft model after its arguments resolved and after the
+target's model (so after every start-up check graphfit restates and the target's own
+dispatcher rule, graphfit.planner.engines.sglang_deepep_class); only the draft's class is
+read from its checkpoint (graphfit.inputs.sglang_draft_a2a -> SglangOptions.draft_moe_class).
+SGLang raises where all of these hold (paths under sglang/srt/):
+
+* the target is a MoE model: the scheduler seeds the MoE flags, the draft backend among
+  them, only then (managers/scheduler.py:991-1008; a live backend on a dense target is
+  refused before: graphfit.inputs.sglang_a2a.graphs_off);
+* the EAGLE worker builds the draft inside `speculative_moe_a2a_backend_context`
+  (layers/moe/utils.py:957-975; EagleDraftWorker, speculative/eagle_worker_v2.py:178-231):
+  EAGLE / EAGLE3 / NEXTN (NEXTN is EAGLE's alias, arg_groups/speculative_hook.py:109) without
+  multi-layer EAGLE, whose worker never enters it (speculative/spec_info.py:354-359;
+  multi_layer_eagle_worker_v2.py), and FROZEN_KV_MTP (frozen_kv_mtp_worker_v2.py:144). Not
+  STANDALONE (standalone_worker_v2.py:78-86), DFLASH or DSPARK;
+* the draft's class builds FusedMoE layers (`MOE_DRAFTS`): the draft ModelConfig renames
+  Qwen3MoeForCausalLM to Qwen3MoeForCausalLMMTP (configs/model_config.py:1155-1157), whose
+  one decoder layer is sparse (models/qwen3_moe_mtp.py:56; every Qwen3-MoE layer is,
+  qwen3_moe.py:873-886); MixtralForCausalLM keeps its class, every layer a MixtralMoE
+  (mixtral.py:100, 227). Other draft classes are not restated (planned);
+* `--deepep-mode` auto or normal: Mooncake raises a bare NotImplementedError
+  (token_dispatcher/mooncake.py:343-344), NixlEP "Normal mode is not supported for Nixl EP
+  yet." (token_dispatcher/nixl.py:481-482); the context changes the backend, not the mode.
+
+Where the target's own backend (after Waterfill) is mooncake / nixl too, the target's model
+raises first (the target rule), so this one is not reached.
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.enums import SpecMethod
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_spec_runners as spec_runners
+from graphfit.planner.engines import sglang_waterfill
+from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
+
+# the draft checkpoint's class -> (the class SGLang builds, where its MoE layer is made)
+MOE_DRAFTS: dict[str, tuple[str, str]] = {
+    "Qwen3MoeForCausalLM": ("Qwen3MoeForCausalLMMTP",
+                            "configs/model_config.py:1155-1157, models/qwen3_moe_mtp.py:56"),
+    "MixtralForCausalLM": ("MixtralForCausalLM", "models/mixtral.py:100, 227"),
+}
+DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
+SITES = {name: site for name, site in MOE_DRAFTS.values()}
+
+
+def problem(config: EngineSettings) -> str | None:
+    """SGLang's draft-build raise for a resolved line (module docstring), or None."""
+    name = config.draft_moe_class
+    draft = config.speculative_moe_a2a_backend
+    found = NO_NORMAL_MODE.get(draft or "")
+    if name is None or found is None or config.deepep_mode not in NORMAL_MODES:
+        return None
+    # EAGLE / EAGLE3 / NEXTN (SpecMethod.MTP, graphfit.inputs.sglang.ALGORITHMS; so is
+    # FROZEN_KV_MTP, whose worker builds its draft inside the context too,
+    # frozen_kv_mtp_worker_v2.py:144); not the multi-layer worker, switched or auto
+    if config.spec_method not in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP):
+        return None
+    if spec_runners.multi_layer_eagle(config) or spec_runners.auto_multi_layer(config):
+        return None
+    target = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
+                                           config.enable_waterfill)
+    if target in NO_NORMAL_MODE:
+        return None  # the target's dispatcher raises first (sglang_deepep_class)
+    said, where = found
+    return (f"--speculative-moe-a2a-backend {draft}: the draft's {name} builds its MoE inside "
+            f"speculative_moe_a2a_backend_context (layers/moe/utils.py:957-975; "
+            f"{SITES[name]}), whose dispatcher raises NotImplementedError under --deepep-mode "
+            f"{config.deepep_mode}{': ' + said if draft == 'nixl' else ''} ({where}); "
+            f"use low_latency")
+
+
+def check(config: EngineSettings) -> None:
+    """Raise `problem`'s reason."""
+    said = problem(config)
+    if said:
+        raise ConfigError(said)
+
+
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "problem"]

@@ -1,0 +1,153 @@
+"""Prefill context parallelism's own breakable prefill graphs (SGLang 0.5.23, issue 23 s54g).
+
+With `--enable-prefill-cp`, SGLang's prefill runner captures CP-local breakable graphs when
+`supports_prefill_cp_bcg` holds (layers/cp/bcg/__init__.py:42-64): prefill CP on, pp 1,
+attention CP width equal to TP, and the (strategy, prefill attention backend) pair one of
+(zigzag, trtllm_mha) and (interleave, dsa) (:21-26). Then:
+
+* resolution turns the prefill backend to breakable unless the backend was given
+  (`apply_prefill_cp_cuda_graph_default`, cuda_graph_hook.py:104-134); without that support
+  an attention CP width above 1 turns prefill graphs off (cuda_graph_hook.py:203-211);
+* the runner keeps only the token buckets >= the strategy's minimum (zigzag 2 x cp, its
+  `min_capture_tokens`, bcg/zigzag_bcg.py:8-10; interleave cp, bcg/bcg.py:122-124), and
+  refuses a line with none (`filter_prefill_cp_bcg_capture_num_tokens`, bcg/bcg.py:48-66;
+  called at prefill_cuda_graph_runner.py:609-618);
+* it allocates `PrefillCPBCGInput`'s two fixed-address CP-local inputs, `input_embeds`
+  (max_num_tokens x hidden size, the model dtype) and `positions` (max_num_tokens, int64)
+  (bcg/bcg.py:90-109, called at prefill_cuda_graph_runner.py:620), max_num_tokens being
+  the runner's largest unfiltered bucket (:371);
+* with an attention CP width of 1 no strategy is bound (layers/cp/base.py:283-285), so
+  `PrefillCPBCGInput.create` asks for the NONE strategy's input type and raises
+  (bcg/__init__.py:29-39): the server does not start.
+
+graphfit plans the zigzag / trtllm_mha pair. The interleave / DSA pair needs SGLang's DSA
+prefill-CP resolution (model_overrides/deepseek_v2.py:106-145), which graphfit refuses
+before this module (graphfit.inputs.sglang_prefill_cp); it is refused as not modelled here
+too. Which captured bucket a live batch replays also depends on its per-rank local rows
+(`select_replay_bucket_for_batch`, bcg/bcg.py:137-176): graphfit's dispatch is the
+token-only rule, and the buffers hold the largest bucket's rows, so any bucket SGLang picks
+fits them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+
+ZIGZAG, INTERLEAVE = "zigzag", "interleave"
+# PREFILL_CP_BCG_SUPPORTED_COMBINATIONS (layers/cp/bcg/__init__.py:21-26)
+SUPPORTED = frozenset({(ZIGZAG, "trtllm_mha"), (INTERLEAVE, "dsa")})
+# the two PrefillCPBCGInput tensors (bcg/bcg.py:85-86), named apart from the runner's own
+INPUT_EMBEDS, POSITIONS = "cp_bcg_input_embeds", "cp_bcg_positions"
+NOT_MODELLED = "is not modelled"
+
+
+@dataclass(frozen=True)
+class CpBcgInputs:
+    """What `supports_prefill_cp_bcg` reads: the strategy (None: prefill CP off), the widths
+    and the resolved prefill attention backend (None: graphfit does not know it)."""
+
+    strategy: str | None
+    tp_size: int
+    attn_cp_size: int
+    pp_size: int
+    prefill_attention_backend: str | None
+
+    def __post_init__(self) -> None:
+        if self.strategy not in (None, ZIGZAG, INTERLEAVE):
+            raise ConfigError(f"prefill_cp_strategy: expected zigzag or interleave, got "
+                              f"{self.strategy!r}")
+        for name in ("tp_size", "attn_cp_size", "pp_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
+
+
+def supported(inp: CpBcgInputs) -> bool:
+    """`supports_prefill_cp_bcg` (bcg/__init__.py:42-64) for the zigzag pair; the
+    interleave / DSA pair and an unknown prefill backend are refused as not modelled."""
+    if inp.strategy is None or inp.pp_size != 1 or inp.attn_cp_size != inp.tp_size:
+        return False
+    if inp.prefill_attention_backend is None:
+        raise ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} (graphfit does not know the "
+                          "prefill attention backend that decides CP's breakable prefill "
+                          "graphs, layers/cp/bcg/__init__.py:53-64)")
+    pair = (inp.strategy, inp.prefill_attention_backend)
+    if pair not in SUPPORTED:
+        return False
+    if inp.strategy == INTERLEAVE:
+        raise ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} (interleave CP's breakable "
+                          "prefill graphs on DSA, layers/cp/bcg/interleave_bcg.py)")
+    if inp.attn_cp_size == 1:
+        raise ConfigError("--enable-prefill-cp: SGLang's prefill runner fails to start: "
+                          "Unsupported CP BCG strategy: 0 (attention CP width 1 binds no "
+                          "strategy, NONE = 0; layers/cp/bcg/__init__.py:29-39, base.py:"
+                          "283-285)")
+    return True
+
+
+# SGLang's sentence up to its reason ("the SM90/SM120 fmha_v2 prefill path does not implement
+# CP shard masking."), which graphfit words shorter to keep the line within 200 characters
+TRTLLM_MHA_CP = ("Prefill context parallelism with the TRTLLM MHA prefill backend requires SM100 "
+                 "(trtllm-gen context kernel)")
+
+
+def check_trtllm_mha(prefill_attention_backend: str | None, attn_cp_size: int,
+                     sm100: bool | None) -> None:
+    """SGLang's attention hook refuses the trtllm_mha prefill backend with an attention CP
+    width above 1 off SM100 (attention_hook.py:228-237), with SGLang's sentence (its reason
+    worded shorter); "not modelled" where the GPU is a figure in GiB (its generation
+    unknown)."""
+    if prefill_attention_backend != "trtllm_mha" or attn_cp_size <= 1 or sm100 is True:
+        return
+    if sm100 is None:
+        raise ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} (trtllm_mha prefill with "
+                          "attention CP needs SM100, attention_hook.py:228-237: name the GPU)")
+    raise ConfigError(f"{TRTLLM_MHA_CP}: SM90/SM120's fmha_v2 has no CP shard masking (SGLang "
+                      "refuses, attention_hook.py:228-237)")
+
+
+def min_capture_tokens(strategy: str, cp_size: int) -> int:
+    """The strategy input's `min_capture_tokens` (zigzag_bcg.py:8-10; bcg.py:122-124)."""
+    return cp_size * 2 if strategy == ZIGZAG else cp_size
+
+
+def filter_capture(captured: tuple[int, ...], strategy: str, cp_size: int) -> tuple[int, ...]:
+    """`filter_prefill_cp_bcg_capture_num_tokens` (bcg/bcg.py:48-66), with its refusal."""
+    least = min_capture_tokens(strategy, cp_size)
+    kept = tuple(size for size in captured if size >= least)
+    if not kept:
+        raise ConfigError(f"Prefill CP breakable CUDA graph requires at least one token bucket "
+                          f">= {least}, but got {list(captured)}. (SGLang's prefill runner "
+                          f"refuses, layers/cp/bcg/bcg.py:60-65)")
+    return kept
+
+
+def strategy_of(config: EngineSettings) -> str | None:
+    """The prefill-CP strategy when SGLang captures CP's own breakable prefill graphs for
+    `config`, else None: the attention hook's trtllm_mha check first, then `supported`. The
+    prefill component reads it; the memory hook's reserve reads `hook_strategy`."""
+    if config.prefill_cp_strategy is not None:
+        check_trtllm_mha(config.prefill_attention_backend, config.attn_cp_size, config.sm100)
+    inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
+                      config.pp_size, config.prefill_attention_backend)
+    return inp.strategy if supported(inp) else None
+
+
+def hook_strategy(config: EngineSettings) -> str | None:
+    """`strategy_of` as SGLang's CP-graph check sees the line before the memory hook
+    (cuda_graph_hook.py:203-211 at pipeline.py:191): with the backend the flags name
+    (SglangOptions.prefill_cp_hook_backend), the default backend being declared later
+    (`_attention_backend_default`, attention_hook.py:120, run at pipeline.py:242). The
+    memory hook's prefill-graph reserve (memory_hook.py:380-386) reads it
+    (graphfit.planner.engines.sglang_reserve)."""
+    inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
+                      config.pp_size, config.prefill_cp_hook_backend)
+    if inp.strategy is None or inp.prefill_attention_backend is None:
+        return None
+    try:
+        return inp.strategy if supported(inp) else None
+    except ConfigError:  # interleave / dsa, TP 1: refused by the prefill component itself
+        return None

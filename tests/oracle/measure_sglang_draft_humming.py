@@ -1,0 +1,51 @@
+"""Agreement of graphfit with SGLang 0.5.23 on humming drafts (not a test; tests.oracle.
+sglang_draft_humming, issue 23 s54d).
+
+    python -m tests.oracle.measure_sglang_draft_humming
+
+The grid: an unquantized bfloat16 / float16 draft or an AWQ / GPTQ / FP8 / NVFP4 draft
+checkpoint, `--speculative-draft-model-quantization humming`, with or without `--dtype
+float32`, on T4 / A100 / H100 / B200: 48 lines. SGLang's side runs its draft ModelConfig and
+loader with the humming-kernels package stood in; `before` is graphfit with humming left
+unchecked on a draft (main before s54d), `after` this tree.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+from unittest import mock
+
+from graphfit.inputs import sglang_draft_quant
+from tests.oracle import sglang_draft_humming as hm
+from tests.oracle import sglang_draft_quant as dq
+from tests.oracle import test_sglang_draft_quant_oracle as base
+
+DRAFTS = {"bf16": base._bf16, "fp16": base._fp16,
+          **{name: (lambda name=name: base._quantized(name)) for name in base.QUANTIZED}}
+
+
+def main() -> int:
+    counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
+    for make, gpu, dtype in itertools.product(DRAFTS.values(),
+                                              ("T4", "A100", "H100", "B200"),
+                                              ((), ("--dtype", "float32"))):
+        argv = base._line(make(), base.DRAFT, "humming", *dtype)
+        for mode in ("before", "after"):
+            dq.planned.cache_clear()
+            unchecked = frozenset({"humming", "quark_int4fp8_moe"})
+            with hm.installed(), mock.patch.object(
+                    sglang_draft_quant, "NOT_RESTATED",
+                    unchecked if mode == "before" else sglang_draft_quant.NOT_RESTATED):
+                theirs, _ours, agree = dq.compare(argv, gpu)
+            side = "starts" if theirs == "starts" else "refuses"
+            counts[mode][f"SGLang {side}, " + ("agree" if agree else "differ")] += 1
+    dq.planned.cache_clear()
+    for mode in ("before", "after"):
+        told = ", ".join(f"{k} {v}" for k, v in sorted(counts[mode].items()))
+        print(f"{mode}: {sum(counts[mode].values())} lines: {told}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

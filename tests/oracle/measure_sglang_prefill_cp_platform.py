@@ -1,0 +1,58 @@
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_prefill_cp_platform [COUNT]
+[SEED]` (issue 23 s55g).
+
+COUNT generated prefill-CP lines (sglang_prefill_cp_platform_oracle.generate) on the MI300X,
+each compared with SGLang's resolution on the fake ROCm platform
+(sglang_prefill_cp_platform_oracle.compare). "after" is this tree's graphfit, "before"
+/work/main's (or GRAPHFIT_BEFORE's) under this tree's oracle, each in a child process."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+CHILD = """
+import json, sys
+sys.path.insert(0, {graphfit!r})
+import graphfit  # this tree's or the "before" tree's, first on the path
+sys.path.insert(0, {tests!r})
+from collections import Counter
+from tests.oracle import sglang_prefill_cp_platform_oracle as po
+
+out = Counter()
+for case in po.generate({count}, {seed}):
+    outcome, diffs = po.compare(case)
+    out[outcome] += 1
+    if outcome == "differs":
+        print("DIFFERS", case, diffs[:1])
+print("RESULT", json.dumps(dict(sorted(out.items()))))
+"""
+
+
+def run(tree: str, count: int, seed: int) -> dict[str, int]:
+    here = os.getcwd()
+    code = CHILD.format(graphfit=tree, tests=here, count=count, seed=seed)
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": here},
+                          capture_output=True, text=True, check=False, cwd=here)
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    if tree == here:
+        print("\n".join(t for t in done.stdout.splitlines() if t.startswith("DIFFERS")))
+    line = [t for t in done.stdout.splitlines() if t.startswith("RESULT ")][-1]
+    return dict(json.loads(line[len("RESULT "):]))
+
+
+def main() -> None:
+    count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
+    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    was = run(os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed)
+    now = run(os.getcwd(), count, seed)
+    print(f"{count} prefill-CP lines on the MI300X (seed {seed})")
+    print("before:", was)
+    print("after: ", now)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+"""The draft model's build step the resolution-only oracles need under
+`--speculative-moe-a2a-backend mooncake` / `nixl` (issue 23, s54e).
+
+Why: the EAGLE draft worker builds its draft model inside
+`speculative_moe_a2a_backend_context` (layers/moe/utils.py:957-975; EagleDraftWorker,
+speculative/eagle_worker_v2.py:178-231), so a MoE draft's FusedMoE layers make the draft
+backend's dispatcher, which raises NotImplementedError in auto / normal mode
+(token_dispatcher/mooncake.py:343-344, nixl.py:481-482). An oracle that stopped at
+resolution counted those lines as started. `failure(r)` builds SGLang's own draft model for
+the resolved line and returns what the dispatcher raises.
+
+SGLang decides each step: the worker (`SpeculativeAlgorithm.create_worker`,
+speculative/spec_info.py:311-374, whose module enters the context or not), the draft's class
+(the draft ModelConfig's rename, configs/model_config.py:1010-1211, and
+`get_model_architecture`, model_loader/utils.py:198-232), its layers (built on the meta
+device under the published layout). Glue: Mooncake's and NixlEP's packages reported
+installed (tests.oracle.sglang_mooncake_build), deep_ep / JIT DeepGEMM reported on
+(tests.oracle.sglang_minimax_target_oracle._deepep_glue: DeepEPMoE's body then takes no
+assert; the dispatcher is made before it), one pipeline stage, no CUDA side stream, a dense
+MLP's dual-GEMM kernel pick off (it imports CUDA Python). The draft is built unquantized:
+FusedMoE makes its dispatcher whatever the quantization.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+import types
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_mooncake_build as mb
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+
+BACKENDS = ("mooncake", "nixl")
+
+
+def enters_context(record: Any) -> bool:
+    """Whether the draft worker SGLang picks for the record builds its draft inside
+    `speculative_moe_a2a_backend_context`: read from that worker's own module (EAGLE's does,
+    eagle_worker_v2.py:178-231; multi_layer_eagle_worker_v2.py never enters it, only the
+    runner context, :174-175)."""
+    with sglang_stubs.imports():
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        algorithm = SpeculativeAlgorithm.from_string(record.speculative_algorithm)
+        if algorithm.is_none():
+            return False
+        worker = algorithm.create_worker(record)
+    if worker is None:
+        return False
+    source = inspect.getsource(inspect.getmodule(worker))  # type: ignore[arg-type]
+    return "speculative_moe_a2a_backend_context()" in source
+
+
+def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
+    """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
+    speculative a2a context where `context`), under the layout already published. Its
+    ModelConfig is made as the draft worker makes it: from the server arguments, with the
+    target's context length (eagle_worker_v2.py:223-230; the draft's own refusals, e.g. a
+    shorter derived context, configs/model_config.py:1296-1316, raise here)."""
+    import torch
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.layers import dual_gemm
+    from sglang.srt.layers.moe.utils import speculative_moe_a2a_backend_context
+    from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
+    from sglang.srt.models import qwen2_moe, qwen3_moe
+    from sglang.srt.runtime_context import get_parallel
+
+    from tests.oracle import sglang_minimax_target_oracle as mt
+
+    target = ModelConfig.from_server_args(record)
+    model_config = ModelConfig.from_server_args(record, model_path=draft, is_draft_model=True,
+                                                context_length=target.context_len)
+    cls, _ = get_model_architecture(model_config)
+    tp = get_parallel().tp_size
+    group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None,
+                                  device_group=None)
+    moe_tp = get_parallel().moe_tp_size
+    ep_group = group if ep == tp else types.SimpleNamespace(
+        world_size=ep, rank_in_group=0, cpu_group=None)
+    moe_tp_group = group if moe_tp == tp else types.SimpleNamespace(
+        world_size=moe_tp, rank_in_group=0, cpu_group=None)
+    # one pipeline stage (the draft worker's draft_pp_context, eagle_worker_v2.py:219)
+    pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
+                               is_last_rank=True)
+    # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231); a dense MLP's
+    # dual-GEMM kernel pick (layers/dual_gemm.py:32-45) imports CUDA Python: off
+    saved: list[tuple[object, str, object]] = [
+        (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe)]
+    saved.append((dual_gemm, "is_cuda", dual_gemm.is_cuda))
+    saved += mt._deepep_glue(True)
+    for mod, name, _ in saved[:3]:
+        setattr(mod, name, (lambda *a: None) if name == "get_stream" else (lambda: False))
+    try:
+        with mb.glue(), mb.nixl_glue(ep), get_parallel().override(
+                tp_rank=0, attn_tp_rank=0, moe_ep_rank=0, moe_tp_rank=0, tp_group=group,
+                moe_tp_group=moe_tp_group, moe_ep_group=ep_group, pp_group=pp, pp_rank=0), \
+                set_default_torch_dtype(model_config.dtype), torch.device("meta"), \
+                speculative_moe_a2a_backend_context() if context else contextlib.nullcontext():
+            cls(model_config.hf_config, quant_config=None)
+    finally:
+        for mod, name, value in saved:
+            setattr(mod, name, value)
+
+
+def failure(r: so.Resolved) -> str | None:
+    """What the draft's dispatcher raises for the resolved line, None where the draft builds
+    or makes no Mooncake / NixlEP dispatcher (another draft backend, a dense target, whose
+    draft backend stays none: scheduler.py:995-1008, or a draft checkpoint with no local
+    config.json). The draft ModelConfig's ValueError and the dispatcher's NotImplementedError
+    are this step's; the draft's own DeepEPMoE asserts are not compared (JIT DeepGEMM
+    reported on)."""
+    record = r.record
+    draft = getattr(record, "speculative_draft_model_path", None)
+    if (getattr(record, "speculative_moe_a2a_backend", None) not in BACKENDS
+            or not so._moe_model(record) or not isinstance(draft, str)
+            or not (Path(draft) / "config.json").is_file()):
+        return None
+    if not enters_context(record):
+        return None
+    with sglang_stubs.stubbed(), so.published(r):
+        from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+        from sglang.srt.runtime_context import get_parallel
+
+        initialize_dp_attention_flags(None)
+        try:
+            build_draft(record, draft, True, get_parallel().moe_ep_size)
+        except (NotImplementedError, ValueError) as exc:
+            return (f"{type(exc).__name__}: {exc} @ {mb._site(exc)} (at draft model build)")
+    return None
+
+
+__all__ = ["BACKENDS", "build_draft", "enters_context", "failure"]

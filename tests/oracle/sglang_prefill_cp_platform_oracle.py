@@ -1,0 +1,53 @@
+"""Prefill context parallelism on ROCm (issue 23 s55g): SGLang 0.5.23 resolves a pasted
+`--enable-prefill-cp` line on the fake MI300X platform (sglang_mtp_oracle._platform, HIP) and
+refuses every architecture but DeepSeek-V4 (parallel_hook.py:114-121); graphfit plans the same
+line with `--gpu-memory-gb MI300X` (graphfit.inputs.sglang_prefill_cp_platform).
+
+`compare(case)`: "same refusal" (SGLang's sentence in graphfit's error), "other refusal" (both
+refuse, graphfit with a sentence SGLang meets later: the module's documented order gap),
+"served" (SGLang serves; not compared further here), "differs" (SGLang refuses, graphfit
+plans, or graphfit refuses a line SGLang serves with no "not modelled")."""
+
+from __future__ import annotations
+
+import random
+
+from tests.oracle import sglang_dcp_oracle as dc
+from tests.oracle import sglang_mtp_oracle as mtp
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_prefill_cp_oracle as cp
+
+Case = cp.Case
+GPU = "MI300X"
+
+
+def sglang_refusal(case: Case) -> str | None:
+    """SGLang's refusal text of the line on the fake ROCm platform, or None where it serves."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+
+    argv, gpu, model = case
+    so.oracle()
+    with mtp._restored_environ(), mtp._platform(gpu):
+        r = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=cp.model_dir(model),
+                       capability=(9, 4))
+    return None if isinstance(r, so.Resolved) else r.text
+
+
+def compare(case: Case) -> tuple[str, list[str]]:
+    theirs = sglang_refusal(case)
+    gf, _ = dc.graphfit_answer(case)
+    if theirs is None:
+        if gf.rejected is not None and dc.NOT_MODELLED not in gf.rejected:
+            return "differs", [f"SGLang serves; graphfit: {gf.rejected}"]
+        return "served", []
+    reason = cp.sglang_reason(theirs)
+    if gf.rejected is None:
+        return "differs", [f"SGLang refuses ({reason[:160]}); graphfit plans"]
+    return ("same refusal", []) if reason in gf.rejected else (
+        "other refusal", [f"SGLang: {reason[:120]}; graphfit: {gf.rejected}"])
+
+
+def generate(count: int, seed: int) -> list[Case]:
+    """`count` prefill-CP lines (sglang_prefill_cp_oracle.generate's) on the MI300X."""
+    rng = random.Random(seed)
+    return [(argv, GPU, model) for argv, _, model in cp.generate(count, rng.randrange(1 << 30))]

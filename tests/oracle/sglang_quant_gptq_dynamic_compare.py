@@ -1,0 +1,154 @@
+"""The comparison behind test_sglang_quant_gptq_dynamic_oracle.py and
+measure_sglang_quant_gptq_dynamic.py: a GPTQ Marlin checkpoint whose config.json
+quantization_config carries GPTQModel's per-module `dynamic` overrides. SGLang 0.5.23 refuses
+an override with a (bits, sym) pair Marlin lacks while it builds the linear layers
+(layers/quantization/utils.py:222-242, 275-307).
+
+SGLang's side: its real ModelConfig + loader on a B200 (tests.oracle.
+sglang_quant_capability_oracle.load) must build GPTQMarlinConfig; then the model's own class
+(models/llama.py, qwen2.py, qwen3.py) is built whole on the meta device with that config
+(`GPTQMarlinConfig.from_config` on the same dict, as the loader does,
+model_loader/weight_utils.py:298-311), under a TP-1 line's published layout (as in
+tests.oracle.sglang_dspark_target_head). Glue, not SGLang logic: the config's `quant_type`
+(a stubbed sgl_kernel ScalarType that `deepcopy` cannot copy, utils.py:289) is set to None
+before the build; `override_config` sets its own per layer (:244).
+
+Verdicts: "layer" (the build raised override_config's ValueError: graphfit must refuse citing
+utils.py:222-242), "built" (graphfit must not cite it), "other" (the loader or the build
+stopped otherwise: graphfit must not cite it). It imports no graphfit module this work added,
+so the measure scores an older graphfit tree too."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import json
+import random
+import tempfile
+import types
+from pathlib import Path
+from typing import Any
+from unittest import mock
+
+from tests.oracle import sglang_dspark_target_head as th
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_quant_capability_oracle as co
+from tests.oracle.sglang_quant_capability_compare import planned
+
+MARK = "utils.py:222-242"
+_SAID = "Unsupported quantization config"
+ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+_BASE = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
+
+# (architecture, tied embeddings, quantization_config)
+FIXED: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "none": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {}}),
+    "down_3bit": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {r"+:.*down_proj": {"bits": 3}}}),
+    "mlp_8bit": ("Qwen2ForCausalLM", False, {**_BASE, "dynamic": {r".*\.mlp\..*": {"bits": 8}}}),
+    "skip_then_bad": ("Qwen3ForCausalLM", False, {**_BASE, "dynamic": {
+        r"-:.*": {}, r".*": {"bits": 3}}}),
+    "layer1_asym": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\..*": {"sym": False}}}),
+    "no_such_layer": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {
+        r"model\.layers\.7\..*": {"bits": 3}}}),
+    "head_unquantized": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {"lm_head": {"bits": 2}}}),
+    "head_quantized": ("Qwen2ForCausalLM", False, {**_BASE, "lm_head": True,
+                                                   "dynamic": {"lm_head": {"bits": 2}}}),
+    "head_tied": ("Qwen2ForCausalLM", True, {**_BASE, "lm_head": True,
+                                             "dynamic": {"lm_head": {"bits": 2}}}),
+    "entry_false": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {r".*": False}}),
+}
+
+
+@functools.cache
+def _dir(architecture: str, tied: bool, body: str) -> str:
+    root = Path(tempfile.mkdtemp(prefix="graphfit-gptq-dynamic-"))
+    config = {"architectures": [architecture], "model_type": th.MODEL_TYPES[architecture],
+              "tie_word_embeddings": tied, **th._BASE, "quantization_config": json.loads(body)}
+    (root / "config.json").write_text(json.dumps(config))
+    return str(root)
+
+
+def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> str:
+    """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised."""
+    r = so.resolve(["--model-path", th.target_dir(architecture, tied)])
+    assert isinstance(r, so.Resolved), r
+    with so.sglang_stubs.stubbed(), so.published(r):
+        import sglang.srt.layers.dual_gemm as dual_gemm
+        import torch
+        from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+        from sglang.srt.layers.moe.utils import initialize_moe_config
+        from sglang.srt.layers.quantization.gptq.gptq import GPTQMarlinConfig
+        from sglang.srt.runtime_context import get_parallel
+        from sglang.srt.utils.hf_transformers_utils import get_config
+
+        config = copy.deepcopy(get_config(folder, trust_remote_code=False))
+        initialize_dp_attention_flags(None)
+        initialize_moe_config()
+        module = importlib.import_module(f"sglang.srt.models.{th.MODEL_TYPES[architecture]}")
+        quant = GPTQMarlinConfig.from_config(copy.deepcopy(spec))
+        quant.quant_type = None  # glue: a stub deepcopy cannot copy (see the module text)
+
+        def group(size: int) -> Any:
+            return types.SimpleNamespace(world_size=size, rank_in_group=0, cpu_group=None,
+                                         device_group=None)
+
+        stage = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
+                                      is_last_rank=True)
+        with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0, moe_ep_rank=0,
+                                     moe_tp_rank=0, tp_group=group(1), attn_tp_group=group(1),
+                                     moe_tp_group=group(1), moe_ep_group=group(1),
+                                     pp_group=stage), \
+                torch.device("meta"), \
+                mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
+                mock.patch.object(module, "get_stream", lambda name: None, create=True):
+            try:
+                getattr(module, architecture)(config, quant_config=quant)
+            except Exception as exc:  # reported, judged by the caller
+                return f"{type(exc).__name__}: {exc}"[:200]
+    return ""
+
+
+def compare(architecture: str, tied: bool, spec: dict[str, Any]) -> tuple[str, str | None]:
+    """One line on a B200: (verdict, a disagreement or None)."""
+    body = json.dumps(spec)  # in order: the first matching pattern decides
+    spec = json.loads(body)  # SGLang's side reads the dict as config.json holds it
+    folder = _dir(architecture, tied, body)
+    code, said = planned(folder, (), "B200")
+    where = f"{architecture} tied={tied} {body[:150]} (B200)"
+    theirs = co.load(None, spec, 100, folder)
+    if theirs.stage != "passed" or theirs.method != "gptq_marlin":
+        verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
+    else:
+        stop = built(architecture, tied, folder, spec)
+        verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
+            else "other"
+    if verdict == "layer":
+        ok = code == 2 and MARK in said
+        return verdict, None if ok else f"{where}: SGLang {stop[:90]}; graphfit {code} {said}"
+    if MARK in said:
+        return verdict, f"{where}: SGLang {verdict} {stop[:80]}; graphfit {said}"
+    return verdict, None
+
+
+_PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", "lm_head",
+             ".*o_proj", r"model\.layers\.5\..*", ".*", r"+:.*qkv_proj", r"-:.*mlp.*", "[")
+_ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
+                                {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
+                                {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},
+                                {"bits": 8}, None)
+
+
+def generated_line(rng: random.Random) -> tuple[str, bool, dict[str, Any]]:
+    """(architecture, tied, quantization_config): a GPTQ dict Marlin takes, with 1-3 drawn
+    override patterns and entries (some SGLang stops on with its own error)."""
+    spec: dict[str, Any] = {**_BASE, **rng.choice(({}, {}, {"bits": 8}, {"lm_head": True}))}
+    spec["dynamic"] = {rng.choice(_PATTERNS): rng.choice(_ENTRIES)
+                       for _ in range(rng.randint(1, 3))}
+    return rng.choice(ARCHITECTURES), rng.random() < 0.25, spec
+
+
+def generated_lines(count: int, seed: int) -> list[tuple[str, bool, dict[str, Any]]]:
+    rng = random.Random(seed)
+    return [generated_line(rng) for _ in range(count)]

@@ -1,0 +1,109 @@
+"""graphfit == SGLang 0.5.23 on a MoE draft's dispatcher under `--speculative-moe-a2a-backend
+mooncake` / `nixl` (graphfit.inputs.sglang_draft_a2a; issue 23, s54e).
+
+SGLang: its own resolution of the line on a Qwen3-MoE target
+(tests.oracle.sglang_oracle.resolve), then, where that starts, the draft model its loader
+picks for the draft checkpoint (the draft ModelConfig's class rename, configs/model_config.py:
+1010-1211, and `get_model_architecture`, model_loader/utils.py:198-232) built on the meta
+device inside `speculative_moe_a2a_backend_context` (layers/moe/utils.py:957-975), as the
+EAGLE worker builds it (speculative/eagle_worker_v2.py:215-231), under the published layout
+and the glue of tests.oracle.test_sglang_deepep_class_oracle.sglang (Mooncake's and NixlEP's
+packages reported installed, tests.oracle.sglang_mooncake_build). graphfit: its CLI on the
+pasted line. Each line must be refused by both, naming the dispatcher's file, or started by
+both.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_draft_build as sdb  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_stubs  # noqa: E402
+from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
+
+SITES = ("mooncake.py:34", "nixl.py:48")  # what SGLang's raise and graphfit's reason name
+
+
+def _draft_builder(record: Any, draft: Path, context: bool) -> Any:
+    """The block `dc.sglang` builds: the draft model SGLang's loader makes for `draft`
+    (tests.oracle.sglang_draft_build.build_draft), inside the speculative a2a context where
+    the worker enters it (`context`)."""
+
+    def build(config: Any, quant: Any) -> None:
+        from sglang.srt.runtime_context import get_parallel
+
+        sdb.build_draft(record, str(draft), context, get_parallel().moe_ep_size)
+
+    return build
+
+
+def _argv(draft: Path, backend: str, mode: str, *extra: str) -> tuple[str, ...]:
+    return ("--tp-size", "2", "--ep-size", "2", "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "3", "--speculative-draft-model-path", str(draft),
+            "--speculative-moe-a2a-backend", backend, "--deepep-mode", mode, *extra)
+
+
+@pytest.fixture(scope="module")
+def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    so.oracle()
+    root = tmp_path_factory.mktemp("draft-a2a")
+    mixtral = root / "mixtral"
+    mixtral.mkdir()
+    # the target's context length, so the draft ModelConfig's context check passes
+    # (configs/model_config.py:1296-1316)
+    (mixtral / "config.json").write_text(json.dumps({**dc.MIXTRAL,
+                                                     "max_position_embeddings": 40960}))
+    return {"target": sglang_stubs.write_moe_model_dir(root / "target"),
+            "qwen3": sglang_stubs.write_moe_model_dir(root / "qwen3-draft"),
+            "mixtral": mixtral,
+            "llama": sglang_stubs.write_model_dir(root / "llama-draft")}
+
+
+CASES = (  # (draft, backend, mode, extra)
+    ("qwen3", "mooncake", "auto", ()),
+    ("qwen3", "nixl", "normal", ()),
+    ("qwen3", "mooncake", "low_latency", ()),
+    ("mixtral", "nixl", "auto", ()),
+    ("llama", "mooncake", "auto", ()),  # a dense draft: no dispatcher
+    ("qwen3", "mooncake", "auto", ("--enable-multi-layer-eagle",)),
+)
+
+
+def _answers(dirs: dict[str, Path], case: tuple[str, str, str, tuple[str, ...]]
+             ) -> tuple[str | None, tuple[int, str]]:
+    name, backend, mode, extra = case
+    argv = _argv(dirs[name], backend, mode, *extra)
+    with dc._own_build_only():  # resolution alone: which worker SGLang picks
+        r = so.resolve(argv, model=str(dirs["target"]))
+    context = isinstance(r, so.Resolved) and sdb.enters_context(r.record)
+    block = _draft_builder(getattr(r, "record", None), dirs[name], context)
+    theirs = dc.sglang(dirs["target"], argv, True, block=block, shared_build=False)
+    return theirs, dc.graphfit(dirs["target"], argv, True)
+
+
+def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
+    wrong, refused = [], []
+    for case in CASES:
+        theirs, (code, said) = _answers(dirs, case)
+        refused.append(theirs is not None)
+        site = next((s for s in SITES if theirs and s in theirs), None)
+        if (theirs is None) != (code == 0) or (site and site.split(":")[0] not in said):
+            wrong.append(f"{case}: SGLang {theirs and theirs[:160]}; graphfit {code} {said}")
+    for index in (0, 2, 5):  # the shared step (sglang_oracle.resolve) answers alike
+        name, backend, mode, extra = CASES[index]
+        shared = so.resolve(_argv(dirs[name], backend, mode, *extra), model=str(dirs["target"]))
+        if isinstance(shared, so.Rejected) != refused[index]:
+            wrong.append(f"{CASES[index]}: shared step {getattr(shared, 'text', 'starts')}")
+    assert not wrong, "\n".join(wrong)
+    # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too; the rest build
+    assert refused == [True, True, False, True, False, False], refused

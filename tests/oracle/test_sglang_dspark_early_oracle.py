@@ -1,0 +1,55 @@
+"""SGLANG_OPT_DSV41_TARGET_METADATA_EARLY on static DSPARK lines: SGLang 0.5.23's runners built
+with the variable set (its own `_wants_early_verify_metadata` choosing the `share_buffers`
+exclusion, decode_cuda_graph_runner.py:505-509, 1814-1827) against graphfit's shared buffers
+of the same pasted line with the variable in front (issue 23, s54d;
+tests/oracle/sglang_dspark_early.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
+from tests.oracle import sglang_dspark_early as de  # noqa: E402
+
+
+def _dspark(running: int, anchor: bool, *extra: str) -> tuple[str, ...]:
+    return ("--max-running-requests", str(running), *extra, "--speculative-algorithm",
+            "DSPARK", kc.DRAFT, kc.draft_dir("block_size", 8, anchor))
+
+
+# gamma rows a request (anchor): only the request-axis inputs coalesce with the draft's;
+# gamma + 1 (no anchor): the token-axis ones too
+ANCHOR, WIDE = _dspark(48, True), _dspark(8, False)
+TBO = _dspark(8, False, "--enable-two-batch-overlap")  # the predicate fails: pooled as before
+
+
+def _agree(flags: tuple[str, ...], value: str | None) -> dict[str, int]:
+    got = de.compare(flags, value)
+    assert got is not None, flags
+    diffs, figures, _, _ = got
+    assert not diffs, (flags, value, diffs)
+    assert figures["sglang_bytes"] == figures["graphfit_bytes"], figures
+    return figures
+
+
+@pytest.mark.parametrize(("flags", "kept"), [(ANCHOR, 2), (WIDE, 4), (TBO, 0)])
+def test_staged_inputs_leave_the_pool_as_in_sglang(flags: tuple[str, ...], kept: int) -> None:
+    """On (SGLang's "Y" spelling) the target keeps its staged inputs: `kept` fewer shared
+    tensors than with the variable off ("0") -- both sides agreeing at each."""
+    on, off = _agree(flags, "Y"), _agree(flags, "0")
+    assert off["shared_tensors"] - on["shared_tensors"] == kept, (on, off)
+
+
+def test_early_metadata_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphfit sharing the staged inputs anyway (main before s54d) is caught."""
+    from graphfit.planner.engines import sglang
+
+    monkeypatch.setattr(sglang, "private_inputs", lambda config: {})
+    got = de.compare(WIDE, "1")
+    assert got is not None
+    diffs = got[0]
+    assert sum("only graphfit" in d or "only SGLang" in d for d in diffs) == 4, diffs

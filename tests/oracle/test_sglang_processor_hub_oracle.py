@@ -1,0 +1,59 @@
+"""A hub-id model's `--tokenizer-path` and SGLang's multimodal processor (issue 23 s55l,
+graphfit.inputs.sglang_processor_path.unchecked_note) against SGLang 0.5.23's own code.
+
+SGLang reads a hub id's config.json from the hub, and only then knows whether it serves the
+model as multimodal (`is_multimodal`, configs/model_config.py:820-828) and so builds the
+processor on the tokenizer path (managers/tokenizer_manager.py:607-628). graphfit reads
+nothing from the hub, so for each tokenizer path the same line runs through SGLang on two
+local checkpoints that stand for what the hub id may be: Qwen3-VL (multimodal) and the text
+model. Where SGLang's verdicts agree, graphfit's verdict on the hub-id line must be theirs,
+with no note; where they differ (the processor fails, the text model starts), graphfit
+plans the hub-id line and says, in one note, that the processor refuses the path for a
+multimodal model, with the exception and file SGLang's processor fails in."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.inputs import commandline  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_post_capture_oracle as pc  # noqa: E402
+from tests.oracle.test_sglang_processor_path_oracle import sglang_fails  # noqa: E402
+
+HUB = "org/some-model"  # a hub id: no local config.json
+MRR = ("--max-running-requests", "48")
+CASES = [(path, skip) for path in ("redis://host:6379/t", "instance://10.0.0.1:5000/t",
+                                   "hf://org/t",
+                                   "https://acct.blob.core.windows.net/c/t")
+         for skip in (False, True)]
+
+
+def _graphfit(argv: tuple[str, ...]) -> tuple[str, list[str]]:
+    """graphfit on the hub-id line: (its refusal, '' when planned; the processor's notes)."""
+    line = ["python", "-m", "sglang.launch_server", "--model-path", HUB, *argv]
+    try:
+        pasted = commandline.read(line)
+    except ConfigError as exc:
+        return str(exc), []
+    return "", [n for n in pasted.notes if "multimodal" in n and "--tokenizer-path" in n]
+
+
+@pytest.mark.parametrize(("path", "skip"), CASES, ids=repr)
+def test_hub_id_processor_note_where_the_checkpoint_decides(path: str, skip: bool) -> None:
+    argv = (*MRR, "--tokenizer-path", path, *(("--skip-tokenizer-init",) if skip else ()))
+    multimodal = sglang_fails(pc.model_dir("vl"), argv)
+    text = sglang_fails(str(so.oracle().model_dir), argv)
+    refusal, notes = _graphfit(argv)
+    if (multimodal is None) == (text is None):  # the checkpoint does not decide
+        assert bool(refusal) == (text is not None), (path, skip, text, refusal)
+        assert notes == [], notes
+        return
+    assert multimodal is not None and text is None, (multimodal, text)  # the premise
+    kind, frame = multimodal
+    assert refusal == "" and len(notes) == 1, (refusal, notes)
+    assert kind in notes[0] and frame.split("/")[-1] in notes[0], (multimodal, notes)

@@ -1,0 +1,39 @@
+"""graphfit == SGLang 0.5.23 on GPTQ Marlin's per-module `dynamic` overrides (restated by
+graphfit.inputs.sglang_quant_gptq_dynamic): SGLang's own Llama / Qwen2 / Qwen3 classes built
+on the meta device with its GPTQMarlinConfig (tests.oracle.sglang_quant_gptq_dynamic_compare).
+
+Judged: where the build refuses an override's (bits, sym), graphfit refuses citing
+utils.py:222-242; elsewhere it does not cite it.
+Larger counts: `python -m tests.oracle.measure_sglang_quant_gptq_dynamic 60 54` ."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic  # noqa: E402
+from tests.oracle import sglang_quant_gptq_dynamic_compare as dc  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
+
+
+def test_fixed_lines_agree() -> None:
+    """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head."""
+    verdicts = agreed(dc.FIXED.values(), dc.compare)
+    assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
+
+
+def test_generated_lines_agree() -> None:
+    """A few generated override maps."""
+    agreed(dc.generated_lines(6, 54), dc.compare)
+
+
+@pytest.mark.parametrize("line", ["down_3bit", "head_quantized"])
+def test_a_planted_error_is_caught(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The rule switched off: a line SGLang's build refuses plans, and the compare says so."""
+    assert dc.compare(*dc.FIXED[line]) == ("layer", None)
+    monkeypatch.setattr(gptq_dynamic, "problem", lambda method, spec, data: None)
+    verdict, bad = dc.compare(*dc.FIXED[line])
+    assert verdict == "layer" and bad is not None
