@@ -5,7 +5,8 @@ or that give --page-size (issue 23 s55n):
 draws, seed 23). A draw is test_sglang_minimax_kv_oracle's `draw` with a quantization config
 (none, fp8 with kv_cache_quant_algo FP8 / fp8 / NVFP4 / absent, mxfp8 FP8, the NVFP4 checkpoint,
 compressed-tensors with a static / dynamic FP8 kv_cache_scheme) and a --page-size (unset, 1,
-16, 64, 128) added. It prints SGLang's refusals, each difference, and the counts.
+16, 64, 128) added. SGLang resolves each line on a fake device of the GPU's memory. It prints
+SGLang's refusals, each difference, and the counts.
 
 BEFORE, a repository root (e.g. /work/main), also pastes each line SGLang prices into that
 tree's `graphfit plan` (a child process a line) and counts the lines whose output states
@@ -62,13 +63,28 @@ def _before_states(root: str, c: dict[str, Any], theirs: Any) -> bool:
                for total in totals)
 
 
+def verdict(c: dict[str, Any]) -> tuple[str, Any, Any]:
+    """t.verdict with SGLang resolved on a fake device of the GPU's own memory (graphfit's
+    GPU_MEMORY_GB, as measure_sglang_minimax_nvfp4_hook does), so memory-tier defaults
+    (chunked prefill, hence the megamoe token budget) match the plan's."""
+    from graphfit.inputs.gpus import GPU_MEMORY_GB
+    from tests.oracle import sglang_minimax_kv_oracle as kv
+
+    theirs = kv.cell_sizes(t.path_of(c), t.argv_of(c), t.CAPABILITY[c["gpu"]], c["env"],
+                           gpu_mem_gb=GPU_MEMORY_GB[c["gpu"]])
+    ours = t.graphfit_prices(c)
+    if isinstance(theirs, str):
+        return ("sglang refuses", theirs, ours)
+    return ("agree" if theirs == ours else "differ", theirs, ours)
+
+
 def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
     rng = random.Random(seed)
     after: Counter[str] = Counter()
     before: Counter[str] = Counter()
     for _ in range(count):
         c = draw(rng)
-        outcome, theirs, ours = t.verdict(c)
+        outcome, theirs, ours = verdict(c)
         after[outcome] += 1
         if outcome == "sglang refuses":
             print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
