@@ -11,7 +11,9 @@ hook resolves it (graphfit.inputs.sglang_minimax_moe.quantization: minimax_m3_nv
 packed pool on Blackwell), SGLANG_DISABLE_M3_FP8_ATTN_GEMM from the pasted line's environment
 (server_args.py:592-610) and `--hisparse-config`'s host_to_device_ratio (default 2,
 mem_cache/sparsity/factory.py:62-81; 0 where the JSON does not parse or the ratio is not an
-integer: the plan then shows no price under --enable-hisparse). Nothing for a hub id (not
+integer: the plan then shows no price under --enable-hisparse), what the target's quantization
+class says to `auto` KV (`kv_quant`, issue 23 s55n) and whether --page-size was given (the
+MiniMax hook's page applies to an unset page only, minimax_m3.py:162-168). Nothing for a hub id (not
 downloaded), another architecture, or a config without a readable sparse config: SGLang's cell
 size then raises (`get_minimax_sparse_attention_config`, :446-457) or the model class refuses
 first (graphfit.inputs.sglang_minimax_target); graphfit shows no price there.
@@ -28,8 +30,18 @@ from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_dspark_env import flag, line_environ
 from graphfit.inputs.sglang_minimax_moe import quantization
+from graphfit.inputs.sglang_minimax_quant import checkpoint_quant
 from graphfit.planner.core.errors import ConfigError
-from graphfit.planner.engines.sglang_minimax_kv import AUTO_KV, DENSE, DRAFT, K_ONLY, SPARSE
+from graphfit.planner.engines.sglang_minimax_kv import (
+    AUTO_KV,
+    DENSE,
+    DRAFT,
+    K_ONLY,
+    KV_FP8,
+    KV_MODEL,
+    KV_UNREAD,
+    SPARSE,
+)
 
 ARCHS = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 KILL_SWITCH = "SGLANG_DISABLE_M3_FP8_ATTN_GEMM"  # EnvBool, off (server_args.py:606-610)
@@ -53,8 +65,45 @@ def hisparse_ratio(raw: Any) -> int:
     return ratio if isinstance(ratio, int) and not isinstance(ratio, bool) and ratio > 0 else 0
 
 
+def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
+    """The `kv_cache_quant_algo` of the quantization config class SGLang builds for the
+    target, as `configure_kv_cache_dtype` reads it for `auto` KV (kv_cache_dtype.py:49-59):
+    minimax_m3_nvfp4's class always passes "FP8" (minimax_m3_nvfp4.py:41-45, 56-63); fp8 /
+    mxfp8's Fp8Config takes the checkpoint config's `kv_cache_quant_algo` (fp8.py:346-386;
+    `quant_cls()` with no checkpoint config, weight_utils.py:344-351: None);
+    compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`). Other classes
+    (ModelOpt, ...) and an unquantized line that may still read a
+    hf_quant_config.json are KV_UNREAD: the planner's checkpoint_quant_config decides."""
+    if quant == "minimax_m3_nvfp4":
+        return KV_FP8
+    config = checkpoint_quant(data)
+    if quant == "compressed-tensors":
+        return _ct_kv(config)
+    if quant not in ("fp8", "mxfp8"):
+        return KV_UNREAD
+    algo = None if config is None else config.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _ct_kv(config: Mapping[str, Any] | None) -> int:
+    """compressed-tensors' duck-typed `kv_cache_quant_algo` (compressed_tensors.py:143-151):
+    "FP8" for a `kv_cache_scheme` that `is_supported_scheme` takes (static symmetric
+    per-tensor 8-bit float, :1276-1285), else None; a scheme that is not a mapping is not
+    restated (KV_UNREAD)."""
+    scheme = None if config is None else config.get("kv_cache_scheme")
+    if scheme is None:
+        return KV_MODEL
+    if not isinstance(scheme, Mapping):
+        return KV_UNREAD
+    supported = (scheme.get("type") == "float" and scheme.get("num_bits") == 8
+                 and scheme.get("strategy") == "tensor" and bool(scheme.get("symmetric", True))
+                 and not scheme.get("dynamic", False))
+    return KV_FP8 if supported else KV_MODEL
+
+
 def shape_of(data: Mapping[str, Any], nvfp4: bool = False, fp8_gemm_off: bool = False,
-             ratio: int = 2) -> tuple[int, ...] | None:
+             ratio: int = 2, kv: int = KV_UNREAD, page_given: bool = False
+             ) -> tuple[int, ...] | None:
     """The option's flat form (MiniMaxSparseKv.fields) for a MiniMax-M3 config, or None."""
     names = data.get("architectures")
     if not (isinstance(names, list) and names and names[0] in ARCHS):
@@ -68,7 +117,7 @@ def shape_of(data: Mapping[str, Any], nvfp4: bool = False, fp8_gemm_off: bool = 
     if not isinstance(sparse, Mapping):
         return None
     freq, off = sparse.get("sparse_attention_freq"), sparse.get("sparse_disable_index_value")
-    layers, kv, index = (_positive(text.get("num_hidden_layers")),
+    layers, heads_kv, index = (_positive(text.get("num_hidden_layers")),
                          _positive(text.get("num_key_value_heads")),
                          _positive(sparse.get("sparse_index_dim")))
     heads, hidden = _positive(text.get("num_attention_heads")), text.get("hidden_size")
@@ -76,26 +125,31 @@ def shape_of(data: Mapping[str, Any], nvfp4: bool = False, fp8_gemm_off: bool = 
     if head_dim is None and heads is not None and isinstance(hidden, int):
         head_dim = hidden // heads
     head_dim = _positive(head_dim)
-    if not isinstance(freq, list) or layers is None or kv is None or index is None \
+    if not isinstance(freq, list) or layers is None or heads_kv is None or index is None \
             or head_dim is None or (off is not None and not isinstance(off, list)):
         return None
     flags = off or []
     codes = tuple(DENSE if f == 0 else K_ONLY if i < len(flags) and flags[i] != 0 else SPARSE
                   for i, f in enumerate(freq))
-    return (layers, kv, head_dim, index, int(nvfp4), int(fp8_gemm_off), ratio, *codes)
+    return (layers, heads_kv, head_dim, index, int(nvfp4), int(fp8_gemm_off), ratio, kv,
+            int(page_given), *codes)
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`minimax_sparse_kv` for a local MiniMax-M3 target (module docstring)."""
     model = values.get("model_path")
     data = local_config(str(model)) if isinstance(model, str) else None
-    if data is None:
+    if data is None or values.get("encoder_only") is True:
+        # an encoder-only server (launch_server.py:32-45) builds ModelConfig and the vision
+        # tower only (disaggregation/encoder/server.py:563-623; minimax_m3_vl.py:128-135):
+        # no KV pool, so no price and no sparse config read (issue 23 s55n)
         return []
     overrides = override_args(values.get("json_model_override_args"))
     data = overridden(data, overrides) if overrides else data
-    nvfp4 = quantization(values, data) == "minimax_m3_nvfp4"
-    shape = shape_of(data, nvfp4, flag(line_environ(), KILL_SWITCH, False),
-                     hisparse_ratio(values.get("hisparse_config")))
+    quant = quantization(values, data)
+    shape = shape_of(data, quant == "minimax_m3_nvfp4", flag(line_environ(), KILL_SWITCH, False),
+                     hisparse_ratio(values.get("hisparse_config")), kv_quant(quant, data),
+                     values.get("page_size") is not None)
     if shape is not None:
         shape += draft_shape(values)
     return [] if shape is None else [
@@ -155,4 +209,4 @@ def draft_shape(values: Mapping[str, Any]) -> tuple[int, ...]:
             int(algorithm == "DFLASH"), int(keeps))
 
 
-__all__ = ["draft_shape", "settings", "shape_of"]
+__all__ = ["draft_shape", "kv_quant", "settings", "shape_of"]

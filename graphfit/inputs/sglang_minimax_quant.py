@@ -106,6 +106,12 @@ def _quant_config(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
     return config if isinstance(config, dict) else None
 
 
+def checkpoint_quant(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The checkpoint's quantization_config as `_quant_config` reads it (for the KV price's
+    `kv_cache_quant_algo`, graphfit.inputs.sglang_minimax_kv.kv_quant)."""
+    return _quant_config(data)
+
+
 # MiniMaxM3Nvfp4Config.__init__'s checks after from_config's (:84-85), in its order:
 # (key, default, the value it must have (compared upper-cased for the algos), line, message)
 _NV_CHECKS: tuple[tuple[str, Any, Any, str, str], ...] = (
@@ -251,6 +257,7 @@ def index_problem(index_heads: int, index_dim: int, attn_tp: int, value_off: boo
 
 
 __all__ = ["FP4_ALGOS", "MINIMAX_M3", "MX_BLOCKS", "NVFP4", "Blocks", "attention_problem",
-           "blocks", "experts_checked", "experts_problem", "fp4_attention_problem",
-           "fp4_linear", "fp4_mlp_problem", "fp4_problem", "index_problem", "linear_problem",
-           "mlp_problem", "nvfp4_config_problem", "served_as_nvfp4"]
+           "blocks", "checkpoint_quant", "experts_checked", "experts_problem",
+           "fp4_attention_problem", "fp4_linear", "fp4_mlp_problem", "fp4_problem",
+           "index_problem", "linear_problem", "mlp_problem",
+           "nvfp4_config_problem", "served_as_nvfp4"]

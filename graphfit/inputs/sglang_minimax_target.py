@@ -66,6 +66,7 @@ from graphfit.inputs.sglang_minimax_quant import (
     nvfp4_config_problem,
 )
 from graphfit.inputs.sglang_minimax_vision import TowerLayout, tower_problem
+from graphfit.inputs.sglang_minimax_vl_layers import written_failure
 from graphfit.inputs.sglang_spec_dp import attention_dp_size, size_or_one
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -443,7 +444,9 @@ def _judged(values: Mapping[str, Any], jit: bool, hip: bool) -> str | None:
     data = _overridden_config(values)
     if data is None:
         return None
-    loading = sglang_sub_configs.load_failure(data)
+    # transformers' layer-list check runs in get_config on the written config (s55n)
+    loading = written_failure(values.get("model_path"))
+    loading = loading or sglang_sub_configs.load_failure(data)
     if loading is not None:  # ModelConfig's reads come before the model class is built
         raise ConfigError(f"--model-path: {loading}")
     _nvfp4_hook(values, data)

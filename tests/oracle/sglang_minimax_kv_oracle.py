@@ -5,11 +5,11 @@ A line is resolved by SGLang's argument pipeline on a MiniMax-M3 target director
 tests/oracle/sglang_minimax_target_oracle (the model hook picks the backend, page size and,
 for an NVFP4 checkpoint on Blackwell, the fp8 KV); then, on the fake CUDA device of the line's
 capability with the resolved layout published, SGLang's `ModelConfig` of the directory,
-SGLang's `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:34-88, with no model: the
-oracle's checkpoints name no KV quantization) and SGLang's `get_pp_indices`
-(distributed/utils.py:110-150) give a stand-in of the KV-cache configurator, and SGLang's own
-`PoolConfigurator._compute_cell_size` (model_executor/pool_configurator.py:340-489) prices one
-token on each pipeline stage.
+SGLang's `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:34-88, given a stand-in
+model holding the quantization config SGLang's loader builds for the directory, issue 23
+s55n) and SGLang's `get_pp_indices` (distributed/utils.py:110-150) give a stand-in of the
+KV-cache configurator, and SGLang's own `PoolConfigurator._compute_cell_size`
+(model_executor/pool_configurator.py:340-489) prices one token on each pipeline stage.
 
 Glue (not SGLang logic): the stand-in configurator carries only what the MiniMax branch reads
 (model_config, kv_cache_dtype, model_dtype, server_args, layer_info, use_mla_backend False,
@@ -44,6 +44,16 @@ def cell_sizes(path: str, argv: tuple[str, ...], capability: tuple[int, int],
         return _price(r, path, capability)
 
 
+def _model(config: Any) -> Any:
+    """The loaded model as `configure_kv_cache_dtype` reads it: only its `quant_config`
+    (minimax_m3.py:1992, minimax_m3_vl.py:90), built by SGLang's own loader step
+    (`_get_quantization_config`, model_loader/loader.py:174-230) from the directory."""
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.model_loader.loader import _get_quantization_config
+
+    return types.SimpleNamespace(quant_config=_get_quantization_config(config, LoadConfig()))
+
+
 def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | str:
     with so.published(r), sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=capability):
         from sglang.srt.configs.model_config import ModelConfig
@@ -56,7 +66,7 @@ def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | s
         try:
             config = ModelConfig.from_server_args(record, model_path=path)
             _, kv = configure_kv_cache_dtype(
-                server_args_kv_cache_dtype=get_model().kv_cache_dtype, model=None,
+                server_args_kv_cache_dtype=get_model().kv_cache_dtype, model=_model(config),
                 model_dtype=config.dtype, is_draft_worker=False, is_dflash=False,
                 speculative_draft_attention_backend=None)
             layers = config.num_hidden_layers

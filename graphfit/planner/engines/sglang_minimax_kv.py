@@ -19,7 +19,9 @@ what the fraction leaves by a per-token price, `PoolConfigurator._compute_cell_s
   head_dim: the config's, else hidden_size // heads (:1341-1350);
 - kv bytes: the KV dtype (`configure_kv_cache_dtype`, mem_cache/kv_cache_dtype.py:49-88:
   auto is the model dtype, fp8 / mxfp8 / fp4 kinds one byte, bf16 two); the NVFP4 hook turns
-  auto into fp8_e4m3 on Blackwell (arg_groups/model_overrides/minimax_m3.py:112-115);
+  auto into fp8_e4m3 on Blackwell (arg_groups/model_overrides/minimax_m3.py:112-115); an
+  `auto` that stays is stored as fp8 when the target's quantization config class has
+  kv_cache_quant_algo "FP8" (kv_cache_dtype.py:49-59; `stored_kv_dtype`, issue 23 s55n);
 - index bytes: `get_minimax_sparse_index_dtype` (mem_cache/memory_pool.py:5831-5844): the KV
   dtype under fp8 attention GEMMs (`m3_fp8_attn_gemm_enabled`, server_args.py:592-610: KV
   fp8_e4m3, backend trtllm_mha, SM100, SGLANG_DISABLE_M3_FP8_ATTN_GEMM unset; the SM100 hook
@@ -57,8 +59,11 @@ ROW_ALIGN = 128  # _PAGE_ROW_ALIGN (:33)
 ONE_BYTE_KV = ("fp8_e4m3", "fp8_e5m2", "mxfp8", "nvfp4", "fp4_mx_block16")  # kv_cache_dtype.py
 MODEL_DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "half": 2, "float32": 4, "float": 4}
 WHERE = "pool_configurator.py:408-489"
+ARCHS_VL = "MiniMaxM3SparseForConditionalGeneration"  # not DiffusionGemma (fa4_page's 1)
+HEADER = 9  # MiniMaxSparseKv.of: the fields before the layer codes
+# MiniMaxSparseKv.kv_quant: what the target's quantization config class says to `auto` KV
+KV_MODEL, KV_FP8, KV_UNREAD = 0, 1, 2
 DRAFT_WHERE = "the draft's pool: pool_configurator.py:316-338"
-HEADER = 7  # MiniMaxSparseKv.of: the fields before the layer codes
 DRAFT = 3  # the code after the layer codes that starts a DFLASH-family draft's KV shape
 DRAFT_FIELDS = 7  # DraftKv.fields
 AUTO_KV = 3  # DraftKv.kv_bytes for --speculative-draft-kv-cache-dtype auto
@@ -104,7 +109,11 @@ class MiniMaxSparseKv:
     total KV heads, head_dim, sparse_index_dim, one code per `sparse_attention_freq` entry
     (DENSE, SPARSE, K_ONLY), and three line facts read with it: the quantization resolves to
     minimax_m3_nvfp4 (`nvfp4`), SGLANG_DISABLE_M3_FP8_ATTN_GEMM is set (`fp8_gemm_off`),
-    --hisparse-config's host_to_device_ratio (`hisparse_ratio`, 0: not readable)."""
+    --hisparse-config's host_to_device_ratio (`hisparse_ratio`, 0: not readable); then two
+    more (issue 23 s55n): `kv_quant`, the `kv_cache_quant_algo` of the quantization config
+    class SGLang builds for the target (KV_FP8: "FP8", so `auto` KV is fp8; KV_MODEL: none;
+    KV_UNREAD: a class graphfit does not restate), and `page_given`, whether the line gave
+    --page-size (the hook's 128 applies only to an unset page, so an explicit 1 stays 1)."""
 
     num_layers: int
     kv_heads: int
@@ -113,6 +122,8 @@ class MiniMaxSparseKv:
     nvfp4: bool
     fp8_gemm_off: bool
     hisparse_ratio: int
+    kv_quant: int
+    page_given: bool
     layers: tuple[int, ...]
     draft: DraftKv | None = None
 
@@ -120,6 +131,9 @@ class MiniMaxSparseKv:
         for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
             require_int(f"minimax_sparse_kv.{name}", getattr(self, name), 1)
         require_int("minimax_sparse_kv.hisparse_ratio", self.hisparse_ratio)
+        if self.kv_quant not in (KV_MODEL, KV_FP8, KV_UNREAD):
+            raise ConfigError("minimax_sparse_kv: kv_quant must be 0 (model dtype), 1 (FP8) "
+                              "or 2 (not read)")
         if any(code not in (DENSE, SPARSE, K_ONLY) for code in self.layers):
             raise ConfigError("minimax_sparse_kv: layer codes must be 0 (dense), 1 (sparse) "
                               "or 2 (sparse, index K only)")
@@ -130,7 +144,7 @@ class MiniMaxSparseKv:
         if len(values) < HEADER:
             raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
                               f"{len(values)}")
-        layers, heads, dim, index, nvfp4, off, ratio = values[:HEADER]
+        layers, heads, dim, index, nvfp4, off, ratio, kv_quant, page = values[:HEADER]
         codes, draft = tuple(values[HEADER:]), None
         if DRAFT in codes:
             at = codes.index(DRAFT)
@@ -140,15 +154,16 @@ class MiniMaxSparseKv:
             layers_, heads_, dim_, v_dim, kv_bytes, dflash, keeps = codes[at + 1:]
             codes, draft = codes[:at], DraftKv(layers_, heads_, dim_, v_dim, kv_bytes,
                                                 bool(dflash), bool(keeps))
-        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio, codes, draft)
+        return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio, kv_quant,
+                   bool(page), codes, draft)
 
     def fields(self) -> tuple[int, ...]:
         """The option's flat form: the header, the layer codes, then for a DFLASH / DSPARK
         line the code DRAFT and the draft's DraftKv.fields."""
         tail = () if self.draft is None else (DRAFT, *self.draft.fields())
         return (self.num_layers, self.kv_heads, self.head_dim, self.index_dim,
-                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, *self.layers,
-                *tail)
+                int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, self.kv_quant,
+                int(self.page_given), *self.layers, *tail)
 
 
 @dataclass(frozen=True)
@@ -228,25 +243,40 @@ def fp8_attn_gemm(config: EngineSettings, shape: MiniMaxSparseKv, kv: str) -> bo
 
 
 def pool_page(config: EngineSettings, shape: MiniMaxSparseKv) -> int:
-    """The page the pool is laid out in: --page-size, or the MiniMax hook's 128 when it is not
-    given (graphfit's page_size 1) and the resolved base backend is fa4 / trtllm_mha on SM100
-    (minimax_m3.py:159-168: the hook's own pick when no backend flag is given, :147-158) or
-    fa3 on SM90 (:176-186); minimax_m3_nvfp4 always 128, on any GPU (:92-97, 115; issue 23
-    s51n: the hook refuses any other page size)."""
-    if config.page_size != 1:
-        return config.page_size
+    """The page the pool is laid out in: SGLang's resolved page_size.
+
+    - The MiniMax hook: --page-size as given (`page_given`: the hook reads `cfg.page_size is
+      None`, minimax_m3.py:162-168, 181-186, so an explicit 1 stays 1 there; issue 23 s55n),
+      or 128 when it is not given and the resolved base backend is fa4 / trtllm_mha on SM100
+      (:159-168: the hook's own pick when no backend flag is given, :147-158) or fa3 on SM90
+      (:176-186); minimax_m3_nvfp4 always 128, on any GPU (:92-97, 115; issue 23 s51n: the
+      hook refuses any other page size).
+    - Then the backends' post-process passes, as graphfit.planner.engines.
+      sglang_backend_checks.resolved_page restates them: trtllm_mha keeps 16 / 32 / 64 / 128
+      and makes any other page 64 (overrides.py:1173-1187), fa4 on SM100 makes it 128
+      (`_fa4_page_constraint`, :1273-1297), an unset one is 1. So an explicit `--page-size 1`
+      is 1 under fa3 / triton, 64 under trtllm_mha and 128 under fa4 (s55n)."""
+    from graphfit.planner.engines.sglang_backend_checks import fa4_page, resolved_page
+
     if shape.nvfp4:
         return MSA_PAGE
+    page: int | None = config.page_size if shape.page_given or config.page_size != 1 else None
     given = config.attention_backend_flag
     unset = (given is None and config.decode_attention_backend is None
              and config.prefill_attention_backend is None)
+    base = given
     if _sm(config, 10):
         kv = resolved_kv_dtype(config, shape)
         picked = ("trtllm_mha" if kv == "fp8_e4m3" and not shape.fp8_gemm_off else "fa4")
-        return MSA_PAGE if (picked if unset else given) in ("fa4", "trtllm_mha") else 1
-    if _sm(config, 9):
-        return MSA_PAGE if unset or given == "fa3" else 1
-    return 1
+        base = picked if unset else given
+        page = MSA_PAGE if page is None and base in ("fa4", "trtllm_mha") else page
+    elif _sm(config, 9):
+        base = "fa3" if unset else given
+        page = MSA_PAGE if page is None and base == "fa3" else page
+    fa4 = fa4_page("sm100" if _sm(config, 10) else "other", False,
+                   config.speculative_eagle_topk, ARCHS_VL)
+    return resolved_page(page, base, config.prefill_attention_backend,
+                         config.decode_attention_backend, fa4)
 
 
 def stages(config: EngineSettings, shape: MiniMaxSparseKv) -> tuple[tuple[int, int], ...]:
@@ -274,10 +304,11 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
     model = MODEL_DTYPE_BYTES.get(str(config.dtype).strip().lower())
     if model is None:
         return f"the model dtype {config.dtype!r} is not one graphfit prices"
-    if kv == "auto" and _checkpoint_kv_quant(config):
-        return "the checkpoint names a kv_cache_quant_algo (auto may become fp8) "
-    kv_bytes = 1 if kv in ONE_BYTE_KV else 2 if kv in ("bf16", "bfloat16") else model
-    sm90_fp8 = _sm(config, 9) and kv == "fp8_e4m3"
+    stored = stored_kv_dtype(kv, shape)
+    if stored == "auto" and shape.kv_quant == KV_UNREAD and _checkpoint_kv_quant(config):
+        return "the checkpoint names a KV quantization (auto may become fp8) "
+    kv_bytes = 1 if stored in ONE_BYTE_KV else 2 if stored in ("bf16", "bfloat16") else model
+    sm90_fp8 = _sm(config, 9) and stored == "fp8_e4m3"
     index_bytes = kv_bytes if fp8_attn_gemm(config, shape, kv) or sm90_fp8 else model
     attn_tp = max(1, config.tp_size // max(1, config.attn_dp_size) // max(1, config.attn_cp_size))
     packed = packed_stack(config, shape)
@@ -362,6 +393,18 @@ def draft_backend(config: EngineSettings, shape: MiniMaxSparseKv,
     return given
 
 
+def stored_kv_dtype(kv: str, shape: MiniMaxSparseKv) -> str:
+    """The dtype the pool stores for the resolved --kv-cache-dtype `kv`:
+    `configure_kv_cache_dtype` (mem_cache/kv_cache_dtype.py:49-59, called at
+    model_executor/model_runner.py:735 after the model is loaded at :715) turns `auto` into
+    torch.float8_e4m3fn (fp8_dtype on HIP, one byte too) when the model's `quant_config`
+    (minimax_m3.py:1992, minimax_m3_vl.py:90) has a string `kv_cache_quant_algo` that is "FP8"
+    upper-cased (`kv_quant` KV_FP8). The server argument stays `auto`, so
+    `m3_fp8_attn_gemm_enabled` (server_args.py:592-610) stays off (`fp8_attn_gemm` reads
+    `kv`); the SM90 index rule reads this stored dtype (memory_pool.py:5838-5841)."""
+    return "fp8_e4m3" if kv == "auto" and shape.kv_quant == KV_FP8 else kv
+
+
 def served_nvfp4(config: EngineSettings) -> bool:
     """Whether the MiniMax-M3 target is served as minimax_m3_nvfp4 (the quantization as the
     hook resolves it, minimax_m3.py:18-34, 46-54; graphfit.inputs.sglang_minimax_kv)."""
@@ -383,10 +426,12 @@ def hook_writes_megamoe(config: EngineSettings) -> bool:
 
 
 def _checkpoint_kv_quant(config: EngineSettings) -> bool:
-    """Whether the checkpoint's quantization config names a KV quantization (read by
-    `configure_kv_cache_dtype` through the quant config class, kv_cache_dtype.py:49-57)."""
+    """Whether the checkpoint's quantization config names a KV quantization, for a class
+    graphfit does not restate (KV_UNREAD): `kv_cache_quant_algo` (ModelOpt, modelopt_quant.py:
+    851-878, 1611-1664) or compressed-tensors' `kv_cache_scheme` (compressed_tensors.py:
+    143-151); SGLang's answer then depends on the class, so the line is not priced."""
     text = config.checkpoint_quant_config
-    return text is not None and "kv_cache_quant_algo" in text
+    return text is not None and ("kv_cache_quant_algo" in text or "kv_cache_scheme" in text)
 
 
 def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
@@ -417,4 +462,4 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
 
 __all__ = ["CellPrice", "DraftKv", "MiniMaxSparseKv", "cell_price", "draft_backend",
            "draft_price", "hook_writes_megamoe", "page_rows", "pool_page", "prices",
-           "served_nvfp4", "sparse_kv_line"]
+           "served_nvfp4", "sparse_kv_line", "stored_kv_dtype"]
