@@ -41,20 +41,16 @@ from typing import Any
 
 from graphfit.planner.core.errors import ConfigError
 
+# `is_deepseek_dsa`'s architectures (with an `index_topk`), configs/model_config.py:191-212:
+# the attention-default table's own set, shared (issue 23, s56x)
+from graphfit.planner.engines.sglang_attn_default import DSA_ARCHITECTURES
+
 # `_deepseek_family_overrides`' registration, model_overrides/deepseek_v2.py:37-50
 DEEPSEEK_FAMILY = frozenset({
     "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "KimiK25ForConditionalGeneration",
     "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
     "Glm5NextForConditionalGeneration", "HYV4ForCausalLM", "HYV4ForCausalLMNextN",
     "LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM"})
-# `is_deepseek_dsa`'s architectures (with an `index_topk`), configs/model_config.py:191-212
-DSA_ARCHITECTURES = frozenset({
-    "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN",
-    "MistralLarge3ForCausalLM", "PixtralForConditionalGeneration", "GlmMoeDsaForCausalLM",
-    "GlmMoeDsaForCausalLMNextN", "Glm5NextForConditionalGenerationNextN",
-    "Glm5NextForConditionalGeneration", "LongcatFlashForCausalLM",
-    "LongcatFlashForCausalLMNextN", "Dots3NoteForCausalLM", "Dots3NoteForCausalLMNextN",
-    "HYV4ForCausalLM", "HYV4ForCausalLMNextN"})
 # the only family member whose MLA arch needs a text `kv_lora_rank`, model_config.py:1388-1391
 PIXTRAL = "PixtralForConditionalGeneration"
 

@@ -10,6 +10,7 @@ checkout to score is on sys.path.
 from __future__ import annotations
 
 import collections
+import json
 import logging
 import os
 import subprocess
@@ -124,3 +125,34 @@ def print_fixed_and_generated(compares: Any, count: int, seed: int, verdicts: tu
         wrong += print_family(family, (compares.compare(*line) for line in lines), verdicts,
                               totals=True)
     return print_wrong(wrong)
+
+
+def child_result(code: str, tree: str, *, differs: bool = True) -> Any:
+    """Run a measure script's CHILD `code` (already formatted with `tree` as its graphfit
+    root) from this tree, and return the JSON after its last `RESULT ` line; on this tree's
+    run (`differs`) first print the child's `DIFFERS` lines. A failing child ends the
+    script with its stderr's tail. Shared by the prefill-CP measure scripts (issue 23, s56x)."""
+    here = os.getcwd()
+    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": here},
+                          capture_output=True, text=True, check=False, cwd=here)
+    if done.returncode:
+        raise SystemExit(done.stderr[-2000:])
+    if differs and tree == here:
+        print("\n".join(t for t in done.stdout.splitlines() if t.startswith("DIFFERS")))
+    line = [t for t in done.stdout.splitlines() if t.startswith("RESULT ")][-1]
+    return dict(json.loads(line[len("RESULT "):]))
+
+
+def tally(counts: dict[str, int], lines: list[str], agree: bool, said: str,
+          differs: str) -> None:
+    """Count one line of the agree / differ / not-modelled scripts (`print_counts`): agreed,
+    or "not modelled" in graphfit's words `said` (noted, cut to 110 characters), or differing
+    (noted as `differs`). Shared by the dispatch measure scripts (issue 23, s56x)."""
+    if agree:
+        counts["agree"] += 1
+    elif "not modelled" in said:
+        counts["not modelled"] += 1
+        lines.append(f"not modelled: {said[:110]}")
+    else:
+        counts["differ"] += 1
+        lines.append(differs)

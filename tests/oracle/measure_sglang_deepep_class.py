@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import count_seed_root, print_counts
+from tests.oracle.measure_root import count_seed_root, print_counts, tally
 
 
 def main(argv: list[str]) -> int:
@@ -32,14 +32,8 @@ def main(argv: list[str]) -> int:
     for _ in range(count):
         line, jit = t.line(rng)
         said = t._agree(model, line, jit)
-        if said is None:
-            counts["agree"] += 1
-        elif "not modelled" in said:
-            counts["not modelled"] += 1
-            lines.append(f"not modelled: {said[:110]}")
-        else:
-            counts["differ"] += 1
-            lines.append(f"{' '.join(line)} jit={jit}: {said[:240]}")
+        tally(counts, lines, said is None, said or "",
+              f"{' '.join(line)} jit={jit}: {(said or '')[:240]}")
     print_counts(count, seed, counts, lines)
     return 0 if counts["differ"] == 0 else 1
 

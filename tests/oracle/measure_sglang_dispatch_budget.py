@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import count_seed_root, print_counts
+from tests.oracle.measure_root import count_seed_root, print_counts, tally
 
 VALUES = ("128", "1024", "1025", "2048", "8192", "abc")
 
@@ -59,15 +59,8 @@ def main(argv: list[str]) -> int:
         asserted += theirs is not None and "AssertionError" in theirs
         ours = t.graphfit(target, f"{name}={value}", tuple(args))
         said = t._differs(theirs, ours, name)
-        if said is None:
-            counts["agree"] += 1
-        elif "not modelled" in ours[1]:
-            counts["not modelled"] += 1
-            lines.append(f"not modelled: {ours[1][:110]}")
-        else:
-            counts["differ"] += 1
-            shown = " ".join(a for a in args if not a.startswith("/"))
-            lines.append(f"{name}={value} {shown}: {said}")
+        shown = " ".join(a for a in args if not a.startswith("/"))
+        tally(counts, lines, said is None, ours[1], f"{name}={value} {shown}: {said}")
     print_counts(count, seed, counts, lines)
     print(f"SGLang refused {refused} of {count} lines, {asserted} on the budget assert")
     return 0 if counts["differ"] == 0 else 1

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import count_seed_root, print_counts
+from tests.oracle.measure_root import count_seed_root, print_counts, tally
 
 
 def main(argv: list[str]) -> int:
@@ -55,15 +55,9 @@ def main(argv: list[str]) -> int:
         refused += theirs is not None
         code, said = dc.graphfit(target, tuple(args), True)
         site = next((s for s in ("mooncake.py", "nixl.py") if theirs and s in theirs), None)
-        if (theirs is None) == (code == 0) and (site is None or site in said):
-            counts["agree"] += 1
-        elif "not modelled" in said:
-            counts["not modelled"] += 1
-            lines.append(f"not modelled: {said[:110]}")
-        else:
-            counts["differ"] += 1
-            lines.append(f"{' '.join(args[10:])}: SGLang {theirs and theirs[:110]}; "
-                         f"graphfit {code} {said[:140]}")
+        tally(counts, lines, (theirs is None) == (code == 0) and (site is None or site in said),
+              said, f"{' '.join(args[10:])}: SGLang {theirs and theirs[:110]}; "
+                      f"graphfit {code} {said[:140]}")
     print_counts(count, seed, counts, lines)
     print(f"SGLang refused {refused} of {count} lines")
     return 0 if counts["differ"] == 0 else 1

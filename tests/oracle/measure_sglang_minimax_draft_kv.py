@@ -13,47 +13,15 @@ per-token figure ("<N> B a token"), printed first."""
 
 from __future__ import annotations
 
-import os
-import random
-import shlex
-import subprocess
 import sys
-from collections import Counter
-from typing import Any
 
 from tests.oracle import test_sglang_minimax_draft_kv_oracle as d
 from tests.oracle import test_sglang_minimax_kv_oracle as t
-
-
-def _before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> bool:
-    """Whether `root`'s graphfit plan of the pasted line states every stage's figure."""
-    line = ["python", "-m", "sglang.launch_server", "--model-path", t.path_of(c),
-            *t.argv_of(c)]
-    out = subprocess.run(
-        [sys.executable, "-m", "graphfit", "plan", "--gpu-memory-gb", c["gpu"], "--",
-         shlex.join(line)], capture_output=True, text=True, check=False, cwd=root,
-        env={**os.environ, "PYTHONPATH": root, "COLUMNS": "400"})
-    text = " ".join((out.stdout + out.stderr).split())
-    return all(f"{total} B a token" in text for total in totals)
+from tests.oracle.measure_sglang_minimax_kv import measure
 
 
 def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
-    rng = random.Random(seed)
-    after: Counter[str] = Counter()
-    before: Counter[str] = Counter()
-    for _ in range(count):
-        c = d.draw(rng)
-        outcome, theirs, ours = d.verdict(c)
-        after[outcome] += 1
-        if outcome == "sglang refuses":
-            print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
-        if outcome == "differ":
-            print("differs:", theirs, ours, t.argv_of(c), c["gpu"])
-        if root and not isinstance(theirs, str):
-            before["states it" if _before_states(root, c, theirs[0]) else "no figure"] += 1
-    if root:
-        print(f"before ({root}): {dict(sorted(before.items()))}")
-    print(f"after (this tree): {dict(sorted(after.items()))}")
+    measure(d.draw, d.verdict, lambda c: (t.argv_of(c), c["gpu"]), count, seed, root)
 
 
 if __name__ == "__main__":

@@ -17,40 +17,50 @@ import shlex
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_kv_oracle as t
 
 
-def _before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> bool:
+def before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> bool:
     """Whether `root`'s graphfit plan of the pasted line states every stage's figure."""
-    line = [*(f"{k}={v}" for k, v in c["env"]), "python", "-m", "sglang.launch_server",
-            "--model-path", t.path_of(c), *t.argv_of(c)]
     out = subprocess.run(
         [sys.executable, "-m", "graphfit", "plan", "--gpu-memory-gb", c["gpu"], "--",
-         shlex.join(line)], capture_output=True, text=True, check=False, cwd=root,
+         shlex.join(t.pasted_line(c))], capture_output=True, text=True, check=False, cwd=root,
         env={**os.environ, "PYTHONPATH": root, "COLUMNS": "400"})
     text = " ".join((out.stdout + out.stderr).split())
     return all(f"{total} B a token" in text for total in totals)
 
 
-def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
+def measure(draw: Callable[[random.Random], dict[str, Any]],
+            verdict: Callable[[dict[str, Any]], tuple[str, Any, Any]],
+            shown: Callable[[dict[str, Any]], tuple[Any, ...]],
+            count: int, seed: int, root: str | None) -> None:
+    """COUNT drawn cases' verdicts (a differing case printed with `shown(c)`), with BEFORE
+    `root` the lines its graphfit states SGLang's figure on; shared with the draft KV
+    measure (issue 23, s56x)."""
     rng = random.Random(seed)
     after: Counter[str] = Counter()
     before: Counter[str] = Counter()
     for _ in range(count):
-        c = t.draw(rng)
-        outcome, theirs, ours = t.verdict(c)
+        c = draw(rng)
+        outcome, theirs, ours = verdict(c)
         after[outcome] += 1
         if outcome == "sglang refuses":
             print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
         if outcome == "differ":
-            print("differs:", theirs, ours, t.argv_of(c), c["gpu"], c["env"], c["fields"])
+            print("differs:", theirs, ours, *shown(c))
         if root and not isinstance(theirs, str):
-            before["states it" if _before_states(root, c, theirs[0]) else "no figure"] += 1
+            before["states it" if before_states(root, c, theirs[0]) else "no figure"] += 1
     if root:
         print(f"before ({root}): {dict(sorted(before.items()))}")
     print(f"after (this tree): {dict(sorted(after.items()))}")
+
+
+def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
+    measure(t.draw, t.verdict,
+            lambda c: (t.argv_of(c), c["gpu"], c["env"], c["fields"]), count, seed, root)
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import count_seed_root, print_counts
+from tests.oracle.measure_root import count_seed_root, print_counts, tally
 
 MODES = ("auto", "normal", "low_latency", "low_latency")
 QUANTS = (None, None, "fp8")
@@ -60,14 +60,8 @@ def main(argv: list[str]) -> int:
         theirs = t.sglang(where, args, jit, block=block, shared_build=False)
         refused += theirs is not None
         said = t._agree(where, args, jit, theirs)
-        if said is None:
-            counts["agree"] += 1
-        elif "not modelled" in said:
-            counts["not modelled"] += 1
-            lines.append(f"not modelled: {said[:110]}")
-        else:
-            counts["differ"] += 1
-            lines.append(f"{block.__name__} {' '.join(args)} jit={jit}: {said[:240]}")
+        tally(counts, lines, said is None, said or "",
+              f"{block.__name__} {' '.join(args)} jit={jit}: {(said or '')[:240]}")
     print_counts(count, seed, counts, lines)
     print(f"SGLang refused {refused} of {count} lines")
     return 0 if counts["differ"] == 0 else 1

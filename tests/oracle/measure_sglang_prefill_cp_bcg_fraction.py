@@ -9,10 +9,10 @@ process under this tree's oracle."""
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
 import sys
+
+from tests.oracle.measure_root import child_result
 
 CHILD = """
 import json, sys
@@ -35,14 +35,8 @@ print("RESULT", json.dumps(dict(sorted(out.items()))))
 
 
 def run(tree: str, count: int, seed: int) -> dict[str, int]:
-    here = os.getcwd()
-    code = CHILD.format(graphfit=tree, tests=here, count=count, seed=seed)
-    done = subprocess.run([sys.executable, "-c", code], env={**os.environ, "PYTHONPATH": here},
-                          capture_output=True, text=True, check=False, cwd=here)
-    if done.returncode:
-        raise SystemExit(done.stderr[-2000:])
-    line = [t for t in done.stdout.splitlines() if t.startswith("RESULT ")][-1]
-    return dict(json.loads(line[len("RESULT "):]))
+    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed)
+    return dict(child_result(code, tree, differs=False))
 
 
 def main() -> None:

@@ -100,3 +100,18 @@ def pasted(target: str, *flags: str) -> str | None:
         return None
     errors = [ln for ln in text.splitlines() if "error" in ln]
     return " ".join(errors) or f"exit {code}"
+
+
+def check_pasted_layers(target: str, algorithm: str, draft: str, expected: str | None,
+                        layers: int) -> None:
+    """The pasted `--speculative-algorithm ALGORITHM` line with `draft` beside a `layers`-layer
+    `target`: graphfit refuses with SGLang's `num_target_layers >= 4` sentence exactly when
+    SGLang's `expected` refusal is there, and SGLang refuses exactly below 4 layers (shared by
+    the DFLASH layer and text-config oracles; issue 23, s56x)."""
+    error = pasted(target, "--speculative-algorithm", algorithm,
+                   "--speculative-draft-model-path", draft)
+    if expected is None:
+        assert error is None or "num_target_layers" not in error, error
+    else:
+        assert error is not None and "num_target_layers >= 4" in error, error
+    assert (expected is None) == (layers >= 4), (expected, layers)

@@ -145,14 +145,7 @@ def compare(argv: tuple[str, ...], gb: float | None, model: str | None = None,
             if ours != theirs:
                 diffs["dispatch"].append(f"{n} tokens, {reqs} requests: SGLang {theirs}, "
                                          f"graphfit {ours}")
-    planned = {}
-    for b in comp.buffers:
-        shape = list(b.shape)
-        if b.axis.value != "fixed":
-            shape[b.axis_dim] = b.reference_capacity
-        else:
-            shape = [b.reference_capacity]
-        planned[b.name] = (tuple(shape), b.dtype)
+    planned = po.planned_buffers(comp)
     if planned != sg.buffers:
         diffs["buffers"].append(f"SGLang {sg.buffers}, graphfit {planned}")
     fills = {b.name: b.fill.kind.value for b in comp.buffers}

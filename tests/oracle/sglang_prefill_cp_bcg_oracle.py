@@ -84,14 +84,7 @@ def runner_diffs(plan: Any, sg: po.SglangPrefill) -> tuple[str, list[str]]:
         return "differs", [f"SGLang prefill disabled; graphfit {comp.tables.sizes}"]
     if comp.tables.sizes != sg.captured:
         diffs.append(f"captured: SGLang {sg.captured}, graphfit {comp.tables.sizes}")
-    planned = {}
-    for b in comp.buffers:
-        shape = list(b.shape)
-        if b.axis.value != "fixed":
-            shape[b.axis_dim] = b.reference_capacity
-        else:
-            shape = [b.reference_capacity]
-        planned[b.name] = (tuple(shape), b.dtype)
+    planned = po.planned_buffers(comp)
     if planned != sg.buffers:
         ours, theirs = set(planned.items()), set(sg.buffers.items())
         diffs.append(f"buffers: SGLang only {sorted(theirs - ours)}, graphfit only "

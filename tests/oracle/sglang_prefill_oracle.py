@@ -168,6 +168,21 @@ def cp_bcg(r: so.Resolved, captured: tuple[int, ...]
                                   ("positions", made.positions))}
 
 
+def planned_buffers(comp: Any) -> dict[str, tuple[tuple[int, ...], str]]:
+    """A graphfit prefill component's buffers as SGLang's runner records them (`prefill`'s
+    `SglangPrefill.buffers`): name -> (shape at the reference capacity, dtype), so the
+    prefill oracles compare like with like (shared; issue 23, s56x)."""
+    planned = {}
+    for b in comp.buffers:
+        shape = list(b.shape)
+        if b.axis.value != "fixed":
+            shape[b.axis_dim] = b.reference_capacity
+        else:
+            shape = [b.reference_capacity]
+        planned[b.name] = (tuple(shape), b.dtype)
+    return planned
+
+
 def raw_args(r: so.Resolved) -> types.SimpleNamespace:
     """The record's fields as the caller gave them (pipeline.py: `_raw_input`)."""
     return types.SimpleNamespace(**r.record._raw_input)

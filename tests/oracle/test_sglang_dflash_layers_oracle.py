@@ -53,13 +53,7 @@ def test_pasted_lines_follow_sglang(algorithm: str, layers: int) -> None:
         else dspark_dir(None, None, None, json.dumps({"num_hidden_layers": 2}))
     written = [json.loads((Path(p) / "config.json").read_text()) for p in (target, draft)]
     expected = dl.sglang_refusal(*written, dspark=algorithm == "DSPARK")
-    error = dl.pasted(target, "--speculative-algorithm", algorithm,
-                      "--speculative-draft-model-path", draft)
-    if expected is None:
-        assert error is None or "num_target_layers" not in error, error
-    else:
-        assert error is not None and "num_target_layers >= 4" in error, error
-    assert (expected is None) == (layers >= 4)
+    dl.check_pasted_layers(target, algorithm, draft, expected, layers)
 
 
 @pytest.mark.parametrize("algorithm", ["DFLASH", "DSPARK"])

@@ -99,10 +99,4 @@ def test_pasted_lines_follow_sglang(sub: str, layers: int) -> None:
     with open(f"{target}/config.json") as handle:
         written = json.load(handle)
     expected = tc.loaded_refusal(written, TWO)
-    error = dl.pasted(target, "--speculative-algorithm", "DFLASH",
-                      "--speculative-draft-model-path", draft)
-    if expected is None:
-        assert error is None or "num_target_layers" not in error, error
-    else:
-        assert error is not None and "num_target_layers >= 4" in error, error
-    assert (expected is None) == (layers >= 4)
+    dl.check_pasted_layers(target, "DFLASH", draft, expected, layers)

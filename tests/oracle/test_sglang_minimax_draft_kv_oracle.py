@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import random
-import shlex
 from typing import Any
 
 import pytest
@@ -27,15 +26,9 @@ from tests.oracle.paths import require
 
 require("sglang")
 
-import graphfit  # noqa: E402
-from graphfit.cli.options import resolve_values  # noqa: E402
-from graphfit.inputs import commandline  # noqa: E402
-from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from graphfit.planner.engines.sglang_minimax_kv import (  # noqa: E402
-    MiniMaxSparseKv,
     draft_price,
     pool_page,
-    prices,
 )
 from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
 from tests.oracle import sglang_minimax_draft_kv_oracle as dk  # noqa: E402
@@ -61,18 +54,10 @@ def sglang_prices(c: dict[str, Any]) -> Any:
 def graphfit_prices(c: dict[str, Any]) -> Any:
     """graphfit's per-stage totals (target + draft) and page on the pasted line, "refused: ..."
     where it refuses, "not priced: ..." where it shows no figure or no draft share."""
-    line = ["python", "-m", "sglang.launch_server", "--model-path", t.path_of(c),
-            *t.argv_of(c)]
-    try:
-        config = resolve_values({"gpu_memory_gb": c["gpu"]}, environ={},
-                                pasted=commandline.read([shlex.join(line)])).config()
-        config = graphfit.plan(config).config
-    except ConfigError as exc:
-        return f"refused: {exc}"
-    priced = prices(config)
-    if priced is None or isinstance(priced, str):
-        return f"not priced: {priced}"
-    shape = MiniMaxSparseKv.of(config.minimax_sparse_kv or ())
+    got = t.planned_prices(c)
+    if isinstance(got, str):
+        return got
+    config, priced, shape = got
     draft = draft_price(config, shape)
     if not isinstance(draft, int):
         return f"not priced: the draft's share ({draft})"

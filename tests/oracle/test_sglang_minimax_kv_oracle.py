@@ -76,21 +76,35 @@ def sglang_prices(c: dict[str, Any]) -> kv.Priced | str:
     return kv.cell_sizes(path_of(c), argv_of(c), CAPABILITY[c["gpu"]], c["env"])
 
 
-def graphfit_prices(c: dict[str, Any]) -> kv.Priced | str:
-    """graphfit's per-stage totals and page on the pasted line (`--gpu-memory-gb GPU`),
-    "refused: ..." where it refuses the line, "not priced: ..." where it shows no figure."""
-    line = [*(f"{k}={v}" for k, v in c["env"]), "python", "-m", "sglang.launch_server",
+def pasted_line(c: dict[str, Any]) -> list[str]:
+    """A case's pasted launch line: its environment words, then SGLang's launch command
+    (shared with the draft KV oracle and both measure scripts; issue 23, s56x)."""
+    return [*(f"{k}={v}" for k, v in c["env"]), "python", "-m", "sglang.launch_server",
             "--model-path", path_of(c), *argv_of(c)]
+
+
+def planned_prices(c: dict[str, Any]) -> tuple[Any, Any, MiniMaxSparseKv] | str:
+    """graphfit's planned config, per-stage prices and sparse KV shape on the pasted line
+    (`--gpu-memory-gb GPU`), "refused: ..." where it refuses the line, "not priced: ..."
+    where it shows no figure (shared with the draft KV oracle; issue 23, s56x)."""
     try:
         config = resolve_values({"gpu_memory_gb": c["gpu"]}, environ={},
-                                pasted=commandline.read([shlex.join(line)])).config()
+                                pasted=commandline.read([shlex.join(pasted_line(c))])).config()
         config = graphfit.plan(config).config
     except ConfigError as exc:
         return f"refused: {exc}"
     priced = prices(config)
     if priced is None or isinstance(priced, str):
         return f"not priced: {priced}"
-    shape = MiniMaxSparseKv.of(config.minimax_sparse_kv or ())
+    return config, priced, MiniMaxSparseKv.of(config.minimax_sparse_kv or ())
+
+
+def graphfit_prices(c: dict[str, Any]) -> kv.Priced | str:
+    """graphfit's per-stage totals and page on the pasted line (`planned_prices`)."""
+    got = planned_prices(c)
+    if isinstance(got, str):
+        return got
+    config, priced, shape = got
     return tuple(p.total for p in priced), pool_page(config, shape)
 
 
