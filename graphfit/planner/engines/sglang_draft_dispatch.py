@@ -38,14 +38,9 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_dispatch_budget, sglang_waterfill
 from graphfit.planner.engines import sglang_spec_runners as spec_runners
 from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
+from graphfit.planner.engines.sglang_draft_moe_classes import DRAFT_MOE_CLASSES, MOE_DRAFTS
 
-# the draft checkpoint's class -> (the class SGLang builds, where its MoE layer is made)
-MOE_DRAFTS: dict[str, tuple[str, str]] = {
-    "Qwen3MoeForCausalLM": ("Qwen3MoeForCausalLMMTP",
-                            "configs/model_config.py:1155-1157, models/qwen3_moe_mtp.py:56"),
-    "MixtralForCausalLM": ("MixtralForCausalLM", "models/mixtral.py:100, 227"),
-}
-DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
+# the class SGLang builds -> where its MoE layer is made
 SITES = {name: site for name, site in MOE_DRAFTS.values()}
 
 

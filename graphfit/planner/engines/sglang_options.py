@@ -12,7 +12,7 @@ from graphfit.planner.core.enums import CUDAGraphMode
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.core.options import EngineOptions, positive_int, sizes, true_false
-from graphfit.planner.engines.sglang_draft_dispatch import DRAFT_MOE_CLASSES
+from graphfit.planner.engines.sglang_draft_moe_classes import DRAFT_MOE_CLASSES
 from graphfit.planner.engines.sglang_moe_a2a import (
     check_backend,
     check_deepep_mode,
