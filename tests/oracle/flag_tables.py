@@ -31,6 +31,9 @@ FLAGS = ROOT / "graphfit" / "inputs" / "flags"
 VLLM_FILE = FLAGS / "vllm.json"  # the primary release's (paths.PRIMARY)
 
 
+# SGLang flags whose choice order depends on the process (action_record keeps them sorted)
+PROCESS_ORDERED = ("reasoning_parser", "tool_call_parser")
+
 def vllm_file(release: str) -> Path:
     """A vLLM release's table: vllm.json for the primary release, else vllm-<release>.json
     (the file its `releases/v0_NN.py` names as `flag_table`)."""
@@ -148,9 +151,13 @@ def action_record(action: argparse.Action, options: list[str],
             # sorted: some engines build choices from sets (order varies between runs);
             # SGLang's table keeps its own order where that order is fixed: a list, tuple
             # or dict (every choices= of arg_groups/fields/*.py and arg_groups/choices.py)
-            # but not --sampling-backend's set (server_args.py:356-364; issue 23 s55l)
+            # but not --sampling-backend's set (server_args.py:356-364; issue 23 s55l), nor
+            # the two parser lists whose order depends on what the process imported first
+            # (the registry's order once its module is loaded, else the names list's:
+            # server_args.py:70-87; the full test suite loads them before the snapshot)
             choices = sorted(action.choices, key=lambda v: (v is None, str(v)))
-            if ordered and not isinstance(action.choices, (set, frozenset)):
+            if ordered and not isinstance(action.choices, (set, frozenset)) \
+                    and action.dest not in PROCESS_ORDERED:
                 choices = list(action.choices)
             if not _jsonable(choices):
                 raise UnknownKind(f"choices of {options} are not JSON values")

@@ -132,9 +132,11 @@ def _words(text: str) -> tuple[str, frozenset[str]]:
     return head, frozenset(rest.rstrip(")").split(", "))
 
 
-# flags whose choices SGLang builds as a set, listed in an order that varies between runs
-# (server_args.py:356-364): the flag table keeps them sorted (flag_tables.action_record)
-UNORDERED = ("argument --sampling-backend: ",)
+# flags whose choice order varies between runs (a set, server_args.py:356-364) or between
+# processes (the parser registries, :70-87): the flag table keeps them sorted
+# (flag_tables.action_record)
+UNORDERED = ("argument --sampling-backend: ", "argument --reasoning-parser: ",
+             "argument --tool-call-parser: ")
 
 
 def agreement(theirs: str | None, ours: str | None) -> str:
