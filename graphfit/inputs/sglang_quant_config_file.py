@@ -172,7 +172,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     arch = data.get("architectures")
     first = arch[0] if isinstance(arch, list) and arch else None
     file_class_check(method, _read_json(folder / found[0]), first, found[0], capability,
-                     gpu_later=gpu_later)
+                     gpu_later=gpu_later, data=data)
     return []
 
 
@@ -228,7 +228,8 @@ def _read_json(path: Path) -> object:
 
 
 def file_class_check(method: str, config: object, architecture: object, name: str,
-                     capability: int | None = None, *, gpu_later: bool = False) -> None:
+                     capability: int | None = None, *, gpu_later: bool = False,
+                     data: Mapping[str, Any] | None = None) -> None:
     """The class SGLang's loader builds from the one config file it found
     (weight_utils.py:396-438). A ModelOpt method on a file whose producer is ModelOpt
     (:414-416): a quant_algo (the nested `quantization` section's, else the top level's,
@@ -241,7 +242,10 @@ def file_class_check(method: str, config: object, architecture: object, name: st
     On a GPU of `capability` below a class's bar, its GPU-dependent refusal comes in their
     place (graphfit.inputs.sglang_quant_class_gpu); `gpu_later`: the GPU is not known yet
     (a pasted line read before graphfit's --gpu-memory-gb), so such a refusal waits for
-    `check_gpu`."""
+    `check_gpu`. `data`: the model's config.json; with it, a class built without a refusal
+    then meets GPTQ's per-layer `dynamic` overrides as the found file gives them
+    (graphfit.inputs.sglang_quant_gptq_dynamic: the loader builds GPTQMarlinConfig from
+    that file, weight_utils.py:396-438, and the model build asks it per layer)."""
     if not isinstance(config, dict):
         return
     cls_method = method
@@ -271,6 +275,10 @@ def file_class_check(method: str, config: object, architecture: object, name: st
         raise ConfigError(str(problem).replace("config.json's", f"{name}'s")
                           .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
                           [:200])
+    if data is not None:  # then the layers' overrides, at model build
+        layer = gptq_dynamic.problem(cls_method, config, data, name)
+        if layer is not None:
+            raise layer
 
 
 def unchecked_note(flag: object, model: str) -> list[str]:

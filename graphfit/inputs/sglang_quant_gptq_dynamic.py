@@ -74,11 +74,13 @@ def _override(entry: object, key: str, default: object) -> object:
     return entry.get(key, default)
 
 
-def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any]
-            ) -> ConfigError | None:
+def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
+            source: str = "config.json") -> ConfigError | None:
     """The refusal SGLang's model build gives `spec`'s dynamic overrides under `method`
     (only gptq_marlin reads them this way) on the model config.json `data` describes, or
-    None (also for an architecture outside ARCHITECTURES)."""
+    None (also for an architecture outside ARCHITECTURES). `source`: the file `spec` came
+    from (config.json, or the quantize_config.json the loader's search found), named in
+    the message after the cite so that the cite survives the 200-character cut."""
     dynamic = spec.get("dynamic")
     if method != "gptq_marlin" or not isinstance(dynamic, Mapping) or not dynamic:
         return None
@@ -102,10 +104,10 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any]
             over_sym = _override(entry, "sym", sym)
             layer_sym = over_sym if isinstance(over_sym, bool) else sym
             if (layer_bits, layer_sym) not in MARLIN_TYPES:
-                return ConfigError(
+                return ConfigError((
                     f"--quantization {method}: Unsupported quantization config: bits="
-                    f"{layer_bits}, sym={layer_sym}, from config.json's dynamic override "
-                    f"{excerpt(pattern, 32)} on {prefix} ({_WHERE}:222-242, 254-272)")
+                    f"{layer_bits}, sym={layer_sym} ({_WHERE}:222-242, 254-272), from "
+                    f"{source}'s dynamic override {excerpt(pattern, 32)} on {prefix}")[:200])
     except _Unjudged:
         return None
     return None

@@ -62,10 +62,16 @@ FIXED: dict[str, tuple[str, bool, dict[str, Any]]] = {
 
 
 @functools.cache
-def _dir(architecture: str, tied: bool, body: str) -> str:
+def _dir(architecture: str, tied: bool, body: str, found: bool = False) -> str:
+    """The checkpoint: `body` under config.json's quantization_config, or (`found`) in a
+    quantize_config.json beside a config.json that declares no quantization."""
     root = Path(tempfile.mkdtemp(prefix="graphfit-gptq-dynamic-"))
     config = {"architectures": [architecture], "model_type": th.MODEL_TYPES[architecture],
-              "tie_word_embeddings": tied, **th._BASE, "quantization_config": json.loads(body)}
+              "tie_word_embeddings": tied, **th._BASE}
+    if found:
+        (root / "quantize_config.json").write_text(body)
+    else:
+        config["quantization_config"] = json.loads(body)
     (root / "config.json").write_text(json.dumps(config))
     return str(root)
 
@@ -110,14 +116,18 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> s
     return ""
 
 
-def compare(architecture: str, tied: bool, spec: dict[str, Any]) -> tuple[str, str | None]:
-    """One line on a B200: (verdict, a disagreement or None)."""
+def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False
+            ) -> tuple[str, str | None]:
+    """One line on a B200: (verdict, a disagreement or None). `found`: the dict sits in the
+    quantize_config.json SGLang's file search finds (weight_utils.py:342-438) under
+    `--quantization gptq_marlin`, config.json declaring none."""
     body = json.dumps(spec)  # in order: the first matching pattern decides
-    spec = json.loads(body)  # SGLang's side reads the dict as config.json holds it
-    folder = _dir(architecture, tied, body)
-    code, said = planned(folder, (), "B200")
-    where = f"{architecture} tied={tied} {body[:150]} (B200)"
-    theirs = co.load(None, spec, 100, folder)
+    spec = json.loads(body)  # SGLang's side reads the dict as the file holds it
+    folder = _dir(architecture, tied, body, found)
+    flag = "gptq_marlin" if found else None
+    code, said = planned(folder, ("--quantization", flag) if flag else (), "B200")
+    where = f"{architecture} tied={tied} found={found} {body[:150]} (B200)"
+    theirs = co.load(flag, None if found else spec, 100, folder)
     if theirs.stage != "passed" or theirs.method != "gptq_marlin":
         verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
     else:

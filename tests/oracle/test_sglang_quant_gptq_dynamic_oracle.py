@@ -8,12 +8,15 @@ Larger counts: `python -m tests.oracle.measure_sglang_quant_gptq_dynamic 60 54` 
 
 from __future__ import annotations
 
+import types
+
 import pytest
 
 from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic  # noqa: E402
 from tests.oracle import sglang_quant_gptq_dynamic_compare as dc  # noqa: E402
 from tests.oracle.agreement import agreed  # noqa: E402
@@ -36,4 +39,16 @@ def test_a_planted_error_is_caught(line: str, monkeypatch: pytest.MonkeyPatch) -
     assert dc.compare(*dc.FIXED[line]) == ("layer", None)
     monkeypatch.setattr(gptq_dynamic, "problem", lambda method, spec, data: None)
     verdict, bad = dc.compare(*dc.FIXED[line])
+    assert verdict == "layer" and bad is not None
+
+
+def test_found_file_lines_agree_and_a_plant_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same overrides in the quantize_config.json SGLang's file search finds under
+    `--quantization gptq_marlin` (config.json declaring none): a bad pair is refused, a good
+    one plans; with the found-file call switched off the bad line plans and the compare says so."""
+    assert dc.compare(*dc.FIXED["mlp_8bit"], found=True) == ("built", None)
+    assert dc.compare(*dc.FIXED["down_3bit"], found=True) == ("layer", None)
+    monkeypatch.setattr(qf, "gptq_dynamic", types.SimpleNamespace(
+        problem=lambda method, spec, data, source="config.json": None))
+    verdict, bad = dc.compare(*dc.FIXED["down_3bit"], found=True)
     assert verdict == "layer" and bad is not None
