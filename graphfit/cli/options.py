@@ -626,7 +626,8 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         from graphfit.inputs import sglang_file_tokenizer, sglang_minimax_target
 
         # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
-        sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"))
+        sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"),
+                                          env)  # the NVFP4 hook's environment check (s57m)
         if pasted is None:  # prefill CP's breakable graphs: the file's prefill backend, else
             # SGLang's default on the named GPU (graphfit.inputs.sglang_prefill_cp_bcg, s55g)
             from graphfit.inputs.sglang_prefill_cp_bcg import settle_file as cp_bcg_settle

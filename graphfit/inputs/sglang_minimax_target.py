@@ -353,14 +353,21 @@ def settle(values: Mapping[str, Any], environ: Mapping[str, str], gpu_given: obj
         raise ConfigError(said)
 
 
-def settle_file(data: Mapping[Any, Any], gpu_given: object) -> None:
+def settle_file(data: Mapping[Any, Any], gpu_given: object,
+                environ: Mapping[str, str] | None = None) -> None:
     """A config file's MiniMax-M3 target judged on the GPU (s53m): the file's keys in SGLang's
     spelling (graphfit.inputs.config_file reads them with `line(keys, gpu_later=True)`),
     the GPU of graphfit's flag, else the file's own `gpu_memory_gb`; a file holds no
-    environment, so JIT DeepGEMM is on (`settle`)."""
+    environment, so JIT DeepGEMM is on (`settle`). An NVFP4 target's hook checks come first,
+    as on a pasted line (`settle_hook`, issue 23 s57m): the file's `speculative_algorithm`,
+    `pp_size`, `disaggregation_mode` and `page_size`, with SGLANG_RAGGED_VERIFY_MODE from
+    `environ` (graphfit's own environment, the one the server would inherit; default
+    "static", environ.py:1572). Before s57m only the planner's Blackwell check ran here."""
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:
-        settle(keys, {}, gpu_given if gpu_given is not None else keys.get("gpu_memory_gb"))
+        gpu = gpu_given if gpu_given is not None else keys.get("gpu_memory_gb")
+        settle_hook(keys, environ or {}, gpu)
+        settle(keys, {}, gpu)
 
 
 def hook_line(values: Mapping[str, Any]) -> None:
