@@ -33,13 +33,21 @@ def before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> bool
     return all(f"{total} B a token" in text for total in totals)
 
 
+def _states_totals(root: str, c: dict[str, Any], theirs: Any) -> bool:
+    return before_states(root, c, theirs[0])
+
+
 def measure(draw: Callable[[random.Random], dict[str, Any]],
             verdict: Callable[[dict[str, Any]], tuple[str, Any, Any]],
             shown: Callable[[dict[str, Any]], tuple[Any, ...]],
-            count: int, seed: int, root: str | None) -> None:
-    """COUNT drawn cases' verdicts (a differing case printed with `shown(c)`), with BEFORE
-    `root` the lines its graphfit states SGLang's figure on; shared with the draft KV
-    measure (issue 23, s56x)."""
+            count: int, seed: int, root: str | None,
+            states: Callable[[str, dict[str, Any], Any], bool] = _states_totals,
+            labels: tuple[str, str] = ("states it", "no figure"),
+            ours_width: int | None = None) -> None:
+    """COUNT drawn cases' verdicts (a differing case printed with `shown(c)`, graphfit's
+    answer cut to `ours_width`), with BEFORE `root` the lines its graphfit states SGLang's
+    figure on (`states`, counted under `labels`); shared with the draft KV and KV quant
+    measures (issue 23, s56x)."""
     rng = random.Random(seed)
     after: Counter[str] = Counter()
     before: Counter[str] = Counter()
@@ -50,9 +58,10 @@ def measure(draw: Callable[[random.Random], dict[str, Any]],
         if outcome == "sglang refuses":
             print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
         if outcome == "differ":
-            print("differs:", theirs, ours, *shown(c))
+            print("differs:", theirs, ours if ours_width is None else str(ours)[:ours_width],
+                  *shown(c))
         if root and not isinstance(theirs, str):
-            before["states it" if before_states(root, c, theirs[0]) else "no figure"] += 1
+            before[labels[0] if states(root, c, theirs) else labels[1]] += 1
     if root:
         print(f"before ({root}): {dict(sorted(before.items()))}")
     print(f"after (this tree): {dict(sorted(after.items()))}")

@@ -20,11 +20,11 @@ import random
 import shlex
 import subprocess
 import sys
-from collections import Counter
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_kv_oracle as t
 from tests.oracle import test_sglang_minimax_kv_quant_oracle as q
+from tests.oracle.measure_sglang_minimax_kv import measure
 
 # per-tensor fp8 (no weight_block_size): the block rules of the model class (fp8.py:601-609)
 # are the target oracle's business, not this price's
@@ -79,23 +79,10 @@ def verdict(c: dict[str, Any]) -> tuple[str, Any, Any]:
 
 
 def main(count: int = 60, seed: int = 23, root: str | None = None) -> None:
-    rng = random.Random(seed)
-    after: Counter[str] = Counter()
-    before: Counter[str] = Counter()
-    for _ in range(count):
-        c = draw(rng)
-        outcome, theirs, ours = verdict(c)
-        after[outcome] += 1
-        if outcome == "sglang refuses":
-            print("sglang refuses:", str(theirs)[:160], "| graphfit:", str(ours)[:80])
-        if outcome == "differ":
-            print("differs:", theirs, str(ours)[:160], t.argv_of(c), c["gpu"],
-                  c["fields"].get("quantization_config"))
-        if root and not isinstance(theirs, str):
-            before["agree" if _before_states(root, c, theirs) else "differ"] += 1
-    if root:
-        print(f"before ({root}): {dict(sorted(before.items()))}")
-    print(f"after (this tree): {dict(sorted(after.items()))}")
+    measure(draw, verdict, lambda c: (t.argv_of(c), c["gpu"],
+                                      c["fields"].get("quantization_config")),
+            count, seed, root, states=_before_states, labels=("agree", "differ"),
+            ours_width=160)
 
 
 if __name__ == "__main__":
