@@ -87,7 +87,7 @@ def test_the_budgets_come_from_the_environment() -> None:
     153-158); each budget sets its own option."""
     from graphfit.inputs.environment import SGLANG_BUDGETS, SIGNED_BUDGETS, sglang_environment
 
-    assert SIGNED_BUDGETS < set(SGLANG_BUDGETS.values())
+    assert set(SGLANG_BUDGETS.values()) > SIGNED_BUDGETS
     for name, field in SGLANG_BUDGETS.items():
         found = sglang_environment({name: " 2048 "})
         assert [(s.field, s.value) for s in found] == [(field, 2048)]

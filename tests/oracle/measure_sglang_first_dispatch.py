@@ -20,9 +20,7 @@ GRAPHFIT_ROOT (optional): a checkout whose `graphfit` is scored instead (a befor
 
 from __future__ import annotations
 
-import random
 import sys
-import tempfile
 from pathlib import Path
 
 from tests.oracle.measure_root import count_seed_root, print_counts, tally
@@ -60,29 +58,14 @@ def sglang(args: tuple[str, ...], target: Path, name: str, value: str) -> str | 
 
 def main(argv: list[str]) -> int:
     count, seed = count_seed_root(argv, 40)
-    from tests.oracle import sglang_oracle as so
-    from tests.oracle import sglang_stubs
     from tests.oracle import test_sglang_dispatch_budget_oracle as t
+    from tests.oracle.measure_sglang_dispatch_budget import draw, start
 
-    so.oracle()
-    root = Path(tempfile.mkdtemp())
-    target = sglang_stubs.write_moe_model_dir(root / "target")
-    draft = sglang_stubs.write_moe_model_dir(root / "qwen3-draft")
-    rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0}
-    lines: list[str] = []
+    target, draft, rng, counts, lines = start(seed)
     kinds = {"refused": 0, "package": 0, "served": 0}
     for _ in range(count):
-        tp = rng.choice(("2", "4"))
-        args = ["--tp-size", tp, "--ep-size", tp, "--moe-a2a-backend",
-                rng.choice(("mooncake", "nixl", "nixl", "mooncake", "none", "deepep")),
-                "--deepep-mode", rng.choice(("auto", "normal", "low_latency", "low_latency",
-                                             "low_latency"))]
-        if rng.random() < 1 / 3:
-            args += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
-                     "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
-                     "--speculative-draft-model-path", str(draft),
-                     "--speculative-moe-a2a-backend", rng.choice(("mooncake", "nixl", "none"))]
+        args = draw(rng, draft, ("auto", "normal", "low_latency", "low_latency",
+                                 "low_latency"))
         name = rng.choice((t.NIXL, t.MOONCAKE))
         value = rng.choice(VALUES)
         theirs = sglang(tuple(args), target, name, value)
