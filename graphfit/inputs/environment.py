@@ -45,8 +45,13 @@ SGLANG_BUDGETS = {
     "SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "mooncake_dispatch_tokens_per_rank",
 }
 
-__all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT",
-           "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
+# read as written, any sign: only a NixlEP / Mooncake dispatcher reads these, and it asserts
+# just `<= 1024` at model build (graphfit.planner.engines.sglang_first_dispatch, s60k)
+SIGNED_BUDGETS = frozenset({"nixl_dispatch_tokens_per_rank",
+                            "mooncake_dispatch_tokens_per_rank"})
+
+__all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "SIGNED_BUDGETS",
+           "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -121,7 +126,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             value = int(given)
         except ValueError:
             continue  # SGLang warns and keeps its default
-        if value < 0:
+        if value < 0 and field not in SIGNED_BUDGETS:
             raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))

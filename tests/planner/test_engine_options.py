@@ -284,8 +284,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
-    "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
-    "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)
+    "mooncake_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -515,8 +515,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
     "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
-    "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
-    "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "nixl_dispatch_tokens_per_rank": st.sampled_from([None, 2.0, True]),
+    "mooncake_dispatch_tokens_per_rank": st.sampled_from([None, "128", 2**80]),
 }
 
 

@@ -500,7 +500,8 @@ class SglangOptions(EngineOptions):
     mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
         the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
         (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
-        the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
+        the CLI from a GB200 / GB300 name (SGLang's name check, :1047-1049) or given in a
+        config file;
         False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
     prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
         (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
@@ -514,7 +515,9 @@ class SglangOptions(EngineOptions):
         (EnvInt, environ.py:1452, 128) and SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK
         (get_int_env_var, token_dispatcher/mooncake.py:157-159, 128), read by
         graphfit.inputs.environment; each low-latency dispatcher asserts it <= 1024 at model
-        build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e).
+        build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e). Any sign
+        (s60k): 0 and below build too; -1 fails the first dispatch, the rest is the
+        package's (graphfit.planner.engines.sglang_first_dispatch).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -775,9 +778,11 @@ class SglangOptions(EngineOptions):
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank",
                      "nixl_dispatch_tokens_per_rank", "mooncake_dispatch_tokens_per_rank"):
+            # NixlEP / Mooncake: any sign, as SGLang reads them (issue 23 s60k)
+            low = -MAX_INT if name.startswith(("nixl", "mooncake")) else 0
             if getattr(self, name) is None:
-                raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
-            _optional_int(name, getattr(self, name), 0)
+                raise ConfigError(f"{name}: must be an integer in {low}..{MAX_INT}, got None")
+            _optional_int(name, getattr(self, name), low)
         _optional_int("flashinfer_dispatch_tokens_per_rank",
                       self.flashinfer_dispatch_tokens_per_rank, 0)
         if self.moe_fp4_checkpoint is not None:
