@@ -431,7 +431,8 @@ class EngineConfig:
             mnnvl_fabric: bool | None = None,
             prefill_cp_hook_backend: str | None = None,
             nixl_dispatch_tokens_per_rank: int = 128,
-            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
+            mooncake_dispatch_tokens_per_rank: int = 128,
+            moe_a2a_force_method: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -753,6 +754,11 @@ class EngineConfig:
     def moe_a2a_token(self) -> tuple[int, int, int] | None:
         """TrtllmOptions.moe_a2a_token."""
         return cast("tuple[int, int, int] | None", self._option("moe_a2a_token"))
+
+    @property
+    def moe_a2a_force_method(self) -> str | None:
+        """TrtllmOptions.moe_a2a_force_method."""
+        return cast("str | None", self._option("moe_a2a_force_method"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

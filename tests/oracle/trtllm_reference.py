@@ -3004,3 +3004,41 @@ CITES.update({
                             "virtual stride in whole 512 MiB fabric pages", 0),
 })
 LINES.update({"mnnvl_granularity": (196, 213), "mnnvl_fabric_stride": (170, 182)})
+
+
+# --------------------------------------------------------------------------------------------
+# TRTLLM_FORCE_ALLTOALL_METHOD (issue 23, s60t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_cutlass.py @97317b1d7b (the pin above), counted part:
+# `select_alltoall_method_type` reads TRTLLM_FORCE_ALLTOALL_METHOD with os.environ.get after
+# its three NotEnabled returns and, when it `is not None`, looks it up as
+# `AlltoallMethodType[value]`, raising NotImplementedError for DeepEP / DeepEPLowLatency and
+# returning the member otherwise (254-263). `__init__` then builds: nothing when the method is
+# NotEnabled (`enable_alltoall`, 151), the two-sided MnnvlMoe workspaces for NVLinkTwoSided
+# (154-159), the one-sided workspace for NVLinkOneSided (160-184). The enum's member names are
+# the five the pinned file uses; a stored copy of `_torch/modules/fused_moe/interface.py` (the
+# index gives no commit for it) defines exactly NotEnabled 0, NVLinkOneSided 1,
+# NVLinkTwoSided 2, DeepEP 3, DeepEPLowLatency 4.
+CITES.update({
+    "moe_a2a_force": ("fused_moe_cutlass", "CutlassFusedMoE.select_alltoall_method_type: a set "
+                      "TRTLLM_FORCE_ALLTOALL_METHOD is AlltoallMethodType[value]; DeepEP and "
+                      "DeepEPLowLatency raise NotImplementedError", 0),
+    "moe_a2a_two_sided": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: NVLinkTwoSided gets "
+                          "MnnvlMoe's workspaces", 0),
+})
+LINES.update({"moe_a2a_force": (254, 263), "moe_a2a_two_sided": (154, 159)})
+ALLTOALL_METHOD_TYPES = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP",
+                         "DeepEPLowLatency")
+
+
+def moe_a2a_forced_method(value: str) -> str:
+    """The method `select_alltoall_method_type` returns with TRTLLM_FORCE_ALLTOALL_METHOD set
+    to `value`, past its NotEnabled tests (`cite_fact("moe_a2a_force")`): KeyError for a name
+    the enum lacks (a member-name lookup), NotImplementedError for the DeepEP methods."""
+    if value not in ALLTOALL_METHOD_TYPES:
+        raise KeyError(value)
+    if value in ("DeepEP", "DeepEPLowLatency"):
+        raise NotImplementedError(
+            "DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE yet")
+    return value

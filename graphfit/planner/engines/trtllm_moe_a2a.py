@@ -38,6 +38,18 @@ max_num_tokens) and the payload as a formula of (hidden x itemsize, top_k). The 
 `TRTLLM_MOE_A2A_WORKSPACE_MB` (`moe_a2a_workspace_mb`) is shown as the engine reads it: a
 non-empty value goes through int(), so a value int() refuses makes the one-sided method's
 constructor raise, and the plan says so instead of giving a size (`shown`).
+
+`TRTLLM_FORCE_ALLTOALL_METHOD` (`moe_a2a_force_method`, issue 23, s60t) is read by
+`select_alltoall_method_type` after its three NotEnabled tests (no attention DP, MoE TP, no
+MNNVL) and before it picks NVLinkOneSided
+(tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263): a set value
+(`is not None`, so an empty one too) is looked up by member name, `AlltoallMethodType[value]`
+(`METHODS`, the five names the pinned file itself uses; a stored interface.py copy, whose
+commit the index does not give, defines exactly these five). An unknown name raises KeyError,
+DeepEP and DeepEPLowLatency raise NotImplementedError (:256-262), and any other member is the
+method: NotEnabled builds no all-to-all (`enable_alltoall` is false), NVLinkTwoSided the
+two-sided `MnnvlMoe` workspaces (:154-159, not sized here), NVLinkOneSided this workspace
+(`forced`).
 """
 
 from __future__ import annotations
@@ -52,6 +64,9 @@ CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, 
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
 INT32 = 4
 MIB = 1024 * 1024
+ENV_FORCE = "TRTLLM_FORCE_ALLTOALL_METHOD"
+# AlltoallMethodType's members, by the names select_alltoall_method_type looks up (module doc)
+METHODS = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency")
 
 
 def _align(offset: int) -> int:
@@ -161,13 +176,38 @@ def env_megabytes(raw: str) -> int | None:
         return None
 
 
+def forced(raw: str) -> str | None:
+    """What `TRTLLM_FORCE_ALLTOALL_METHOD=raw` makes the MoE module build where the method is
+    selected at all (module doc): None for the one-sided method, else the plan's words for
+    the other outcome (no all-to-all, the two-sided workspaces, or the error raised)."""
+    given = f"{ENV_FORCE}={raw!r}"
+    if raw not in METHODS:  # AlltoallMethodType[raw]: a member-name lookup
+        return (f"{given} is not an AlltoallMethodType name ({', '.join(METHODS)}): "
+                f"KeyError when the MoE module selects its all-to-all method")
+    if raw in ("DeepEP", "DeepEPLowLatency"):
+        return (f"{given}: NotImplementedError when the MoE module selects its all-to-all "
+                f"method (DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE)")
+    if raw == "NotEnabled":
+        return f"{given}: no all-to-all is built, so no workspace"
+    if raw == "NVLinkTwoSided":
+        return (f"{given}: the two-sided method's MnnvlMoe workspaces instead "
+                f"(not sized by graphfit)")
+    return None
+
+
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
-          env_raw: str | None = None) -> str:
+          env_raw: str | None = None, force_raw: str | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
-    the environment's override as the engine reads it."""
+    the environment's override as the engine reads it; `force_raw`, a set
+    TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`)."""
     space = A2aWorkspace(ep_size, max_num_tokens)
     text = space.describe(token)
+    if force_raw is not None:
+        other = forced(force_raw)
+        if other is not None:
+            return f"where MNNVL is supported: {other}"
+        text = text.replace(f" and {ENV_FORCE} is unset", f" and {ENV_FORCE}=NVLinkOneSided")
     if env_raw is None:
         return text
     text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
@@ -183,4 +223,5 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "one_sided", "shown"]
+__all__ = ["A2aWorkspace", "CACHELINE", "ENV_FORCE", "MAX_TOP_K", "METHODS", "env_megabytes",
+           "forced", "one_sided", "shown"]

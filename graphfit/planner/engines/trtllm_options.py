@@ -152,6 +152,12 @@ class TrtllmOptions(EngineOptions):
         (config.json's hidden_size, num_experts_per_tok and dtype; graphfit.inputs.
         trtllm_a2a): with them the plan gives the all-to-all workspace's exact bytes. None:
         not read, so the plan gives the payload as a formula.
+    moe_a2a_force_method: the environment's `TRTLLM_FORCE_ALLTOALL_METHOD`, kept as written
+        (the engine reads any set value, an empty one too, as an `AlltoallMethodType` name
+        where it selects the method,
+        tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263).
+        None: unset. Shown in the `moe_a2a_workspace` line (graphfit.planner.engines.
+        trtllm_moe_a2a.forced), never counted.
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -186,6 +192,7 @@ class TrtllmOptions(EngineOptions):
     moe_cluster_parallel_size: int | None = None
     moe_a2a_workspace_mb: str | None = None
     moe_a2a_token: tuple[int, int, int] | None = None
+    moe_a2a_force_method: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -243,6 +250,10 @@ class TrtllmOptions(EngineOptions):
                               f"environment's value), got {excerpt(self.moe_a2a_workspace_mb)}")
         if self.moe_a2a_token is not None:
             object.__setattr__(self, "moe_a2a_token", _a2a_token(self.moe_a2a_token))
+        if self.moe_a2a_force_method is not None and not isinstance(
+                self.moe_a2a_force_method, str):
+            raise ConfigError(f"moe_a2a_force_method: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_a2a_force_method)}")
 
 
 def _a2a_token(value: object) -> tuple[int, int, int]:

@@ -1,0 +1,103 @@
+"""`TRTLLM_FORCE_ALLTOALL_METHOD`, graphfit against the restated engine
+(tests/oracle/trtllm_reference.py, `ref.cite_fact("moe_a2a_force")`): where CutlassFusedMoE
+selects an all-to-all method at all (`ref.moe_a2a_one_sided`: attention DP over more than one
+rank, MoE TP 1; MNNVL assumed), a set value is looked up as an `AlltoallMethodType` name. An
+unknown name is the engine's KeyError, DeepEP / DeepEPLowLatency its NotImplementedError,
+NotEnabled no workspace, NVLinkTwoSided the two-sided workspaces
+(`ref.cite_fact("moe_a2a_two_sided")`), NVLinkOneSided the one-sided workspace, the same
+bytes as without the variable. Where no method is selected the variable is never read.
+
+Lines are pasted serving commands read by graphfit's command-line reader; the variable comes
+from the environment or from the line's own `VAR=value` prefix, which must agree.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from graphfit import plan
+from graphfit.cli.options import build_config
+from tests.oracle import trtllm_reference as ref
+
+WHY = (ref.cite_fact("moe_a2a_force"), ref.cite_fact("moe_a2a_select"))
+ENV = "TRTLLM_FORCE_ALLTOALL_METHOD"
+MODEL = "meta-llama/Llama-3.1-8B"
+VALUES = st.sampled_from(ref.ALLTOALL_METHOD_TYPES) | st.sampled_from(
+    ["", "nvlinkonesided", "NVLINKONESIDED", " DeepEP", "MNNVL", "NotAvailable", "1",
+     "AllGather"]) | st.text(alphabet="NVLinkOSdeTwbl ", max_size=8)
+
+
+def line(options: Path, tp: int, adp: bool, ep: int | None, environ: dict[str, str],
+         prefix: list[str]) -> str | None:
+    """The plan's moe_a2a_workspace line of `[prefix] trtllm-serve MODEL --tp_size tp
+    [--ep_size ep] --extra_llm_api_options FILE` (FILE sets enable_attention_dp)."""
+    options.write_text(f"enable_attention_dp: {str(adp).lower()}\n")
+    argv = [*prefix, "trtllm-serve", MODEL, "--tp_size", str(tp)]
+    if ep is not None:
+        argv += ["--ep_size", str(ep)]
+    config = build_config({}, environ, [*argv, "--extra_llm_api_options", str(options)])
+    return dict(plan(config).engine_inputs).get("moe_a2a_workspace")
+
+
+def _aux(text: str) -> int:
+    match = re.search(r"(\d+) bytes \([\d.]+ MiB\) aux", text)
+    assert match, text
+    return int(match[1])
+
+
+@settings(max_examples=30, deadline=None)
+@given(value=VALUES, tp=st.sampled_from([1, 2, 4, 8]), adp=st.booleans(),
+       ep_given=st.booleans(), pasted=st.booleans())
+def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp: int,
+                                          adp: bool, ep_given: bool, pasted: bool) -> None:
+    """Per generated value and line: no line where the engine selects no method; else the
+    outcome `ref.moe_a2a_forced_method` gives, the same from the environment and from the
+    pasted prefix where the value is one shell word (an empty value is set, `is not None`,
+    hence KeyError)."""
+    options = Path(tmp_path_factory.mktemp("force")) / "adp.yaml"
+    ep = tp if ep_given else None
+    pasted = pasted and value.split() == [value]  # one non-empty shell word
+    environ, prefix = ({}, [f"{ENV}={value}"]) if pasted else ({ENV: value}, [])
+    got = line(options, tp, adp, ep, environ, prefix)
+    raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,
+           "moe_expert_parallel_size": ep}
+    if not ref.moe_a2a_one_sided(raw, ref.moe_mapping(raw, 1, None)):
+        assert got is None, (value, got, WHY)
+        return
+    assert got is not None
+    try:
+        method = ref.moe_a2a_forced_method(value)
+    except KeyError:
+        assert f"{ENV}={value!r} is not an AlltoallMethodType name" in got, (got, WHY)
+        assert "KeyError" in got, got
+        return
+    except NotImplementedError:
+        assert "NotImplementedError" in got and value in got, (got, WHY)
+        return
+    if method == "NotEnabled":
+        assert "no all-to-all is built" in got and "bytes" not in got, (got, WHY)
+    elif method == "NVLinkTwoSided":
+        assert "two-sided" in got and "MnnvlMoe" in got and "bytes" not in got, (got, WHY)
+    else:
+        unset = line(options, tp, adp, ep, {}, [])
+        assert unset is not None and _aux(got) == _aux(unset), (got, unset, WHY)
+        assert f"{ENV}=NVLinkOneSided" in got, got
+
+
+def test_fixed_cases(tmp_path: Path) -> None:
+    """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP): each member's outcome, and the
+    DeepEP refusal is never shown on a line without attention DP."""
+    options = tmp_path / "adp.yaml"
+    one = line(options, 4, True, 4, {ENV: "NVLinkOneSided"}, [])
+    assert one is not None and _aux(one) == ref.moe_a2a_offsets(4, 8192)["payload_data"]
+    assert "no all-to-all" in str(line(options, 4, True, 4, {ENV: "NotEnabled"}, []))
+    assert "MnnvlMoe" in str(line(options, 4, True, 4, {ENV: "NVLinkTwoSided"}, []))
+    for name in ("DeepEP", "DeepEPLowLatency"):
+        assert "NotImplementedError" in str(line(options, 4, True, 4, {ENV: name}, []))
+        assert line(options, 4, False, 4, {ENV: name}, []) is None
+    assert "KeyError" in str(line(options, 4, True, 4, {ENV: "MNNVL"}, []))
