@@ -91,7 +91,8 @@ def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp:
 
 def test_fixed_cases(tmp_path: Path) -> None:
     """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP): each member's outcome, and the
-    DeepEP refusal is never shown on a line without attention DP."""
+    DeepEP refusal is never shown on a line without attention DP; a lower-cased name and an
+    empty value are KeyErrors (the lookup is by member name, the test `is not None`)."""
     options = tmp_path / "adp.yaml"
     one = line(options, 4, True, 4, {ENV: "NVLinkOneSided"}, [])
     assert one is not None and _aux(one) == ref.moe_a2a_offsets(4, 8192)["payload_data"]
@@ -100,4 +101,5 @@ def test_fixed_cases(tmp_path: Path) -> None:
     for name in ("DeepEP", "DeepEPLowLatency"):
         assert "NotImplementedError" in str(line(options, 4, True, 4, {ENV: name}, []))
         assert line(options, 4, False, 4, {ENV: name}, []) is None
-    assert "KeyError" in str(line(options, 4, True, 4, {ENV: "MNNVL"}, []))
+    for unknown in ("MNNVL", "nvlinkonesided", ""):  # member names, as spelled; set is read
+        assert "KeyError" in str(line(options, 4, True, 4, {ENV: unknown}, [])), unknown
