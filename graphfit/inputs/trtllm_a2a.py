@@ -11,10 +11,15 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (graphfit.planner.engines.trtllm_moe_a2a.shown), so reading it never refuses a line.
 * `TRTLLM_FORCE_ALLTOALL_METHOD` (issue 23, s60t): `select_alltoall_method_type` reads it with
   `os.environ.get` and tests `is not None`, so any set value, an empty one too, is looked up as
-  a method name (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:
-  254-263). It is kept as written (`moe_a2a_force_method`); what it makes the module build
+  a method name
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263). It is kept as written (`moe_a2a_force_method`); what it makes the module build
   is the planner's (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never
   refuses a line: the engine reads it only where it selects a method.
+* `ENABLE_CONFIGURABLE_MOE` (s60t): `create_moe` reads it with a default of "1" and wraps a
+  CUTLASS backend in ConfigurableMoE when it is "1"
+  (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390); kept as written
+  (`moe_configurable`): only set to another value does the backend select its own
+  all-to-all, and so read TRTLLM_FORCE_ALLTOALL_METHOD.
 * The token size: `calculate_required_workspace_size(ep_size, top_k, max_num_tokens,
   hidden_size, dtype, ...)`
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE
@@ -44,12 +49,14 @@ from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
 
 ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
+ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
     """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test);
-    `moe_a2a_force_method` when TRTLLM_FORCE_ALLTOALL_METHOD is set at all (`is not None`)."""
+    `moe_a2a_force_method` when TRTLLM_FORCE_ALLTOALL_METHOD is set at all (`is not None`);
+    `moe_configurable` when ENABLE_CONFIGURABLE_MOE is set."""
     out = []
     raw = environ.get(ENV_A2A_WORKSPACE_MB)
     if raw:
@@ -59,6 +66,10 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     if force is not None:
         out.append(Setting("moe_a2a_force_method", force, f"{ENV_FORCE_METHOD}={force}",
                            COMMAND_LINE))
+    configurable = environ.get(ENV_CONFIGURABLE_MOE)
+    if configurable is not None:
+        out.append(Setting("moe_configurable", configurable,
+                           f"{ENV_CONFIGURABLE_MOE}={configurable}", COMMAND_LINE))
     return out
 
 
@@ -99,4 +110,4 @@ def token_settings(model: str) -> list[Setting]:
                     f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_FORCE_METHOD", "environment", "token_settings", "token_size"]
+__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "environment", "token_settings", "token_size"]

@@ -432,7 +432,8 @@ class EngineConfig:
             prefill_cp_hook_backend: str | None = None,
             nixl_dispatch_tokens_per_rank: int = 128,
             mooncake_dispatch_tokens_per_rank: int = 128,
-            moe_a2a_force_method: str | None = None) -> None: ...
+            moe_a2a_force_method: str | None = None,
+            moe_configurable: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -759,6 +760,11 @@ class EngineConfig:
     def moe_a2a_force_method(self) -> str | None:
         """TrtllmOptions.moe_a2a_force_method."""
         return cast("str | None", self._option("moe_a2a_force_method"))
+
+    @property
+    def moe_configurable(self) -> str | None:
+        """TrtllmOptions.moe_configurable."""
+        return cast("str | None", self._option("moe_configurable"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

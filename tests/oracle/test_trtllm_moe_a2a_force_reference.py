@@ -1,6 +1,9 @@
 """`TRTLLM_FORCE_ALLTOALL_METHOD`, graphfit against the restated engine
-(tests/oracle/trtllm_reference.py, `ref.cite_fact("moe_a2a_force")`): where CutlassFusedMoE
-selects an all-to-all method at all (`ref.moe_a2a_one_sided`: attention DP over more than one
+(tests/oracle/trtllm_reference.py, `ref.cite_fact("moe_a2a_force")`). CutlassFusedMoE reads it
+only where it selects its own all-to-all: outside ConfigurableMoE, that is with
+ENABLE_CONFIGURABLE_MOE set to something other than "1" (`ref.moe_a2a_selects_itself`,
+`ref.cite_fact("moe_configurable")`); by default the line says it is not read. Where
+CutlassFusedMoE selects an all-to-all method at all (`ref.moe_a2a_one_sided`: attention DP over more than one
 rank, MoE TP 1; MNNVL assumed), a set value is looked up as an `AlltoallMethodType` name. An
 unknown name is the engine's KeyError, DeepEP / DeepEPLowLatency its NotImplementedError,
 NotEnabled no workspace, NVLinkTwoSided the two-sided workspaces
@@ -26,6 +29,8 @@ from tests.oracle import trtllm_reference as ref
 
 WHY = (ref.cite_fact("moe_a2a_force"), ref.cite_fact("moe_a2a_select"))
 ENV = "TRTLLM_FORCE_ALLTOALL_METHOD"
+CONFIGURABLE = "ENABLE_CONFIGURABLE_MOE"
+LEGACY = {CONFIGURABLE: "0"}
 MODEL = "meta-llama/Llama-3.1-8B"
 VALUES = st.sampled_from(ref.ALLTOALL_METHOD_TYPES) | st.sampled_from(
     ["", "nvlinkonesided", "NVLINKONESIDED", " DeepEP", "MNNVL", "NotAvailable", "1",
@@ -52,17 +57,22 @@ def _aux(text: str) -> int:
 
 @settings(max_examples=30, deadline=None)
 @given(value=VALUES, tp=st.sampled_from([1, 2, 4, 8]), adp=st.booleans(),
-       ep_given=st.booleans(), pasted=st.booleans())
+       ep_given=st.booleans(), pasted=st.booleans(),
+       configurable=st.sampled_from([None, "1", "0", "", "true", " 1"]))
 def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp: int,
-                                          adp: bool, ep_given: bool, pasted: bool) -> None:
-    """Per generated value and line: no line where the engine selects no method; else the
-    outcome `ref.moe_a2a_forced_method` gives, the same from the environment and from the
-    pasted prefix where the value is one shell word (an empty value is set, `is not None`,
-    hence KeyError)."""
+                                          adp: bool, ep_given: bool, pasted: bool,
+                                          configurable: str | None) -> None:
+    """Per generated value and line: no line where the engine selects no method; on the
+    default route (ConfigurableMoE) the line says the variable is not read; else the outcome
+    `ref.moe_a2a_forced_method` gives, the same from the environment and from the pasted
+    prefix where the value is one shell word (an empty value is set, `is not None`, hence
+    KeyError)."""
     options = Path(tmp_path_factory.mktemp("force")) / "adp.yaml"
     ep = tp if ep_given else None
     pasted = pasted and value.split() == [value]  # one non-empty shell word
     environ, prefix = ({}, [f"{ENV}={value}"]) if pasted else ({ENV: value}, [])
+    if configurable is not None:
+        environ = {**environ, CONFIGURABLE: configurable}
     got = line(options, tp, adp, ep, environ, prefix)
     raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,
            "moe_expert_parallel_size": ep}
@@ -70,6 +80,12 @@ def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp:
         assert got is None, (value, got, WHY)
         return
     assert got is not None
+    if not ref.moe_a2a_selects_itself(configurable):
+        assert f"{ENV}={value!r} is not read" in got, (got, ref.cite_fact("moe_configurable"))
+        unset = line(options, tp, adp, ep, {}, [])
+        assert unset is not None and got.startswith(unset.removesuffix(
+            "; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")), (got, unset)
+        return
     try:
         method = ref.moe_a2a_forced_method(value)
     except KeyError:
@@ -84,22 +100,30 @@ def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp:
     elif method == "NVLinkTwoSided":
         assert "two-sided" in got and "MnnvlMoe" in got and "bytes" not in got, (got, WHY)
     else:
-        unset = line(options, tp, adp, ep, {}, [])
+        unset = line(options, tp, adp, ep, {CONFIGURABLE: configurable or ""}, [])
         assert unset is not None and _aux(got) == _aux(unset), (got, unset, WHY)
         assert f"{ENV}=NVLinkOneSided" in got, got
 
 
 def test_fixed_cases(tmp_path: Path) -> None:
-    """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP): each member's outcome, and the
-    DeepEP refusal is never shown on a line without attention DP; a lower-cased name and an
-    empty value are KeyErrors (the lookup is by member name, the test `is not None`)."""
+    """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP) on the legacy route
+    (ENABLE_CONFIGURABLE_MOE=0): each member's outcome, and the DeepEP refusal is never shown
+    on a line without attention DP; a lower-cased name and an empty value are KeyErrors (the
+    lookup is by member name, the test `is not None`). By default (unset, or "1") the
+    variable is not read: the unforced line, with that said."""
     options = tmp_path / "adp.yaml"
-    one = line(options, 4, True, 4, {ENV: "NVLinkOneSided"}, [])
+    one = line(options, 4, True, 4, {ENV: "NVLinkOneSided", **LEGACY}, [])
     assert one is not None and _aux(one) == ref.moe_a2a_offsets(4, 8192)["payload_data"]
-    assert "no all-to-all" in str(line(options, 4, True, 4, {ENV: "NotEnabled"}, []))
-    assert "MnnvlMoe" in str(line(options, 4, True, 4, {ENV: "NVLinkTwoSided"}, []))
+    assert "no all-to-all" in str(line(options, 4, True, 4, {ENV: "NotEnabled", **LEGACY}, []))
+    assert "MnnvlMoe" in str(line(options, 4, True, 4, {ENV: "NVLinkTwoSided", **LEGACY}, []))
     for name in ("DeepEP", "DeepEPLowLatency"):
-        assert "NotImplementedError" in str(line(options, 4, True, 4, {ENV: name}, []))
-        assert line(options, 4, False, 4, {ENV: name}, []) is None
+        assert "NotImplementedError" in str(line(options, 4, True, 4, {ENV: name, **LEGACY},
+                                                 []))
+        assert line(options, 4, False, 4, {ENV: name, **LEGACY}, []) is None
     for unknown in ("MNNVL", "nvlinkonesided", ""):  # member names, as spelled; set is read
-        assert "KeyError" in str(line(options, 4, True, 4, {ENV: unknown}, [])), unknown
+        assert "KeyError" in str(line(options, 4, True, 4, {ENV: unknown, **LEGACY}, [])), \
+            unknown
+    for default in ({}, {CONFIGURABLE: "1"}):
+        got = str(line(options, 4, True, 4, {ENV: "DeepEP", **default}, []))
+        assert "'DeepEP' is not read" in got and "NotImplementedError" not in got, got
+        assert _aux(got) == ref.moe_a2a_offsets(4, 8192)["payload_data"]

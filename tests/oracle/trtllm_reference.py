@@ -3028,6 +3028,39 @@ CITES.update({
                           "MnnvlMoe's workspaces", 0),
 })
 LINES.update({"moe_a2a_force": (254, 263), "moe_a2a_two_sided": (154, 159)})
+# _torch/modules/fused_moe/create_moe.py @01f8de52fe (20,462 characters; the stored copy the
+# index gives, a later commit than the pinned CutlassFusedMoE), counted from offset 0 to 390:
+# `get_moe_cls` maps moe_backend.upper() to a class, "CUTLASS" to CutlassFusedMoE (25-85);
+# `create_moe` reads ENABLE_CONFIGURABLE_MOE with a default of "1" and, when it is "1", builds
+# DeepGemm / TRTLLMGen / CuteDsl / Cutlass / DenseGEMM backends inside ConfigurableMoE
+# (385-390), which builds the backend without its communication (the pinned CutlassFusedMoE:
+# `without_comm`, "ConfigurableMoE will handle it", 142-143) and selects the all-to-all with
+# its CommunicationFactory (TRTLLM_FORCE_COMM_METHOD; not restated).
+PINS["create_moe"] = ("tensorrt_llm/_torch/modules/fused_moe/create_moe.py",
+                      "01f8de52fefe0a885a9cb5d31a271f3576f9cf32")
+COUNTED_TO["create_moe"] = 390
+CITES.update({
+    "moe_configurable": ("create_moe", "create_moe: ENABLE_CONFIGURABLE_MOE (default \"1\") "
+                         "wraps a CUTLASS backend in ConfigurableMoE", 16000),
+    "moe_without_comm": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: without_comm skips "
+                         "its communication (ConfigurableMoE handles it)", 0),
+})
+LINES.update({"moe_configurable": (385, 390), "moe_without_comm": (142, 143)})
+
+
+def moe_a2a_selects_itself(enable_configurable_moe: str | None) -> bool:
+    """Whether a CUTLASS backend selects its own all-to-all, and so reads
+    TRTLLM_FORCE_ALLTOALL_METHOD (`cite_fact("moe_configurable")`,
+    `cite_fact("moe_without_comm")`): only outside ConfigurableMoE, which `create_moe` uses
+    when ENABLE_CONFIGURABLE_MOE (unset: "1") is "1"."""
+    return os_environ_get(enable_configurable_moe, "1") != "1"
+
+
+def os_environ_get(value: str | None, default: str) -> str:
+    """`os.environ.get(name, default)` for a variable whose value (None: unset) is given."""
+    return default if value is None else value
+
+
 ALLTOALL_METHOD_TYPES = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP",
                          "DeepEPLowLatency")
 

@@ -50,6 +50,16 @@ DeepEP and DeepEPLowLatency raise NotImplementedError (:256-262), and any other 
 method: NotEnabled builds no all-to-all (`enable_alltoall` is false), NVLinkTwoSided the
 two-sided `MnnvlMoe` workspaces (:154-159, not sized here), NVLinkOneSided this workspace
 (`forced`).
+
+That selection is CutlassFusedMoE's own, made only when it is built with its communication
+(`without_comm` false: :142-143, "ConfigurableMoE will handle it" otherwise). `create_moe`
+wraps a CUTLASS backend in `ConfigurableMoE` unless `ENABLE_CONFIGURABLE_MOE` is set to
+something other than "1" (`os.environ.get("ENABLE_CONFIGURABLE_MOE", "1") == "1"`,
+tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390, a stored copy later
+than the pinned CutlassFusedMoE), and ConfigurableMoE picks the communication itself (its
+CommunicationFactory, which reads TRTLLM_FORCE_COMM_METHOD instead, not modelled). So
+TRTLLM_FORCE_ALLTOALL_METHOD is applied only on the legacy route (`legacy`,
+`moe_configurable`); on the default route the line says the variable is not read there.
 """
 
 from __future__ import annotations
@@ -195,19 +205,33 @@ def forced(raw: str) -> str | None:
     return None
 
 
+def legacy(configurable_raw: str | None) -> bool:
+    """Whether `ENABLE_CONFIGURABLE_MOE` (None: unset) leaves a CUTLASS backend to select its
+    own all-to-all: set to anything but "1" (module doc)."""
+    return configurable_raw is not None and configurable_raw != "1"
+
+
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
-          env_raw: str | None = None, force_raw: str | None = None) -> str:
+          env_raw: str | None = None, force_raw: str | None = None,
+          configurable_raw: str | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
-    the environment's override as the engine reads it; `force_raw`, a set
-    TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`)."""
+    the environment's override as the engine reads it. `force_raw`, a set
+    TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`) on
+    the legacy route (`configurable_raw`, ENABLE_CONFIGURABLE_MOE: `legacy`); on the default
+    route the line says the variable is not read."""
     space = A2aWorkspace(ep_size, max_num_tokens)
     text = space.describe(token)
-    if force_raw is not None:
+    if force_raw is not None and legacy(configurable_raw):
         other = forced(force_raw)
         if other is not None:
             return f"where MNNVL is supported: {other}"
         text = text.replace(f" and {ENV_FORCE} is unset", f" and {ENV_FORCE}=NVLinkOneSided")
+    elif force_raw is not None:
+        text = (f"{text}; {ENV_FORCE}={force_raw!r} is not read: ConfigurableMoE (the "
+                f"default, ENABLE_CONFIGURABLE_MOE unset or 1) builds the CUTLASS backend "
+                f"without its communication and selects the all-to-all itself "
+                f"(TRTLLM_FORCE_COMM_METHOD, not modelled)")
     if env_raw is None:
         return text
     text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
@@ -224,4 +248,4 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
 
 
 __all__ = ["A2aWorkspace", "CACHELINE", "ENV_FORCE", "MAX_TOP_K", "METHODS", "env_megabytes",
-           "forced", "one_sided", "shown"]
+           "forced", "legacy", "one_sided", "shown"]

@@ -158,6 +158,12 @@ class TrtllmOptions(EngineOptions):
         tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263).
         None: unset. Shown in the `moe_a2a_workspace` line (graphfit.planner.engines.
         trtllm_moe_a2a.forced), never counted.
+    moe_configurable: the environment's `ENABLE_CONFIGURABLE_MOE`, kept as written; None:
+        unset. `create_moe` wraps a CUTLASS backend in ConfigurableMoE unless it is set to
+        something other than "1"
+        (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390), and only
+        then does TRTLLM_FORCE_ALLTOALL_METHOD reach the backend's own selection
+        (graphfit.planner.engines.trtllm_moe_a2a.legacy).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -193,6 +199,7 @@ class TrtllmOptions(EngineOptions):
     moe_a2a_workspace_mb: str | None = None
     moe_a2a_token: tuple[int, int, int] | None = None
     moe_a2a_force_method: str | None = None
+    moe_configurable: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -254,6 +261,9 @@ class TrtllmOptions(EngineOptions):
                 self.moe_a2a_force_method, str):
             raise ConfigError(f"moe_a2a_force_method: expected a string (the environment's "
                               f"value), got {excerpt(self.moe_a2a_force_method)}")
+        if self.moe_configurable is not None and not isinstance(self.moe_configurable, str):
+            raise ConfigError(f"moe_configurable: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_configurable)}")
 
 
 def _a2a_token(value: object) -> tuple[int, int, int]:
