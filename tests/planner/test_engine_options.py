@@ -286,6 +286,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "moe_a2a_force_method": st.sampled_from([None, "", "NVLinkOneSided", "DeepEP", "x y"]),
+    "moe_configurable": st.sampled_from([None, "", "1", "0"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -517,6 +519,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
     "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
     "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "moe_a2a_force_method": st.sampled_from([1, True, b"DeepEP"]),
+    "moe_configurable": st.sampled_from([1, True, b"1"]),
 }
 
 
