@@ -1,0 +1,131 @@
+"""`TRTLLM_FORCE_ALLTOALL_METHOD` and `ENABLE_CONFIGURABLE_MOE` on pasted TensorRT-LLM serving
+lines, measured (not a test; tests/oracle/test_trtllm_moe_a2a_force_reference.py is):
+
+    python -m tests.oracle.measure_trtllm_moe_a2a_force 300 --before /work/main
+
+Draws N lines `trtllm-serve MODEL --tp_size T [--ep_size E] --extra_llm_api_options FILE`
+(FILE: enable_attention_dp) with TRTLLM_FORCE_ALLTOALL_METHOD set to a drawn value (a member
+name, a misspelling, empty) and ENABLE_CONFIGURABLE_MOE unset or drawn. For this checkout and
+for the graphfit at `--before` (a subprocess on the same lines) it prints: the planned lines;
+of those where CutlassFusedMoE's conditions select a method (`ref.moe_a2a_one_sided`), the
+plans whose workspace line gives the engine's outcome (`outcome`: on the default route the
+unforced workspace and that the variable is not read; on the legacy route what
+`ref.moe_a2a_forced_method` gives), and the same for the legacy-route lines alone; of the
+others, those that show no line.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ENV = "TRTLLM_FORCE_ALLTOALL_METHOD"
+CONFIGURABLE = "ENABLE_CONFIGURABLE_MOE"
+
+
+def outcome(ref: Any, value: str, configurable: str | None, shown: str) -> bool:
+    """Whether the plan's line `shown` says what the engine does with the variable set."""
+    aux = re.search(r"\d+ bytes \([\d.]+ MiB\) aux", shown)
+    if not ref.moe_a2a_selects_itself(configurable):
+        return bool(aux) and f"{ENV}={value!r} is not read" in shown
+    try:
+        method = ref.moe_a2a_forced_method(value)
+    except KeyError:
+        return "KeyError" in shown and not aux
+    except NotImplementedError:
+        return "NotImplementedError" in shown and not aux
+    words = {"NotEnabled": "no all-to-all is built", "NVLinkTwoSided": "MnnvlMoe",
+             "NVLinkOneSided": f"{ENV}=NVLinkOneSided"}[method]
+    return words in shown and (bool(aux) == (method == "NVLinkOneSided"))
+
+
+def emit(lines: list[dict[str, Any]]) -> list[int]:
+    """[lines, planned, selecting lines, engine's outcome shown, legacy-route selecting
+    lines, engine's outcome shown, not selecting, none shown]."""
+    from graphfit import ConfigError, plan
+    from graphfit.cli.options import build_config
+    from tests.helpers import load_module
+
+    ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
+                      "a2a_force_trtllm_reference")
+    c = [0] * 8
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, item in enumerate(lines):
+            c[0] += 1
+            options = Path(tmp) / f"o{i}.yaml"
+            options.write_text(json.dumps({"enable_attention_dp": item["adp"]}))
+            words = ["trtllm-serve", "meta-llama/Llama-3.1-8B", "--tp_size", str(item["tp"])]
+            if item["ep"] is not None:
+                words += ["--ep_size", str(item["ep"])]
+            words += ["--extra_llm_api_options", str(options)]
+            raw = {"tensor_parallel_size": item["tp"], "enable_attention_dp": item["adp"],
+                   "moe_expert_parallel_size": item["ep"]}
+            environ = {ENV: item["force"]}
+            if item["configurable"] is not None:
+                environ[CONFIGURABLE] = item["configurable"]
+            try:
+                sizes = ref.moe_mapping(raw, 1, None)
+                p = plan(build_config({}, environ, words))
+            except (ref.Rejected, ConfigError):
+                continue
+            c[1] += 1
+            shown = dict(p.engine_inputs).get("moe_a2a_workspace")
+            if not ref.moe_a2a_one_sided(raw, sizes):
+                c[6] += 1
+                c[7] += shown is None
+                continue
+            good = shown is not None and outcome(ref, item["force"], item["configurable"],
+                                                 shown)
+            c[2] += 1
+            c[3] += good
+            if ref.moe_a2a_selects_itself(item["configurable"]):
+                c[4] += 1
+                c[5] += good
+    return c
+
+
+def _print(label: str, c: list[int]) -> None:
+    print(f"{label}: lines {c[0]}, planned {c[1]}; method selected {c[2]}, engine's outcome "
+          f"shown {c[3]}/{c[2]} (legacy route {c[5]}/{c[4]}); no method selected {c[6]}, "
+          f"none shown {c[7]}/{c[6]}")
+
+
+def draw_lines(n: int) -> list[dict[str, Any]]:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    out: list[dict[str, Any]] = []
+    names = ["NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency"]
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(tp=st.sampled_from([1, 2, 4, 8]), ep=st.sampled_from(["tp", "tp", None, 1, 2]),
+           adp=st.sampled_from([True, True, False]),
+           force=st.sampled_from(names) | st.sampled_from(["", "MNNVL", "deepep", "AllGather"]),
+           configurable=st.sampled_from([None, None, "1", "0", "", "false"]))
+    def draw(tp: int, ep: int | str | None, adp: bool, force: str,
+             configurable: str | None) -> None:
+        out.append({"tp": tp, "ep": tp if ep == "tp" else ep, "adp": adp, "force": force,
+                    "configurable": configurable})
+
+    draw()
+    return out
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
+        print(json.dumps(emit(json.loads(sys.stdin.read()))))
+        return 0
+    from tests.oracle.measure_before import measure
+
+    return measure(__file__, args, f"TensorRT-LLM serving lines with {ENV} and "
+                   f"{CONFIGURABLE}", draw_lines, emit, _print)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
