@@ -20,6 +20,12 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390); kept as written
   (`moe_configurable`): only set to another value does the backend select its own
   all-to-all, and so read TRTLLM_FORCE_ALLTOALL_METHOD.
+* `moe_config` (an LLM-API key of the YAML, s60t): its `backend` (kept upper-cased, as
+  `get_moe_cls` compares `moe_backend.upper()`,
+  tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85) as `trtllm_moe_backend`
+  and whether `load_balancer` is given (not null) as `moe_load_balancer`. What they change in
+  the all-to-all is the planner's (graphfit.planner.engines.trtllm_moe_a2a.shown); reading
+  them never refuses a line, and the key's other fields are left to TensorRT-LLM.
 * The token size: `calculate_required_workspace_size(ep_size, top_k, max_num_tokens,
   hidden_size, dtype, ...)`
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE
@@ -46,6 +52,8 @@ from typing import Any
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError, excerpt
 
 ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
@@ -71,6 +79,26 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
         out.append(Setting("moe_configurable", configurable,
                            f"{ENV_CONFIGURABLE_MOE}={configurable}", COMMAND_LINE))
     return out
+
+
+def moe_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`moe_config`: its backend and whether a load balancer is given (module doc); null is
+    TensorRT-LLM's default (no key read)."""
+    out = [Setting("engine", Engine.TRTLLM, origin, layer)]
+    if value is None:
+        return out, []
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{origin}: expected a mapping (backend, load_balancer, ...), got "
+                          f"{excerpt(value)}")
+    backend = value.get("backend")
+    if backend is not None:
+        if not isinstance(backend, str) or not backend.strip():
+            raise ConfigError(f"{origin}: backend: expected a backend name, got "
+                              f"{excerpt(backend)}")
+        out.append(Setting("trtllm_moe_backend", backend.upper(), f"{origin}.backend", layer))
+    if value.get("load_balancer") is not None:
+        out.append(Setting("moe_load_balancer", True, f"{origin}.load_balancer", layer))
+    return out, []
 
 
 def _size(value: object) -> int | None:
@@ -110,4 +138,4 @@ def token_settings(model: str) -> list[Setting]:
                     f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "environment", "token_settings", "token_size"]
+__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "moe_config", "environment", "token_settings", "token_size"]

@@ -433,7 +433,9 @@ class EngineConfig:
             nixl_dispatch_tokens_per_rank: int = 128,
             mooncake_dispatch_tokens_per_rank: int = 128,
             moe_a2a_force_method: str | None = None,
-            moe_configurable: str | None = None) -> None: ...
+            moe_configurable: str | None = None,
+            trtllm_moe_backend: str | None = None,
+            moe_load_balancer: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -765,6 +767,16 @@ class EngineConfig:
     def moe_configurable(self) -> str | None:
         """TrtllmOptions.moe_configurable."""
         return cast("str | None", self._option("moe_configurable"))
+
+    @property
+    def trtllm_moe_backend(self) -> str | None:
+        """TrtllmOptions.trtllm_moe_backend."""
+        return cast("str | None", self._option("trtllm_moe_backend"))
+
+    @property
+    def moe_load_balancer(self) -> bool:
+        """TrtllmOptions.moe_load_balancer."""
+        return cast(bool, self._option("moe_load_balancer"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -3061,6 +3061,50 @@ def os_environ_get(value: str | None, default: str) -> str:
     return default if value is None else value
 
 
+# _torch/modules/fused_moe/communication/communication_factory.py @03c36d6222 (19,364
+# characters; the stored copy the index gives, 2026), counted from offset 0 to 192:
+# `CommunicationFactory.create_strategy` (81-): the activation dtype is model_config.torch_dtype
+# (129), max_num_tokens model_config.max_num_tokens (131); no strategy without attention DP or
+# at dp_size 1 (137-138); AllGatherReduceScatter under MoE TP (142-143); TRTLLM_FORCE_COMM_METHOD
+# forces a method (146-165); else NVLinkOneSided is tried first, with the EPLB count when
+# model_config.moe_load_balancer is set (170-192).
+PINS["communication_factory"] = (
+    "tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py",
+    "03c36d6222ad928c6956cf65ab168836b208aee5")
+COUNTED_TO["communication_factory"] = 192
+CITES.update({
+    "moe_factory_select": ("communication_factory", "CommunicationFactory.create_strategy: "
+                           "none without attention DP, allgather under MoE TP, the forced "
+                           "method, else NVLinkOneSided first", 0),
+    "moe_factory_eplb": ("communication_factory", "CommunicationFactory.create_strategy: the "
+                         "EPLB count when a load balancer is configured", 0),
+    "moe_get_cls": ("create_moe", "get_moe_cls: moe_backend.upper() to a MoE class", 0),
+    "moe_eplb_count": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: num_experts as the "
+                       "EPLB count when the layer has a load balancer", 0),
+})
+LINES.update({"moe_factory_select": (137, 192), "moe_factory_eplb": (171, 171),
+              "moe_get_cls": (25, 85), "moe_eplb_count": (173, 173)})
+CONFIGURABLE_MOE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
+
+
+def moe_a2a_backend_sized(backend: str | None, enable_configurable_moe: str | None) -> bool:
+    """Whether the one-sided workspace of a line whose `moe_config.backend` is `backend`
+    (None: not given, CUTLASS assumed) is the one restated here: CutlassFusedMoE's own
+    selection outside ConfigurableMoE (`moe_a2a_selects_itself`); inside it, a backend
+    `create_moe` wraps (`cite_fact("moe_configurable")`), whose all-to-all the factory picks
+    under the same conditions, NVLinkOneSided first (`cite_fact("moe_factory_select")`)."""
+    name = "CUTLASS" if backend is None else backend.upper()
+    if moe_a2a_selects_itself(enable_configurable_moe):
+        return name == "CUTLASS"
+    return name in CONFIGURABLE_MOE_BACKENDS
+
+
+def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
+    """The auxiliary bytes with EPLB statistics for `num_experts` experts
+    (`cite_fact("moe_eplb_count")`, `cite_fact("moe_factory_eplb")`)."""
+    return moe_a2a_offsets(ep_size, max_num_tokens, num_experts)["payload_data"]
+
+
 ALLTOALL_METHOD_TYPES = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP",
                          "DeepEPLowLatency")
 

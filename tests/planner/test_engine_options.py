@@ -288,6 +288,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "moe_a2a_force_method": st.sampled_from([None, "", "NVLinkOneSided", "DeepEP", "x y"]),
     "moe_configurable": st.sampled_from([None, "", "1", "0"]),
+    "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
+    "moe_load_balancer": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -521,6 +523,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
     "moe_a2a_force_method": st.sampled_from([1, True, b"DeepEP"]),
     "moe_configurable": st.sampled_from([1, True, b"1"]),
+    "trtllm_moe_backend": st.sampled_from(["", 1, True]),
+    "moe_load_balancer": st.sampled_from([None, 1, "true"]),
 }
 
 

@@ -60,6 +60,22 @@ than the pinned CutlassFusedMoE), and ConfigurableMoE picks the communication it
 CommunicationFactory, which reads TRTLLM_FORCE_COMM_METHOD instead, not modelled). So
 TRTLLM_FORCE_ALLTOALL_METHOD is applied only on the legacy route (`legacy`,
 `moe_configurable`); on the default route the line says the variable is not read there.
+
+`moe_config` (s60t). Its backend picks the MoE class (`get_moe_cls`,
+tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); `create_moe` puts the DEEPGEMM, TRTLLM, CUTEDSL, CUTLASS and DENSEGEMM classes in
+ConfigurableMoE (:385-390; TRTLLM, CUTEDSL and DENSEGEMM may fall back to CutlassFusedMoE
+first, which is wrapped too). ConfigurableMoE's CommunicationFactory (`create_strategy`,
+tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:81-192,
+a stored 2026 copy) builds no all-to-all without attention DP or at dp_size 1 (:137-138),
+allgather / reduce-scatter under MoE TP (:142-143), the TRTLLM_FORCE_COMM_METHOD method when
+that is set (:146-165, not modelled), and else tries NVLinkOneSided first (:170-192) with the
+model's max_num_tokens (:131), its torch_dtype (:129) and the EPLB count when a load balancer
+is configured (:171). So for these backends the line is the same as for CUTLASS; another
+backend (VANILLA, TRITON, WIDEEP, ...) or, without ConfigurableMoE, a backend other than
+CUTLASS is "not modelled" in the line. `load_balancer` given adds the EPLB statistics,
+ep_size x num_experts x 4 bytes, to the auxiliary part (CutlassFusedMoE passes num_experts
+when its layer has a load balancer, :173 and :182-183; the factory when one is configured);
+num_experts is the checkpoint's, not read, so the line gives the addition as a formula.
 """
 
 from __future__ import annotations
@@ -75,6 +91,8 @@ MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
 INT32 = 4
 MIB = 1024 * 1024
 ENV_FORCE = "TRTLLM_FORCE_ALLTOALL_METHOD"
+# the backends create_moe builds inside ConfigurableMoE (module doc)
+CONFIGURABLE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
 # AlltoallMethodType's members, by the names select_alltoall_method_type looks up (module doc)
 METHODS = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency")
 
@@ -142,13 +160,14 @@ class A2aWorkspace:
             return self.env_mb * MIB
         return self.aux_bytes + self.payload_bytes(hidden_bytes, top_k, extra_bytes)
 
-    def describe(self, token: tuple[int, int, int] | None = None) -> str:
+    def describe(self, token: tuple[int, int, int] | None = None,
+                 unforced: str = "TRTLLM_FORCE_ALLTOALL_METHOD is unset") -> str:
         """The plan's line: exact auxiliary bytes; the payload exact when `token` (the
         checkpoint's hidden_size, top_k, itemsize) is known, else a formula; and that no
-        capacity counts it."""
+        capacity counts it. `unforced` names the variable that would force another method."""
         rows = self.ep_size * self.max_num_tokens
         head = (f"one-sided (NVLink) method, where MNNVL is supported and "
-                f"TRTLLM_FORCE_ALLTOALL_METHOD is unset: {self.aux_bytes} bytes "
+                f"{unforced}: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
                 f"(ep_size x max_num_tokens)")
         tail = ("once per process (MNNVL memory, rounded up to the driver's allocation "
@@ -211,17 +230,49 @@ def legacy(configurable_raw: str | None) -> bool:
     return configurable_raw is not None and configurable_raw != "1"
 
 
+def _backend_note(backend: str | None, configurable_raw: str | None) -> str | None:
+    """Why the line cannot size the workspace of a `moe_config` backend (module doc), or None
+    where it can (unset: CUTLASS assumed)."""
+    if backend is None or backend == "CUTLASS":
+        return None
+    if legacy(configurable_raw):
+        return (f"moe_config backend {backend} without ConfigurableMoE "
+                f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r}): its MoE class's own "
+                f"all-to-all selection is not modelled")
+    if backend in CONFIGURABLE_BACKENDS:
+        return None
+    return (f"moe_config backend {backend}: which all-to-all its MoE class builds is not "
+            f"modelled (the workspace is sized for {', '.join(CONFIGURABLE_BACKENDS)}, "
+            f"built inside ConfigurableMoE)")
+
+
+def _with_eplb(text: str, aux: int) -> str:
+    """The line with the EPLB statistics named as an addition to the auxiliary bytes."""
+    old = f"{aux} bytes ({aux / MIB:.1f} MiB) aux"
+    return text.replace(old, f"{old} + ep_size x num_experts x 4 bytes of EPLB statistics "
+                             f"(moe_config.load_balancer; 128-byte aligned, num_experts not "
+                             f"read)")
+
+
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
           env_raw: str | None = None, force_raw: str | None = None,
-          configurable_raw: str | None = None) -> str:
+          configurable_raw: str | None = None, backend: str | None = None,
+          eplb: bool = False) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
     TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`) on
     the legacy route (`configurable_raw`, ENABLE_CONFIGURABLE_MOE: `legacy`); on the default
-    route the line says the variable is not read."""
+    route the line says the variable is not read. `backend` and `eplb` are moe_config's
+    (`_backend_note`, `_with_eplb`)."""
+    note = _backend_note(backend, configurable_raw)
+    if note is not None:
+        return f"where attention DP spans ranks and MoE TP is 1: {note}"
     space = A2aWorkspace(ep_size, max_num_tokens)
-    text = space.describe(token)
+    text = space.describe(None if eplb else token, f"{ENV_FORCE} is unset" if legacy(
+        configurable_raw) else "TRTLLM_FORCE_COMM_METHOD is unset (ConfigurableMoE)")
+    if eplb:
+        text = _with_eplb(text, space.aux_bytes)
     if force_raw is not None and legacy(configurable_raw):
         other = forced(force_raw)
         if other is not None:
@@ -247,5 +298,5 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "ENV_FORCE", "MAX_TOP_K", "METHODS", "env_megabytes",
+__all__ = ["A2aWorkspace", "CACHELINE", "CONFIGURABLE_BACKENDS", "ENV_FORCE", "MAX_TOP_K", "METHODS", "env_megabytes",
            "forced", "legacy", "one_sided", "shown"]

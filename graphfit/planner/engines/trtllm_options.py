@@ -164,6 +164,13 @@ class TrtllmOptions(EngineOptions):
         (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390), and only
         then does TRTLLM_FORCE_ALLTOALL_METHOD reach the backend's own selection
         (graphfit.planner.engines.trtllm_moe_a2a.legacy).
+    trtllm_moe_backend: `moe_config.backend`, upper-cased as `get_moe_cls` compares it
+        (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); None: not
+        given. Read for the all-to-all workspace line only (graphfit.planner.engines.
+        trtllm_moe_a2a: which backends' workspace the line sizes).
+    moe_load_balancer: whether `moe_config.load_balancer` is given (EPLB): the workspace's
+        auxiliary part then holds the EPLB statistics (graphfit.planner.engines.
+        trtllm_moe_a2a).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -200,6 +207,8 @@ class TrtllmOptions(EngineOptions):
     moe_a2a_token: tuple[int, int, int] | None = None
     moe_a2a_force_method: str | None = None
     moe_configurable: str | None = None
+    trtllm_moe_backend: str | None = None
+    moe_load_balancer: bool = False
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -261,6 +270,11 @@ class TrtllmOptions(EngineOptions):
                 self.moe_a2a_force_method, str):
             raise ConfigError(f"moe_a2a_force_method: expected a string (the environment's "
                               f"value), got {excerpt(self.moe_a2a_force_method)}")
+        if self.trtllm_moe_backend is not None and (
+                not isinstance(self.trtllm_moe_backend, str) or not self.trtllm_moe_backend):
+            raise ConfigError(f"trtllm_moe_backend: expected a backend name, got "
+                              f"{excerpt(self.trtllm_moe_backend)}")
+        true_false("moe_load_balancer", self.moe_load_balancer)
         if self.moe_configurable is not None and not isinstance(self.moe_configurable, str):
             raise ConfigError(f"moe_configurable: expected a string (the environment's "
                               f"value), got {excerpt(self.moe_configurable)}")
