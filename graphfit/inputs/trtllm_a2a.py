@@ -12,8 +12,8 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
 * `TRTLLM_FORCE_ALLTOALL_METHOD` (issue 23, s60t): `select_alltoall_method_type` reads it with
   `os.environ.get` and tests `is not None`, so any set value, an empty one too, is looked up as
   a method name
-  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263). It is kept as written (`moe_a2a_force_method`); what it makes the module build
-  is the planner's (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263). It is
+  kept as written (`moe_a2a_force_method`); what it makes the module build is the planner's (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never
   refuses a line: the engine reads it only where it selects a method.
 * `ENABLE_CONFIGURABLE_MOE` (s60t): `create_moe` reads it with a default of "1" and wraps a
   CUTLASS backend in ConfigurableMoE when it is "1"
@@ -90,8 +90,8 @@ def moe_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list
     if not isinstance(value, Mapping):
         raise ConfigError(f"{origin}: expected a mapping (backend, load_balancer, ...), got "
                           f"{excerpt(value)}")
-    backend = value.get("backend")
-    if backend is not None:
+    if "backend" in value:  # a Literal field: TensorRT-LLM's validation refuses null too
+        backend = value["backend"]
         if not isinstance(backend, str) or not backend.strip():
             raise ConfigError(f"{origin}: backend: expected a backend name, got "
                               f"{excerpt(backend)}")
@@ -138,4 +138,5 @@ def token_settings(model: str) -> list[Setting]:
                     f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "moe_config", "environment", "token_settings", "token_size"]
+__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "environment",
+           "moe_config", "token_settings", "token_size"]

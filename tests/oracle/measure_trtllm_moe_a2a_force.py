@@ -1,17 +1,22 @@
-"""`TRTLLM_FORCE_ALLTOALL_METHOD` and `ENABLE_CONFIGURABLE_MOE` on pasted TensorRT-LLM serving
-lines, measured (not a test; tests/oracle/test_trtllm_moe_a2a_force_reference.py is):
+"""`TRTLLM_FORCE_ALLTOALL_METHOD`, `ENABLE_CONFIGURABLE_MOE` and `moe_config` on pasted
+TensorRT-LLM serving lines, measured (not a test;
+tests/oracle/test_trtllm_moe_a2a_force_reference.py and
+tests/oracle/test_trtllm_moe_config_reference.py are):
 
     python -m tests.oracle.measure_trtllm_moe_a2a_force 300 --before /work/main
 
 Draws N lines `trtllm-serve MODEL --tp_size T [--ep_size E] --extra_llm_api_options FILE`
-(FILE: enable_attention_dp) with TRTLLM_FORCE_ALLTOALL_METHOD set to a drawn value (a member
-name, a misspelling, empty) and ENABLE_CONFIGURABLE_MOE unset or drawn. For this checkout and
+(FILE: enable_attention_dp, and a drawn moe_config backend / load_balancer on some lines) with
+TRTLLM_FORCE_ALLTOALL_METHOD set to a drawn value (a member name, a misspelling, empty) and
+ENABLE_CONFIGURABLE_MOE unset or drawn. For this checkout and
 for the graphfit at `--before` (a subprocess on the same lines) it prints: the planned lines;
 of those where CutlassFusedMoE's conditions select a method (`ref.moe_a2a_one_sided`), the
 plans whose workspace line gives the engine's outcome (`outcome`: on the default route the
 unforced workspace and that the variable is not read; on the legacy route what
-`ref.moe_a2a_forced_method` gives), and the same for the legacy-route lines alone; of the
-others, those that show no line.
+`ref.moe_a2a_forced_method` gives; "not modelled" where `ref.moe_a2a_backend_sized` says
+the backend's all-to-all is not the restated one; the EPLB statistics named exactly where a
+load balancer is given and bytes are shown), and the same for the legacy-route lines and the
+moe_config lines alone; of the others, those that show no line.
 """
 
 from __future__ import annotations
@@ -27,9 +32,16 @@ ENV = "TRTLLM_FORCE_ALLTOALL_METHOD"
 CONFIGURABLE = "ENABLE_CONFIGURABLE_MOE"
 
 
-def outcome(ref: Any, value: str, configurable: str | None, shown: str) -> bool:
-    """Whether the plan's line `shown` says what the engine does with the variable set."""
+def outcome(ref: Any, value: str, configurable: str | None, shown: str,
+            moe_config: dict[str, Any] | None = None) -> bool:
+    """Whether the plan's line `shown` says what the engine does with the variable set and
+    `moe_config` given."""
     aux = re.search(r"\d+ bytes \([\d.]+ MiB\) aux", shown)
+    moe_config = moe_config or {}
+    if not ref.moe_a2a_backend_sized(moe_config.get("backend"), configurable):
+        return "not modelled" in shown and not aux
+    if aux and ("EPLB statistics" in shown) != (moe_config.get("load_balancer") is not None):
+        return False
     if not ref.moe_a2a_selects_itself(configurable):
         return bool(aux) and f"{ENV}={value!r} is not read" in shown
     try:
@@ -45,19 +57,23 @@ def outcome(ref: Any, value: str, configurable: str | None, shown: str) -> bool:
 
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, planned, selecting lines, engine's outcome shown, legacy-route selecting
-    lines, engine's outcome shown, not selecting, none shown]."""
+    lines, engine's outcome shown, not selecting, none shown, moe_config selecting lines,
+    engine's outcome shown]."""
     from graphfit import ConfigError, plan
     from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "a2a_force_trtllm_reference")
-    c = [0] * 8
+    c = [0] * 10
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
             options = Path(tmp) / f"o{i}.yaml"
-            options.write_text(json.dumps({"enable_attention_dp": item["adp"]}))
+            data: dict[str, Any] = {"enable_attention_dp": item["adp"]}
+            if item.get("moe_config") is not None:
+                data["moe_config"] = item["moe_config"]
+            options.write_text(json.dumps(data))
             words = ["trtllm-serve", "meta-llama/Llama-3.1-8B", "--tp_size", str(item["tp"])]
             if item["ep"] is not None:
                 words += ["--ep_size", str(item["ep"])]
@@ -79,19 +95,22 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[7] += shown is None
                 continue
             good = shown is not None and outcome(ref, item["force"], item["configurable"],
-                                                 shown)
+                                                 shown, item.get("moe_config"))
             c[2] += 1
             c[3] += good
             if ref.moe_a2a_selects_itself(item["configurable"]):
                 c[4] += 1
                 c[5] += good
+            if item.get("moe_config") is not None:
+                c[8] += 1
+                c[9] += good
     return c
 
 
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}, planned {c[1]}; method selected {c[2]}, engine's outcome "
-          f"shown {c[3]}/{c[2]} (legacy route {c[5]}/{c[4]}); no method selected {c[6]}, "
-          f"none shown {c[7]}/{c[6]}")
+          f"shown {c[3]}/{c[2]} (legacy route {c[5]}/{c[4]}, with moe_config {c[9]}/{c[8]}); "
+          f"no method selected {c[6]}, none shown {c[7]}/{c[6]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:
@@ -106,11 +125,18 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
     @given(tp=st.sampled_from([1, 2, 4, 8]), ep=st.sampled_from(["tp", "tp", None, 1, 2]),
            adp=st.sampled_from([True, True, False]),
            force=st.sampled_from(names) | st.sampled_from(["", "MNNVL", "deepep", "AllGather"]),
-           configurable=st.sampled_from([None, None, "1", "0", "", "false"]))
-    def draw(tp: int, ep: int | str | None, adp: bool, force: str,
-             configurable: str | None) -> None:
+           configurable=st.sampled_from([None, None, "1", "0", "", "false"]),
+           backend=st.sampled_from([None, None, "CUTLASS", "trtllm", "DEEPGEMM", "WIDEEP",
+                                    "VANILLA", "AUTO"]),
+           balancer=st.sampled_from([None, None, {"num_slots": 288}]))
+    def draw(tp: int, ep: int | str | None, adp: bool, force: str, configurable: str | None,
+             backend: str | None, balancer: dict[str, int] | None) -> None:
+        moe_config = None
+        if backend is not None or balancer is not None:
+            moe_config = {key: v for key, v in (("backend", backend),
+                                                  ("load_balancer", balancer)) if v is not None}
         out.append({"tp": tp, "ep": tp if ep == "tp" else ep, "adp": adp, "force": force,
-                    "configurable": configurable})
+                    "configurable": configurable, "moe_config": moe_config})
 
     draw()
     return out
@@ -123,8 +149,8 @@ def main() -> int:
         return 0
     from tests.oracle.measure_before import measure
 
-    return measure(__file__, args, f"TensorRT-LLM serving lines with {ENV} and "
-                   f"{CONFIGURABLE}", draw_lines, emit, _print)
+    return measure(__file__, args, f"TensorRT-LLM serving lines with {ENV}, {CONFIGURABLE} "
+                   f"and moe_config", draw_lines, emit, _print)
 
 
 if __name__ == "__main__":

@@ -3,12 +3,12 @@
 only where it selects its own all-to-all: outside ConfigurableMoE, that is with
 ENABLE_CONFIGURABLE_MOE set to something other than "1" (`ref.moe_a2a_selects_itself`,
 `ref.cite_fact("moe_configurable")`); by default the line says it is not read. Where
-CutlassFusedMoE selects an all-to-all method at all (`ref.moe_a2a_one_sided`: attention DP over more than one
-rank, MoE TP 1; MNNVL assumed), a set value is looked up as an `AlltoallMethodType` name. An
-unknown name is the engine's KeyError, DeepEP / DeepEPLowLatency its NotImplementedError,
-NotEnabled no workspace, NVLinkTwoSided the two-sided workspaces
-(`ref.cite_fact("moe_a2a_two_sided")`), NVLinkOneSided the one-sided workspace, the same
-bytes as without the variable. Where no method is selected the variable is never read.
+CutlassFusedMoE selects an all-to-all method at all (`ref.moe_a2a_one_sided`: attention DP
+over more than one rank, MoE TP 1; MNNVL assumed), a set value is looked up as an
+`AlltoallMethodType` name. An unknown name is the engine's KeyError, DeepEP /
+DeepEPLowLatency its NotImplementedError, NotEnabled no workspace, NVLinkTwoSided the
+two-sided workspaces (`ref.cite_fact("moe_a2a_two_sided")`), NVLinkOneSided the one-sided
+workspace, the same bytes as without the variable. Where no method is selected the variable is never read.
 
 Lines are pasted serving commands read by graphfit's command-line reader; the variable comes
 from the environment or from the line's own `VAR=value` prefix, which must agree.

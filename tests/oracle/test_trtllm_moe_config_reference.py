@@ -69,7 +69,8 @@ def test_the_backend_and_balancer_are_the_engines(tmp_path_factory: Any, backend
     folder = Path(tmp_path_factory.mktemp("moe_config"))
     moe_config: dict[str, Any] | None = None
     if backend is not None or balancer is not None:
-        moe_config = {"backend": backend, "load_balancer": balancer}
+        moe_config = {key: v for key, v in (("backend", backend),
+                                                  ("load_balancer", balancer)) if v is not None}
     environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
     got = line(folder, "meta-llama/Llama-3.1-8B", tp, adp, moe_config, environ)
     raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,

@@ -62,20 +62,24 @@ TRTLLM_FORCE_ALLTOALL_METHOD is applied only on the legacy route (`legacy`,
 `moe_configurable`); on the default route the line says the variable is not read there.
 
 `moe_config` (s60t). Its backend picks the MoE class (`get_moe_cls`,
-tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); `create_moe` puts the DEEPGEMM, TRTLLM, CUTEDSL, CUTLASS and DENSEGEMM classes in
-ConfigurableMoE (:385-390; TRTLLM, CUTEDSL and DENSEGEMM may fall back to CutlassFusedMoE
-first, which is wrapped too). ConfigurableMoE's CommunicationFactory (`create_strategy`,
-tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:81-192,
-a stored 2026 copy) builds no all-to-all without attention DP or at dp_size 1 (:137-138),
-allgather / reduce-scatter under MoE TP (:142-143), the TRTLLM_FORCE_COMM_METHOD method when
-that is set (:146-165, not modelled), and else tries NVLinkOneSided first (:170-192) with the
-model's max_num_tokens (:131), its torch_dtype (:129) and the EPLB count when a load balancer
-is configured (:171). So for these backends the line is the same as for CUTLASS; another
-backend (VANILLA, TRITON, WIDEEP, ...) or, without ConfigurableMoE, a backend other than
-CUTLASS is "not modelled" in the line. `load_balancer` given adds the EPLB statistics,
-ep_size x num_experts x 4 bytes, to the auxiliary part (CutlassFusedMoE passes num_experts
-when its layer has a load balancer, :173 and :182-183; the factory when one is configured);
-num_experts is the checkpoint's, not read, so the line gives the addition as a formula.
+tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); `create_moe` puts
+the DEEPGEMM, TRTLLM, CUTEDSL, CUTLASS and DENSEGEMM classes in ConfigurableMoE
+(tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390; TRTLLM, CUTEDSL and
+DENSEGEMM may first fall back to CutlassFusedMoE, which is wrapped too). ConfigurableMoE's
+CommunicationFactory (`create_strategy`, a stored 2026 copy:
+tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:81-192)
+builds no all-to-all without attention DP or at dp_size 1 (:137-138), allgather /
+reduce-scatter under MoE TP (:142-143), the TRTLLM_FORCE_COMM_METHOD method when that is set
+(:146-165, not modelled), and else tries NVLinkOneSided first (:170-192) with the model's
+max_num_tokens (:131), its torch_dtype (:129) and the EPLB count when a load balancer is
+configured (:171). So for these backends the line is the same as for CUTLASS; another backend
+(VANILLA, TRITON, WIDEEP, ...) or, without ConfigurableMoE, a backend other than CUTLASS is
+"not modelled" in the line. `load_balancer` given adds the EPLB statistics, ep_size x
+num_experts x 4 bytes, to the auxiliary part (CutlassFusedMoE passes num_experts when its
+layer has a load balancer,
+tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:173-183; the factory
+when one is configured); num_experts is the checkpoint's, not read, so the line gives the
+addition as a formula.
 """
 
 from __future__ import annotations
@@ -298,5 +302,5 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "CONFIGURABLE_BACKENDS", "ENV_FORCE", "MAX_TOP_K", "METHODS", "env_megabytes",
-           "forced", "legacy", "one_sided", "shown"]
+__all__ = ["A2aWorkspace", "CACHELINE", "CONFIGURABLE_BACKENDS", "ENV_FORCE", "MAX_TOP_K",
+           "METHODS", "env_megabytes", "forced", "legacy", "one_sided", "shown"]
