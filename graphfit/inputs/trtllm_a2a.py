@@ -13,8 +13,9 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   `os.environ.get` and tests `is not None`, so any set value, an empty one too, is looked up as
   a method name
   (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263). It is
-  kept as written (`moe_a2a_force_method`); what it makes the module build is the planner's (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never
-  refuses a line: the engine reads it only where it selects a method.
+  kept as written (`moe_a2a_force_method`); what it makes the module build is the planner's
+  (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never refuses a line: the
+  engine reads it only where it selects a method.
 * `ENABLE_CONFIGURABLE_MOE` (s60t): `create_moe` reads it with a default of "1" and wraps a
   CUTLASS backend in ConfigurableMoE when it is "1"
   (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390); kept as written

@@ -8,7 +8,8 @@ over more than one rank, MoE TP 1; MNNVL assumed), a set value is looked up as a
 `AlltoallMethodType` name. An unknown name is the engine's KeyError, DeepEP /
 DeepEPLowLatency its NotImplementedError, NotEnabled no workspace, NVLinkTwoSided the
 two-sided workspaces (`ref.cite_fact("moe_a2a_two_sided")`), NVLinkOneSided the one-sided
-workspace, the same bytes as without the variable. Where no method is selected the variable is never read.
+workspace, the same bytes as without the variable. Where no method is selected the variable
+is never read.
 
 Lines are pasted serving commands read by graphfit's command-line reader; the variable comes
 from the environment or from the line's own `VAR=value` prefix, which must agree.
