@@ -59,12 +59,11 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, planned, selecting lines, engine's outcome shown, legacy-route selecting
     lines, engine's outcome shown, not selecting, none shown, moe_config selecting lines,
     engine's outcome shown]."""
-    from graphfit import ConfigError, plan
-    from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
-    ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
-                      "a2a_force_trtllm_reference")
+    here = Path(__file__).resolve().parent
+    ref = load_module(here / "trtllm_reference.py", "a2a_force_trtllm_reference")
+    inputs = load_module(here / "measure_trtllm_moe_a2a_inputs.py", "a2a_force_inputs_measure")
     c = [0] * 10
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
@@ -83,13 +82,11 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             environ = {ENV: item["force"]}
             if item["configurable"] is not None:
                 environ[CONFIGURABLE] = item["configurable"]
-            try:
-                sizes = ref.moe_mapping(raw, 1, None)
-                p = plan(build_config({}, environ, words))
-            except (ref.Rejected, ConfigError):
+            found = inputs.workspace_line(ref, raw, environ, words)
+            if found is None:
                 continue
+            sizes, _, shown = found
             c[1] += 1
-            shown = dict(p.engine_inputs).get("moe_a2a_workspace")
             if not ref.moe_a2a_one_sided(raw, sizes):
                 c[6] += 1
                 c[7] += shown is None
