@@ -21,6 +21,10 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390); kept as written
   (`moe_configurable`): only set to another value does the backend select its own
   all-to-all, and so read TRTLLM_FORCE_ALLTOALL_METHOD.
+* `TRTLLM_FORCE_COMM_METHOD` (s60t): ConfigurableMoE's CommunicationFactory reads it
+  (`is not None`) where it selects a strategy
+  (tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:146-165);
+  kept as written (`moe_comm_force_method`, graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
 * `moe_config` (an LLM-API key of the YAML, s60t): its `backend` (kept upper-cased, as
   `get_moe_cls` compares `moe_backend.upper()`,
   tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85) as `trtllm_moe_backend`
@@ -59,13 +63,15 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
 ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
+ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
     """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test);
     `moe_a2a_force_method` when TRTLLM_FORCE_ALLTOALL_METHOD is set at all (`is not None`);
-    `moe_configurable` when ENABLE_CONFIGURABLE_MOE is set."""
+    `moe_configurable` when ENABLE_CONFIGURABLE_MOE is set; `moe_comm_force_method` when
+    TRTLLM_FORCE_COMM_METHOD is set."""
     out = []
     raw = environ.get(ENV_A2A_WORKSPACE_MB)
     if raw:
@@ -74,6 +80,10 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     force = environ.get(ENV_FORCE_METHOD)
     if force is not None:
         out.append(Setting("moe_a2a_force_method", force, f"{ENV_FORCE_METHOD}={force}",
+                           COMMAND_LINE))
+    comm = environ.get(ENV_FORCE_COMM)
+    if comm is not None:
+        out.append(Setting("moe_comm_force_method", comm, f"{ENV_FORCE_COMM}={comm}",
                            COMMAND_LINE))
     configurable = environ.get(ENV_CONFIGURABLE_MOE)
     if configurable is not None:
@@ -139,5 +149,6 @@ def token_settings(model: str) -> list[Setting]:
                     f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_METHOD", "environment",
+__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
+           "environment",
            "moe_config", "token_settings", "token_size"]

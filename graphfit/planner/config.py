@@ -435,7 +435,8 @@ class EngineConfig:
             moe_a2a_force_method: str | None = None,
             moe_configurable: str | None = None,
             trtllm_moe_backend: str | None = None,
-            moe_load_balancer: bool = False) -> None: ...
+            moe_load_balancer: bool = False,
+            moe_comm_force_method: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -777,6 +778,11 @@ class EngineConfig:
     def moe_load_balancer(self) -> bool:
         """TrtllmOptions.moe_load_balancer."""
         return cast(bool, self._option("moe_load_balancer"))
+
+    @property
+    def moe_comm_force_method(self) -> str | None:
+        """TrtllmOptions.moe_comm_force_method."""
+        return cast("str | None", self._option("moe_comm_force_method"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

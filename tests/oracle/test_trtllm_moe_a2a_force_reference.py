@@ -128,3 +128,45 @@ def test_fixed_cases(tmp_path: Path) -> None:
         got = str(line(options, 4, True, 4, {ENV: "DeepEP", **default}, []))
         assert "'DeepEP' is not read" in got and "NotImplementedError" not in got, got
         assert _aux(got) == ref.moe_a2a_offsets(4, 8192)["payload_data"]
+
+
+COMM = "TRTLLM_FORCE_COMM_METHOD"
+
+
+@settings(max_examples=20, deadline=None)
+@given(value=st.sampled_from(ref.COMM_METHODS) | st.sampled_from(
+           ["", "nvlink_one_sided", "NVLinkOneSided", "deepep", "NVLINK", "NCCL"]),
+       tp=st.sampled_from([1, 2, 4]), adp=st.booleans(),
+       configurable=st.sampled_from([None, "1", "0"]))
+def test_the_forced_communication_is_the_factorys(tmp_path_factory: Any, value: str, tp: int,
+                                                  adp: bool, configurable: str | None) -> None:
+    """TRTLLM_FORCE_COMM_METHOD on the default route is `ref.moe_comm_forced`'s strategy
+    (`ref.cite_fact("moe_comm_force")`): NVLINK_ONE_SIDED the unforced workspace's bytes,
+    another strategy no bytes, an unknown name ValueError; on the legacy route it is not
+    read; without a selection there is no line."""
+    options = Path(tmp_path_factory.mktemp("comm")) / "adp.yaml"
+    environ = {COMM: value, **({} if configurable is None else {CONFIGURABLE: configurable})}
+    got = line(options, tp, adp, tp, environ, [])
+    raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,
+           "moe_expert_parallel_size": tp}
+    if not ref.moe_a2a_one_sided(raw, ref.moe_mapping(raw, 1, None)):
+        assert got is None, got
+        return
+    assert got is not None
+    unset = line(options, tp, adp, tp, {} if configurable is None else
+                 {CONFIGURABLE: configurable}, [])
+    assert unset is not None
+    if ref.moe_a2a_selects_itself(configurable):
+        assert f"{COMM}={value!r} is not read" in got and _aux(got) == _aux(unset), got
+        return
+    why = ref.cite_fact("moe_comm_force")
+    try:
+        method = ref.moe_comm_forced(value)
+    except ValueError:
+        assert "ValueError (unknown communication method" in got, (got, why)
+        assert "bytes" not in got, got
+        return
+    if method == "NVLINK_ONE_SIDED":
+        assert _aux(got) == _aux(unset) and f"{COMM}={value!r}" in got, (got, why)
+    else:
+        assert method in got and "bytes" not in got, (got, why)

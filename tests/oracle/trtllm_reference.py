@@ -3067,11 +3067,16 @@ def os_environ_get(value: str | None, default: str) -> str:
 # (129), max_num_tokens model_config.max_num_tokens (131); no strategy without attention DP or
 # at dp_size 1 (137-138); AllGatherReduceScatter under MoE TP (142-143); TRTLLM_FORCE_COMM_METHOD
 # forces a method (146-165); else NVLinkOneSided is tried first, with the EPLB count when
-# model_config.moe_load_balancer is set (170-192).
+# model_config.moe_load_balancer is set (170-192). Counted on to 420 (the second page too):
+# `_create_forced_method` (294-) upper-cases the name (325), refuses a method other than
+# NVLINK_ONE_SIDED and ALLGATHER when num_experts is not a multiple of moe_ep_size (327-334),
+# builds NVLINK_TWO_SIDED (337-355), NVLINK_ONE_SIDED (356-374), DEEPEP (375-384),
+# DEEPEPLOWLATENCY (385-396), NCCL_EP (397-416), ALLGATHER (417-418), and raises ValueError
+# for any other name (419-420).
 PINS["communication_factory"] = (
     "tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py",
     "03c36d6222ad928c6956cf65ab168836b208aee5")
-COUNTED_TO["communication_factory"] = 192
+COUNTED_TO["communication_factory"] = 420
 CITES.update({
     "moe_factory_select": ("communication_factory", "CommunicationFactory.create_strategy: "
                            "none without attention DP, allgather under MoE TP, the forced "
@@ -3079,12 +3084,28 @@ CITES.update({
     "moe_factory_eplb": ("communication_factory", "CommunicationFactory.create_strategy: the "
                          "EPLB count when a load balancer is configured", 0),
     "moe_get_cls": ("create_moe", "get_moe_cls: moe_backend.upper() to a MoE class", 0),
+    "moe_comm_force": ("communication_factory", "CommunicationFactory._create_forced_method: "
+                       "the upper-cased name's strategy; ValueError for another name", 16000),
     "moe_eplb_count": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: num_experts as the "
                        "EPLB count when the layer has a load balancer", 0),
 })
-LINES.update({"moe_factory_select": (137, 192), "moe_factory_eplb": (171, 171),
+LINES.update({"moe_comm_force": (325, 420), "moe_factory_select": (137, 192), "moe_factory_eplb": (171, 171),
               "moe_get_cls": (25, 85), "moe_eplb_count": (173, 173)})
 CONFIGURABLE_MOE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
+
+
+COMM_METHODS = ("NVLINK_TWO_SIDED", "NVLINK_ONE_SIDED", "DEEPEP", "DEEPEPLOWLATENCY",
+                "NCCL_EP", "ALLGATHER")
+
+
+def moe_comm_forced(value: str) -> str:
+    """The strategy `_create_forced_method` builds for TRTLLM_FORCE_COMM_METHOD=`value`
+    (`cite_fact("moe_comm_force")`), num_experts a multiple of the EP size: the upper-cased
+    name; ValueError for a name it does not know."""
+    method = value.upper()
+    if method not in COMM_METHODS:
+        raise ValueError(f"Unknown communication method: {method}")
+    return method
 
 
 def moe_a2a_backend_sized(backend: str | None, enable_configurable_moe: str | None) -> bool:

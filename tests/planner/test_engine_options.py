@@ -290,6 +290,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_configurable": st.sampled_from([None, "", "1", "0"]),
     "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
     "moe_load_balancer": st.booleans(),
+    "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -525,6 +526,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_configurable": st.sampled_from([1, True, b"1"]),
     "trtllm_moe_backend": st.sampled_from(["", 1, True]),
     "moe_load_balancer": st.sampled_from([None, 1, "true"]),
+    "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
 }
 
 

@@ -57,7 +57,7 @@ wraps a CUTLASS backend in `ConfigurableMoE` unless `ENABLE_CONFIGURABLE_MOE` is
 something other than "1" (`os.environ.get("ENABLE_CONFIGURABLE_MOE", "1") == "1"`,
 tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390, a stored copy later
 than the pinned CutlassFusedMoE), and ConfigurableMoE picks the communication itself (its
-CommunicationFactory, which reads TRTLLM_FORCE_COMM_METHOD instead, not modelled). So
+CommunicationFactory, which reads TRTLLM_FORCE_COMM_METHOD instead: `forced_comm`). So
 TRTLLM_FORCE_ALLTOALL_METHOD is applied only on the legacy route (`legacy`,
 `moe_configurable`); on the default route the line says the variable is not read there.
 
@@ -70,7 +70,7 @@ CommunicationFactory (`create_strategy`, a stored 2026 copy:
 tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:81-192)
 builds no all-to-all without attention DP or at dp_size 1 (:137-138), allgather /
 reduce-scatter under MoE TP (:142-143), the TRTLLM_FORCE_COMM_METHOD method when that is set
-(:146-165, not modelled), and else tries NVLinkOneSided first (:170-192) with the model's
+(:146-165; `forced_comm`), and else tries NVLinkOneSided first (:170-192) with the model's
 max_num_tokens (:131), its torch_dtype (:129) and the EPLB count when a load balancer is
 configured (:171). So for these backends the line is the same as for CUTLASS; another backend
 (VANILLA, TRITON, WIDEEP, ...) or, without ConfigurableMoE, a backend other than CUTLASS is
@@ -97,6 +97,10 @@ MIB = 1024 * 1024
 ENV_FORCE = "TRTLLM_FORCE_ALLTOALL_METHOD"
 # the backends create_moe builds inside ConfigurableMoE (module doc)
 CONFIGURABLE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
+ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
+# the names CommunicationFactory._create_forced_method knows, upper-cased (`forced_comm`)
+COMM_METHODS = ("NVLINK_TWO_SIDED", "NVLINK_ONE_SIDED", "DEEPEP", "DEEPEPLOWLATENCY", "NCCL_EP",
+                "ALLGATHER")
 # AlltoallMethodType's members, by the names select_alltoall_method_type looks up (module doc)
 METHODS = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency")
 
@@ -228,6 +232,29 @@ def forced(raw: str) -> str | None:
     return None
 
 
+def forced_comm(raw: str) -> str | None:
+    """What `TRTLLM_FORCE_COMM_METHOD=raw` makes ConfigurableMoE's CommunicationFactory build
+    where it selects at all (after no attention DP and MoE TP: communication_factory.py
+    :137-146, module doc): `_create_forced_method` upper-cases the name (:325), refuses a
+    name other than NVLINK_ONE_SIDED and ALLGATHER when num_experts is not a multiple of the
+    EP size (:327-334; num_experts is not read), and builds the named strategy (:336-418) or
+    raises ValueError for an unknown one (:419-420). None for NVLINK_ONE_SIDED (the
+    one-sided workspace), else the plan's words."""
+    given = f"{ENV_FORCE_COMM}={raw!r}"
+    method = raw.upper()
+    if method not in COMM_METHODS:
+        return (f"{given}: ValueError (unknown communication method {method!r}) when the MoE "
+                f"module builds its communication")
+    if method == "NVLINK_ONE_SIDED":
+        return None
+    if method == "NVLINK_TWO_SIDED":
+        return (f"{given}: the two-sided method's workspaces instead (not sized by graphfit; "
+                f"ValueError unless num_experts is a multiple of the EP size)")
+    unless = "" if method == "ALLGATHER" else (
+        "; ValueError unless num_experts is a multiple of the EP size")
+    return f"{given}: the {method} strategy, no one-sided workspace{unless}"
+
+
 def legacy(configurable_raw: str | None) -> bool:
     """Whether `ENABLE_CONFIGURABLE_MOE` (None: unset) leaves a CUTLASS backend to select its
     own all-to-all: set to anything but "1" (module doc)."""
@@ -261,20 +288,28 @@ def _with_eplb(text: str, aux: int) -> str:
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
           env_raw: str | None = None, force_raw: str | None = None,
           configurable_raw: str | None = None, backend: str | None = None,
-          eplb: bool = False) -> str:
+          eplb: bool = False, comm_raw: str | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
     TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`) on
     the legacy route (`configurable_raw`, ENABLE_CONFIGURABLE_MOE: `legacy`); on the default
     route the line says the variable is not read. `backend` and `eplb` are moe_config's
-    (`_backend_note`, `_with_eplb`)."""
+    (`_backend_note`, `_with_eplb`); `comm_raw`, a set TRTLLM_FORCE_COMM_METHOD, is read on
+    the default route only (`forced_comm`)."""
     note = _backend_note(backend, configurable_raw)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
+    if comm_raw is not None and not legacy(configurable_raw):
+        other = forced_comm(comm_raw)
+        if other is not None:
+            return f"where attention DP spans ranks and MoE TP is 1 (ConfigurableMoE): {other}"
     space = A2aWorkspace(ep_size, max_num_tokens)
-    text = space.describe(None if eplb else token, f"{ENV_FORCE} is unset" if legacy(
-        configurable_raw) else "TRTLLM_FORCE_COMM_METHOD is unset (ConfigurableMoE)")
+    unforced = (f"{ENV_FORCE} is unset" if legacy(configurable_raw) else
+                f"{ENV_FORCE_COMM} is unset (ConfigurableMoE)")
+    if comm_raw is not None and not legacy(configurable_raw):
+        unforced = f"{ENV_FORCE_COMM}={comm_raw!r} (ConfigurableMoE)"
+    text = space.describe(None if eplb else token, unforced)
     if eplb:
         text = _with_eplb(text, space.aux_bytes)
     if force_raw is not None and legacy(configurable_raw):
@@ -286,7 +321,10 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
         text = (f"{text}; {ENV_FORCE}={force_raw!r} is not read: ConfigurableMoE (the "
                 f"default, ENABLE_CONFIGURABLE_MOE unset or 1) builds the CUTLASS backend "
                 f"without its communication and selects the all-to-all itself "
-                f"(TRTLLM_FORCE_COMM_METHOD, not modelled)")
+                f"({ENV_FORCE_COMM})")
+    if comm_raw is not None and legacy(configurable_raw):
+        text = (f"{text}; {ENV_FORCE_COMM}={comm_raw!r} is not read: without ConfigurableMoE "
+                f"the MoE class selects its own all-to-all")
     if env_raw is None:
         return text
     text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
@@ -302,5 +340,6 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "CONFIGURABLE_BACKENDS", "ENV_FORCE", "MAX_TOP_K",
-           "METHODS", "env_megabytes", "forced", "legacy", "one_sided", "shown"]
+__all__ = ["A2aWorkspace", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS", "ENV_FORCE",
+           "ENV_FORCE_COMM", "MAX_TOP_K", "METHODS", "env_megabytes", "forced", "forced_comm",
+           "legacy", "one_sided", "shown"]

@@ -171,6 +171,10 @@ class TrtllmOptions(EngineOptions):
     moe_load_balancer: whether `moe_config.load_balancer` is given (EPLB): the workspace's
         auxiliary part then holds the EPLB statistics (graphfit.planner.engines.
         trtllm_moe_a2a).
+    moe_comm_force_method: the environment's `TRTLLM_FORCE_COMM_METHOD`, kept as written; None:
+        unset. ConfigurableMoE's CommunicationFactory reads it (`is not None`) where it selects
+        a strategy (cited in graphfit.inputs.trtllm_a2a; its outcomes:
+        graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -209,6 +213,7 @@ class TrtllmOptions(EngineOptions):
     moe_configurable: str | None = None
     trtllm_moe_backend: str | None = None
     moe_load_balancer: bool = False
+    moe_comm_force_method: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -275,6 +280,10 @@ class TrtllmOptions(EngineOptions):
             raise ConfigError(f"trtllm_moe_backend: expected a backend name, got "
                               f"{excerpt(self.trtllm_moe_backend)}")
         true_false("moe_load_balancer", self.moe_load_balancer)
+        if self.moe_comm_force_method is not None and not isinstance(
+                self.moe_comm_force_method, str):
+            raise ConfigError(f"moe_comm_force_method: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_comm_force_method)}")
         if self.moe_configurable is not None and not isinstance(self.moe_configurable, str):
             raise ConfigError(f"moe_configurable: expected a string (the environment's "
                               f"value), got {excerpt(self.moe_configurable)}")
