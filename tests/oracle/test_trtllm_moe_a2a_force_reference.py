@@ -170,3 +170,17 @@ def test_the_forced_communication_is_the_factorys(tmp_path_factory: Any, value: 
         assert _aux(got) == _aux(unset) and f"{COMM}={value!r}" in got, (got, why)
     else:
         assert method in got and "bytes" not in got, (got, why)
+
+
+def test_fixed_communication_cases(tmp_path: Path) -> None:
+    """The DEP line on the default route: a lower-cased NVLINK_ONE_SIDED is the one-sided
+    workspace (the name is upper-cased), ALLGATHER and NCCL_EP are other strategies without
+    one, an unknown name and an empty value are ValueErrors."""
+    options = tmp_path / "adp.yaml"
+    aux = ref.moe_a2a_offsets(4, 8192)["payload_data"]
+    assert _aux(str(line(options, 4, True, 4, {COMM: "nvlink_one_sided"}, []))) == aux
+    for other in ("ALLGATHER", "nccl_ep", "DeepEPLowLatency"):
+        got = str(line(options, 4, True, 4, {COMM: other}, []))
+        assert other.upper() in got and "bytes" not in got, got
+    for unknown in ("NVLinkOneSided_", "", "MNNVL"):
+        assert "ValueError (unknown" in str(line(options, 4, True, 4, {COMM: unknown}, []))

@@ -3089,8 +3089,9 @@ CITES.update({
     "moe_eplb_count": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: num_experts as the "
                        "EPLB count when the layer has a load balancer", 0),
 })
-LINES.update({"moe_comm_force": (325, 420), "moe_factory_select": (137, 192), "moe_factory_eplb": (171, 171),
-              "moe_get_cls": (25, 85), "moe_eplb_count": (173, 173)})
+LINES.update({"moe_comm_force": (325, 420), "moe_factory_select": (137, 192),
+              "moe_factory_eplb": (171, 171), "moe_get_cls": (25, 85),
+              "moe_eplb_count": (173, 173)})
 CONFIGURABLE_MOE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
 
 
