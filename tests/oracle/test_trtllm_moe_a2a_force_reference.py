@@ -169,7 +169,7 @@ def test_the_forced_communication_is_the_factorys(tmp_path_factory: Any, value: 
     if method == "NVLINK_ONE_SIDED":
         assert _aux(got) == _aux(unset) and f"{COMM}={value!r}" in got, (got, why)
     else:
-        assert method in got and "bytes" not in got, (got, why)
+        assert method in got and "bytes" not in got and "unknown" not in got, (got, why)
 
 
 def test_fixed_communication_cases(tmp_path: Path) -> None:
@@ -181,6 +181,7 @@ def test_fixed_communication_cases(tmp_path: Path) -> None:
     assert _aux(str(line(options, 4, True, 4, {COMM: "nvlink_one_sided"}, []))) == aux
     for other in ("ALLGATHER", "nccl_ep", "DeepEPLowLatency"):
         got = str(line(options, 4, True, 4, {COMM: other}, []))
-        assert other.upper() in got and "bytes" not in got, got
+        assert f"the {other.upper()} strategy, no one-sided workspace" in got, got
+        assert "bytes" not in got and "unknown" not in got, got
     for unknown in ("NVLinkOneSided_", "", "MNNVL"):
         assert "ValueError (unknown" in str(line(options, 4, True, 4, {COMM: unknown}, []))
