@@ -75,9 +75,7 @@ def test_the_forced_method_is_the_engines(tmp_path_factory: Any, value: str, tp:
     if configurable is not None:
         environ = {**environ, CONFIGURABLE: configurable}
     got = line(options, tp, adp, ep, environ, prefix)
-    raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,
-           "moe_expert_parallel_size": ep}
-    if not ref.moe_a2a_one_sided(raw, ref.moe_mapping(raw, 1, None)):
+    if not ref.moe_a2a_selected(tp, adp, ep):
         assert got is None, (value, got, WHY)
         return
     assert got is not None
@@ -147,9 +145,7 @@ def test_the_forced_communication_is_the_factorys(tmp_path_factory: Any, value: 
     options = Path(tmp_path_factory.mktemp("comm")) / "adp.yaml"
     environ = {COMM: value, **({} if configurable is None else {CONFIGURABLE: configurable})}
     got = line(options, tp, adp, tp, environ, [])
-    raw = {"tensor_parallel_size": tp, "enable_attention_dp": adp,
-           "moe_expert_parallel_size": tp}
-    if not ref.moe_a2a_one_sided(raw, ref.moe_mapping(raw, 1, None)):
+    if not ref.moe_a2a_selected(tp, adp, tp):
         assert got is None, got
         return
     assert got is not None

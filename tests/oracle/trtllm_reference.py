@@ -3048,6 +3048,14 @@ CITES.update({
 LINES.update({"moe_configurable": (385, 390), "moe_without_comm": (142, 143)})
 
 
+def moe_a2a_selected(tp: int, attention_dp: bool, ep: int | None) -> bool:
+    """`moe_a2a_one_sided` for a serving line `--tp_size tp [--ep_size ep]` with
+    enable_attention_dp `attention_dp`: whether an all-to-all method is selected at all."""
+    raw = {"tensor_parallel_size": tp, "enable_attention_dp": attention_dp,
+           "moe_expert_parallel_size": ep}
+    return moe_a2a_one_sided(raw, moe_mapping(raw, 1, None))
+
+
 def moe_a2a_selects_itself(enable_configurable_moe: str | None) -> bool:
     """Whether a CUTLASS backend selects its own all-to-all, and so reads
     TRTLLM_FORCE_ALLTOALL_METHOD (`cite_fact("moe_configurable")`,
