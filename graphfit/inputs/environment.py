@@ -8,7 +8,7 @@ NixlEP, Mooncake: s55e) and `SGLANG_MAMBA_SSM_DTYPE`
 `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, `SGLANG_MOONCAKE_CUSTOM_MEM_POOL` and
 `MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture);
 TensorRT-LLM's `TRTLLM_MOE_A2A_WORKSPACE_MB` (the one-sided MoE all-to-all workspace,
-graphfit.inputs.trtllm_a2a).
+graphfit.inputs.trtllm_a2a) and `TRTLLM_FORCE_ALLTOALL_METHOD` (the method it selects, s60t).
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -220,8 +220,8 @@ SGLANG_ENVIRONMENT = sglang_environment
 
 
 def trtllm_environment(environ: Mapping[str, str]) -> list[Setting]:
-    """TensorRT-LLM's variables graphfit reads: the MoE all-to-all workspace's MiB
-    (graphfit.inputs.trtllm_a2a)."""
+    """TensorRT-LLM's variables graphfit reads: the MoE all-to-all workspace's MiB and the
+    forced all-to-all method (graphfit.inputs.trtllm_a2a)."""
     from graphfit.inputs.trtllm_a2a import environment as a2a_environment
 
     return a2a_environment(environ)

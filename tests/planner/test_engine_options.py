@@ -286,6 +286,11 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)
     "mooncake_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),
+    "moe_a2a_force_method": st.sampled_from([None, "", "NVLinkOneSided", "DeepEP", "x y"]),
+    "moe_configurable": st.sampled_from([None, "", "1", "0"]),
+    "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
+    "moe_load_balancer": st.booleans(),
+    "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -517,6 +522,11 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
     "nixl_dispatch_tokens_per_rank": st.sampled_from([None, 2.0, True]),
     "mooncake_dispatch_tokens_per_rank": st.sampled_from([None, "128", 2**80]),
+    "moe_a2a_force_method": st.sampled_from([1, True, b"DeepEP"]),
+    "moe_configurable": st.sampled_from([1, True, b"1"]),
+    "trtllm_moe_backend": st.sampled_from(["", 1, True]),
+    "moe_load_balancer": st.sampled_from([None, 1, "true"]),
+    "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
 }
 
 
