@@ -115,8 +115,11 @@ def modelopt_class(config: Mapping[str, Any]) -> str | None:
 
 def _modelopt_kv(quant: str, config: Mapping[str, Any] | None) -> int:
     """A ModelOpt class's `kv_cache_quant_algo` from a flat config.json dict (quant_method
-    "modelopt"), the line's --quantization absent (`quant` "modelopt", the checkpoint's) or
-    naming the class the checkpoint parses to (`modelopt_class`):
+    "modelopt"), of the class the checkpoint parses to (`modelopt_class`): ModelOpt's
+    `override_quantization_method` (layers/quantization/base_config.py:223-254, run for the
+    line's --quantization at configs/model_config.py:2090-2103) makes any ModelOpt flag the
+    parsed modelopt_fp8 / modelopt_fp4; a mixed checkpoint is read with no flag, `modelopt`
+    or `modelopt_mixed` only (another flag: not restated):
     - modelopt_fp8 (`ModelOptFp8Config.from_config`, modelopt_quant.py:466-522): a
       `kv_cache_scheme` dict of type float, 8 bits is FP8 (another dict: none); with no dict,
       `kv_cache_quant_algo`;
@@ -132,7 +135,7 @@ def _modelopt_kv(quant: str, config: Mapping[str, Any] | None) -> int:
     if config is None or config.get("quant_method") != "modelopt":
         return KV_UNREAD
     picked = modelopt_class(config)
-    if picked is None or quant not in ("modelopt", picked):
+    if picked is None or (picked == "modelopt_mixed" and quant not in ("modelopt", picked)):
         return KV_UNREAD
     scheme, algo = config.get("kv_cache_scheme"), config.get("kv_cache_quant_algo")
     if picked == "modelopt_fp4" and config.get("quant_algo") not in MODELOPT_FP4_ALGOS:

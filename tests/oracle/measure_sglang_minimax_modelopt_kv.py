@@ -4,7 +4,8 @@
 40 draws, seed 23). A draw is the KV quant measure's line (test_sglang_minimax_kv_oracle's
 `draw` and a --page-size) with a ModelOpt `quantization_config` (FP8 / NVFP4 / W4A16_NVFP4 /
 MIXED_PRECISION; `kv_cache_quant_algo` FP8 / fp8 / NVFP4 / absent, a `kv_cache_scheme` dict of
-8 or 4 bits or a string) and, sometimes, a --quantization naming the class. SGLang resolves
+8 or 4 bits or a string) and, sometimes, a --quantization naming the class or another
+ModelOpt one. SGLang resolves
 each line on a fake device of the GPU's memory. BEFORE (e.g. /work/main) counts the lines
 whose plan by that tree states SGLang's figures, printed first."""
 
@@ -34,7 +35,8 @@ def draw(rng: random.Random) -> dict[str, Any]:
     config: dict[str, Any] = {"quant_method": "modelopt", "quant_algo": algo, **rng.choice(KV)}
     if algo == "MIXED_PRECISION":
         config["quantized_layers"] = NVFP4_LAYERS
-    more = tuple(c["more"]) + (("--quantization", ALGOS[algo]) if rng.random() < 0.3 else ())
+    flag = rng.choice((ALGOS[algo], ALGOS[algo], "modelopt", "modelopt_fp8", "modelopt_fp4"))
+    more = tuple(c["more"]) + (("--quantization", flag) if rng.random() < 0.4 else ())
     return {**c, "fields": {**c["fields"], "quantization_config": config}, "more": more}
 
 

@@ -5,9 +5,9 @@ builds (tests/oracle/sglang_minimax_kv_oracle; issue 23 s60m).
 
 The classes' readings (graphfit.inputs.sglang_minimax_kv._modelopt_kv): modelopt_fp8
 (modelopt_quant.py:466-522), modelopt_fp4 (:1595-1640) and modelopt_mixed (:850-878), each
-picked as ModelConfig parses the dict (configs/model_config.py:1838-1869), with and without a
---quantization naming it. `python -m tests.oracle.measure_sglang_minimax_modelopt_kv` draws
-more lines.
+picked as ModelConfig parses the dict (configs/model_config.py:1838-1869), with no
+--quantization, one naming it or another ModelOpt one (base_config.py:223-254).
+`python -m tests.oracle.measure_sglang_minimax_modelopt_kv` draws more lines.
 """
 
 from __future__ import annotations
@@ -46,6 +46,12 @@ CASES = {
                                    CONFIGS["nvfp4-scheme-string"]),
     "nvfp4-nvfp4-H100": quantized(t.case([0, 1]), CONFIGS["nvfp4-nvfp4-string"]),
     "mixed-H100-tp2": quantized(t.case([0, 1, 1], tp=(2, 1)), CONFIGS["mixed-scheme"]),
+    # another ModelOpt flag: the checkpoint's class all the same (base_config.py:223-254);
+    # the FP8 class reads no scheme string, the FP4 class does
+    "fp8-ckpt-fp4-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp4")),
+                                   {**MO, "quant_algo": "FP8", "kv_cache_scheme": "FP8"}),
+    "nvfp4-ckpt-fp8-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp8")),
+                                     {**MO, "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"}),
 }
 
 
