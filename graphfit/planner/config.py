@@ -431,7 +431,8 @@ class EngineConfig:
             mnnvl_fabric: bool | None = None,
             prefill_cp_hook_backend: str | None = None,
             nixl_dispatch_tokens_per_rank: int = 128,
-            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
+            mooncake_dispatch_tokens_per_rank: int = 128,
+            nvfp4_moe_layers: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1390,6 +1391,11 @@ class EngineConfig:
     def mooncake_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.mooncake_dispatch_tokens_per_rank."""
         return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
+
+    @property
+    def nvfp4_moe_layers(self) -> str | None:
+        """SglangOptions.nvfp4_moe_layers."""
+        return cast("str | None", self._option("nvfp4_moe_layers"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:
