@@ -436,7 +436,8 @@ class EngineConfig:
             moe_configurable: str | None = None,
             trtllm_moe_backend: str | None = None,
             moe_load_balancer: bool = False,
-            moe_comm_force_method: str | None = None) -> None: ...
+            moe_comm_force_method: str | None = None,
+            nvfp4_moe_layers: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1420,6 +1421,11 @@ class EngineConfig:
     def mooncake_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.mooncake_dispatch_tokens_per_rank."""
         return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
+
+    @property
+    def nvfp4_moe_layers(self) -> str | None:
+        """SglangOptions.nvfp4_moe_layers."""
+        return cast("str | None", self._option("nvfp4_moe_layers"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

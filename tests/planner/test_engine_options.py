@@ -291,6 +291,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
     "moe_load_balancer": st.booleans(),
     "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
+    "nvfp4_moe_layers": st.sampled_from([None, "first", "later", "none"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -527,6 +528,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "trtllm_moe_backend": st.sampled_from(["", 1, True]),
     "moe_load_balancer": st.sampled_from([None, 1, "true"]),
     "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
+    "nvfp4_moe_layers": st.sampled_from([1, True, "FIRST", ""]),
 }
 
 
@@ -833,6 +835,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dspark_early_verify_metadata": False, "draft_moe_class": None,
         "mnnvl_fabric": None,
         "prefill_cp_hook_backend": None,
-        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128}
+        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
+        "nvfp4_moe_layers": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

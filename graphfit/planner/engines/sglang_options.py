@@ -518,6 +518,15 @@ class SglangOptions(EngineOptions):
         build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e). Any sign
         (s60k): 0 and below build too; -1 fails the first dispatch, the rest is the
         package's (graphfit.planner.engines.sglang_first_dispatch).
+    nvfp4_moe_layers: which FusedMoE layers SGLang's model build gives ModelOpt's NVFP4 MoE
+        method under the checkpoint's own quantization config (modelopt_fp4 layers its
+        exclusions leave, modelopt_mixed layers whose quantized_layers entry is NVFP4 /
+        W4A16_NVFP4, modelopt_quant.py:1089-1092, the fp8 + NVFP4 hybrid's layers,
+        HybridFp8NvFp4Config, :1731-1768): "first" (the first MoE layer built), "later"
+        (only layers after one that builds another method), "none". Read from a local
+        config.json where graphfit walks the class's MoE layers
+        (graphfit.inputs.sglang_nvfp4_moe_layers); None: unknown. The NVFP4 method's runner
+        checks then apply (sglang_nvfp4_moe; issue 23 s60q).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -678,6 +687,7 @@ class SglangOptions(EngineOptions):
     prefill_cp_hook_backend: str | None = None
     nixl_dispatch_tokens_per_rank: int = 128
     mooncake_dispatch_tokens_per_rank: int = 128
+    nvfp4_moe_layers: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -787,6 +797,9 @@ class SglangOptions(EngineOptions):
                       self.flashinfer_dispatch_tokens_per_rank, 0)
         if self.moe_fp4_checkpoint is not None:
             true_false("moe_fp4_checkpoint", self.moe_fp4_checkpoint)
+        if self.nvfp4_moe_layers not in (None, "first", "later", "none"):
+            raise ConfigError(f"nvfp4_moe_layers: must be first, later or none, got "
+                              f"{excerpt(self.nvfp4_moe_layers)}")
         true_false("megamoe_fc2_reduce", self.megamoe_fc2_reduce)
         true_false("nvfp4_w4a16", self.nvfp4_w4a16)
         if self.post_capture_kv_sizing is not None:
