@@ -431,7 +431,9 @@ class EngineConfig:
             mnnvl_fabric: bool | None = None,
             prefill_cp_hook_backend: str | None = None,
             nixl_dispatch_tokens_per_rank: int = 128,
-            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
+            mooncake_dispatch_tokens_per_rank: int = 128,
+            prefill_cp_family: str | None = None,
+            prefill_cp_given: tuple[int, int, int, int, str] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1390,6 +1392,16 @@ class EngineConfig:
     def mooncake_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.mooncake_dispatch_tokens_per_rank."""
         return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
+
+    @property
+    def prefill_cp_family(self) -> str | None:
+        """SglangOptions.prefill_cp_family."""
+        return cast("str | None", self._option("prefill_cp_family"))
+
+    @property
+    def prefill_cp_given(self) -> tuple[int, int, int, int, str] | None:
+        """SglangOptions.prefill_cp_given."""
+        return cast("tuple[int, int, int, int, str] | None", self._option("prefill_cp_given"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

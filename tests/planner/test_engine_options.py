@@ -286,6 +286,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
     "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
+    "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -517,6 +519,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
     "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
     "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "prefill_cp_family": st.sampled_from(["NSA", 1, ""]),
+    "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
+                                         (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
 }
 
 
@@ -823,6 +828,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dspark_early_verify_metadata": False, "draft_moe_class": None,
         "mnnvl_fabric": None,
         "prefill_cp_hook_backend": None,
-        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128}
+        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
+        "prefill_cp_family": None, "prefill_cp_given": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
