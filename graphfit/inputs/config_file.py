@@ -252,6 +252,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     settings += sglang_unified_switches.file(data, brief(name))
     with _target(data):  # --enable-prefill-cp with the file's widths (issue 23 s52c)
         notes += sglang_prefill_cp.file(data, brief(name))
+        settings += sglang_prefill_cp.file_family(data, brief(name))  # s60p
     settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build

@@ -188,8 +188,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     sglang_instance.check_line(values)  # target / draft connector paths (instance://, s3://...)
     # a hub-id model: the processor's rule said, not checked (issue 23 s55l)
     processor_notes = sglang_processor_path.unchecked_note(values)
-    prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True)  # --enable-prefill-cp (s51c)
+    prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True, family=True)  # s51c, s60p
     settings = [*settings, *sglang_prefill_cp_bcg.settings(values)]  # its strategy (s54g)
+    settings += sglang_prefill_cp.family(values)  # DeepSeek-family widths (s60p)
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes) + prefill_cp_notes + processor_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)

@@ -27,13 +27,14 @@ neither DSA nor MLA those runner switches stay off, and the CP breakable prefill
 `attn_cp_size == tp_size` (`supports_prefill_cp_bcg`, layers/cp/bcg/__init__.py:42-64), so the
 prefill graphs are off as for any `--attn-cp-size` > 1 (cuda_graph_hook.py:205-211).
 That holds only outside the paths that read the flag itself, which stay refused as not
-modelled: the DeepSeek family / MLA targets (DSA and MLA CP overrides, deepseek_v2.py:106-145,
-model_hook.py:421-430; DeepSeek-V4's deepseek_v4_hook.py:205-215), the CP-TP group sharing
-models (cp_tp_group_sharing_hook.py:20-24), `--attn-cp-size` equal to `--tp-size` (TP 1
-included: the CP breakable prefill graphs, their own capture list, layers/cp/bcg,
-cuda_graph_hook.py:104-125),
-pipeline parallelism (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager
-under interleave, cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
+modelled: the MLA targets outside the DeepSeek family's override and DeepSeek-V4
+(deepseek_v4_hook.py:205-215; the family's DSA / MLA lines are planned with the widths its
+override settles since issue 23 s60p, graphfit.inputs.sglang_prefill_cp_family), the
+CP-TP group sharing models outside that family (cp_tp_group_sharing_hook.py:20-24),
+`--attn-cp-size` equal to `--tp-size` (TP 1 included: the CP breakable prefill graphs, their
+own capture list, layers/cp/bcg, cuda_graph_hook.py:104-125), pipeline parallelism
+(cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager under interleave,
+cuda_graph_setup.py:514-525) and MegaMoE (mega_moe_hook.py:199-210).
 
 The same reading serves the live check (graphfit.inputs.sglang_live: the ServerArgs' values,
 where a resolved record already holds SGLang's attention CP width, so only graphfit's
@@ -44,10 +45,12 @@ s52c); an SGLang `--config` YAML on a pasted line is merged into its flags first
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_hooks
+from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_family, sglang_prefill_cp_hooks
 from graphfit.inputs.model_config import local_config
+from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.values import as_bool, normalize_key
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
@@ -98,13 +101,27 @@ def _not_modelled(why: str) -> ConfigError:
     return ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} ({why})")
 
 
-def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
+def family(values: Mapping[str, Any]) -> list[Setting]:
+    """The widths SGLang's DeepSeek-family override settles on a prefill-CP line graphfit
+    plans (graphfit.inputs.sglang_prefill_cp_family; issue 23 s60p); run after `line`."""
+    if values.get("enable_prefill_cp") is not True:
+        return []
+    model = values.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    return sglang_prefill_cp_family.settings(
+        values, sglang_prefill_cp_dsa.widths(values, data, _architecture(data)))
+
+
+def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> list[str]:
     """SGLang's refusals of a prefill-CP line (module docstring), then graphfit's: the notes
     for a line it plans as without prefill CP, or "not modelled". `bcg`: the caller hands
     the strategy to the planner, which plans CP's breakable prefill graphs
     (graphfit.planner.engines.sglang_prefill_cp_bcg, issue 23 s54g), so `--attn-cp-size`
     equal to `--tp-size` is planned (a pasted line; since issue 23 s55g graphfit's config
-    file and the live check too, graphfit.inputs.sglang_prefill_cp_live)."""
+    file and the live check too, graphfit.inputs.sglang_prefill_cp_live). `family`: the
+    caller hands the DeepSeek-family widths to the planner (`family`: a pasted line; graphfit's
+    config file, `file_family`; issue 23 s60p), so such a line is planned; the live check's
+    stays "not modelled"."""
     if values.get("enable_prefill_cp") is not True:
         return []
     strategy = values.get("cp_strategy")
@@ -152,8 +169,13 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
                       "parallel_hook.py:151-154")
     if found is not None:
         sglang_prefill_cp_dsa.hook_asserts(values, found)  # parallel_hook.py:156-192
-        raise _not_modelled(f"{found.describe()}, model_overrides/deepseek_v2.py:106-145, "
-                            "191-210; its CP graphs are not sized")
+        why = (sglang_prefill_cp_family.unplanned(values, found, arch) if family else
+               "the live check does not hand its widths to the plan")  # s60p
+        if why is not None:
+            raise _not_modelled(f"{found.describe()}, model_overrides/deepseek_v2.py:106-145, "
+                                f"191-210; {why}")
+        return [f"--enable-prefill-cp: {found.describe()}: planned with those widths "
+                "(model_overrides/deepseek_v2.py:106-145, 191-210)"]
     return [_planned(values, data, arch, attn_cp, bcg)]
 
 
@@ -206,17 +228,17 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              "language_model_only", "enable_multimodal", "model_impl", "enable_mixed_chunk",
              "enable_dsa_cache_layer_split", "disaggregation_mode",
              "disaggregation_transfer_backend", "speculative_draft_model_path",
-             "speculative_eagle_topk")
+             "speculative_eagle_topk",
+             # s60p: the family rule's "not modelled" lines
+             "enable_dp_lm_head", "enable_dp_attention")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}
 
 
-def file(data: Mapping[Any, Any], name: str) -> list[str]:
-    """graphfit's own `--config` file (issue 23 s52c): its `enable_prefill_cp` read with the
-    file's other keys as a pasted line's flags are read (`line`): SGLang's refusals with its
-    sentences, the note of a line graphfit plans, else "not modelled". (An SGLang `--config`
-    YAML on a pasted line becomes flags first, and goes through `line` with the line.)"""
+def _file_values(data: Mapping[Any, Any], name: str) -> dict[str, Any] | None:
+    """A config file's keys `line` reads, in SGLang's spelling; None where the file's
+    `enable_prefill_cp` is off or absent."""
     keys: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(key, str):
@@ -224,10 +246,29 @@ def file(data: Mapping[Any, Any], name: str) -> list[str]:
             keys[FILE_ALIASES.get(normalized, normalized)] = value
     given = keys.get("enable_prefill_cp")
     if given is None or not as_bool(f"{name}: enable_prefill_cp", given):
-        return []
+        return None
     values = {key: keys.get(key) for key in FILE_READ}
     values["enable_prefill_cp"] = True
+    return values
+
+
+def file(data: Mapping[Any, Any], name: str) -> list[str]:
+    """graphfit's own `--config` file (issue 23 s52c): its `enable_prefill_cp` read with the
+    file's other keys as a pasted line's flags are read (`line`): SGLang's refusals with its
+    sentences, the note of a line graphfit plans, else "not modelled". (An SGLang `--config`
+    YAML on a pasted line becomes flags first, and goes through `line` with the line.)"""
+    values = _file_values(data, name)
+    if values is None:
+        return []
     # CP's breakable prefill graphs planned as on a pasted line (issue 23 s55g): the strategy
     # (graphfit.inputs.sglang_prefill_cp_bcg.file_settings) and the prefill backend
-    # (its settle_file) reach the planner
-    return [f"{name}: {note}" for note in line(values, bcg=True)]
+    # (its settle_file) reach the planner; the DeepSeek-family widths too (`file_family`,
+    # issue 23 s60p)
+    return [f"{name}: {note}" for note in line(values, bcg=True, family=True)]
+
+
+def file_family(data: Mapping[Any, Any], name: str) -> list[Setting]:
+    """`family` for graphfit's own config file (issue 23 s60p), at the file's layer; run
+    after `file`, which refuses what SGLang refuses."""
+    values = _file_values(data, name)
+    return [] if values is None else [replace(s, layer=FILE) for s in family(values)]

@@ -26,11 +26,9 @@ fusion, the MoE-DP rules, and CP width == MoE-DP width unless MoE DP is 1. Those
 hook's own model refusals, which graphfit.inputs.sglang_prefill_cp applies in SGLang's order;
 `widths` runs first (pipeline.py:225 before :278) and `hook_asserts` last.
 
-graphfit does not plan these lines: with a CP width above 1 the runners' `is_dsa_enable_
-prefill_cp()` / `is_mla_cp_enabled()` switches change the captured graphs
-(decode_cuda_graph_runner.py:327, prefill_cuda_graph_runner.py:478), and even at width 1 the
-forced deepep / `ep_size` would need the whole MoE plan redone; they stay "not modelled",
-with the widths SGLang settles named in the reason.
+Since issue 23 s60p graphfit plans the lines SGLang serves with those widths
+(graphfit.inputs.sglang_prefill_cp_family: a pasted line and graphfit's config file; the
+live check keeps them "not modelled"), `describe` naming them in the note.
 """
 
 from __future__ import annotations

@@ -437,7 +437,9 @@ class EngineConfig:
             trtllm_moe_backend: str | None = None,
             moe_load_balancer: bool = False,
             moe_comm_force_method: str | None = None,
-            nvfp4_moe_layers: str | None = None) -> None: ...
+            nvfp4_moe_layers: str | None = None,
+            prefill_cp_family: str | None = None,
+            prefill_cp_given: tuple[int, int, int, int, str] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1426,6 +1428,15 @@ class EngineConfig:
     def nvfp4_moe_layers(self) -> str | None:
         """SglangOptions.nvfp4_moe_layers."""
         return cast("str | None", self._option("nvfp4_moe_layers"))
+    @property
+    def prefill_cp_family(self) -> str | None:
+        """SglangOptions.prefill_cp_family."""
+        return cast("str | None", self._option("prefill_cp_family"))
+
+    @property
+    def prefill_cp_given(self) -> tuple[int, int, int, int, str] | None:
+        """SglangOptions.prefill_cp_given."""
+        return cast("tuple[int, int, int, int, str] | None", self._option("prefill_cp_given"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

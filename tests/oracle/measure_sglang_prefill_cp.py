@@ -73,7 +73,8 @@ def main() -> None:
     after: Counter[str] = Counter()
     served = 0
     for case in cases:
-        outcome, diffs = cp.compare(case)
+        # family: with SGLang's resolved mem_fraction_static compared too (issue 23 s60p)
+        outcome, diffs = (dsa.compare if family else cp.compare)(case)
         after[outcome] += 1
         served += dc.sglang_answer(case).rejected is None
         if outcome == "differs":

@@ -90,6 +90,21 @@ def generate(count: int, seed: int) -> list[Case]:
 
 
 def compare(case: Case) -> tuple[str, list[str]]:
-    """cp.compare on this module's targets."""
+    """cp.compare on this module's targets; a line both plan must also have SGLang's resolved
+    mem_fraction_static (the memory hook reads the line's widths before the family override
+    declares its own, issue 23 s60p)."""
     model_dir(case[2])
-    return cp.compare(case)
+    outcome, diffs = cp.compare(case)
+    if outcome != "agree":
+        return outcome, diffs
+    from tests.oracle import sglang_dcp_oracle as dc
+
+    sg = dc.sglang_answer(case)
+    gf, _ = dc.graphfit_answer(case)
+    from sglang.srt.arg_groups.overrides import resolving_view  # on the oracle's path
+
+    theirs = float(resolving_view(sg.resolved.record).mem_fraction_static)
+    ours = gf.plan.config.mem_fraction_static
+    if ours is None or abs(theirs - ours) > 1e-9:
+        return "differs", [f"mem_fraction_static: SGLang {theirs}, graphfit {ours}"]
+    return "agree", []

@@ -292,6 +292,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_load_balancer": st.booleans(),
     "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
     "nvfp4_moe_layers": st.sampled_from([None, "first", "later", "none"]),
+    "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
+    "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -529,6 +531,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_load_balancer": st.sampled_from([None, 1, "true"]),
     "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
     "nvfp4_moe_layers": st.sampled_from([1, True, "FIRST", ""]),
+    "prefill_cp_family": st.sampled_from(["NSA", 1, ""]),
+    "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
+                                         (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
 }
 
 
@@ -836,6 +841,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "mnnvl_fabric": None,
         "prefill_cp_hook_backend": None,
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
-        "nvfp4_moe_layers": None}
+        "nvfp4_moe_layers": None,
+        "prefill_cp_family": None, "prefill_cp_given": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -527,6 +527,15 @@ class SglangOptions(EngineOptions):
         config.json where graphfit walks the class's MoE layers
         (graphfit.inputs.sglang_nvfp4_moe_layers); None: unknown. The NVFP4 method's runner
         checks then apply (sglang_nvfp4_moe; issue 23 s60q).
+    prefill_cp_family: "DSA" / "MLA", the branch of SGLang's DeepSeek-family prefill-CP
+        override a planned `--enable-prefill-cp` line takes (graphfit.inputs.
+        sglang_prefill_cp_family; issue 23 s60p): SGLang's model hook then turns the prefill
+        graphs off unless CP's own breakable graphs are captured (model_hook.py:304-321,
+        421-430; cuda_graph_hook.py:104-134). None: not such a line.
+    prefill_cp_given: (attn_dp_size, dp_replicas, attn_cp_size, ep_size, moe_a2a_backend) as
+        such a line gives them: the memory hook (pipeline.py:218) reads these before the
+        family override (:225) declares the resolved widths, so SGLang's default
+        mem_fraction_static is computed on them (issue 23 s60p). None: not such a line.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -688,6 +697,8 @@ class SglangOptions(EngineOptions):
     nixl_dispatch_tokens_per_rank: int = 128
     mooncake_dispatch_tokens_per_rank: int = 128
     nvfp4_moe_layers: str | None = None
+    prefill_cp_family: str | None = None
+    prefill_cp_given: tuple[int, int, int, int, str] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -714,6 +725,10 @@ class SglangOptions(EngineOptions):
                               f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
+        if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
+            raise ConfigError(f"prefill_cp_family: expected DSA or MLA, got "
+                              f"{excerpt(self.prefill_cp_family)}")
+        _prefill_cp_given(self)
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
@@ -1185,3 +1200,18 @@ def _dsv4_pool_inputs(options: SglangOptions) -> None:
     except ConfigError as exc:  # the field named first, as every option error is
         raise ConfigError(f"dsv4_pool_shape: {exc}") from None
     object.__setattr__(options, "dsv4_pool_shape", (head, ratios, sources))
+
+
+def _prefill_cp_given(options: SglangOptions) -> None:
+    """SglangOptions.prefill_cp_given: four positive widths and an all-to-all backend name
+    (a list, as a plan document writes it, is read as the tuple)."""
+    given = options.prefill_cp_given
+    if given is None:
+        return
+    if not (isinstance(given, (tuple, list)) and len(given) == 5
+            and isinstance(given[4], str) and 0 < len(given[4]) <= 40
+            and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1
+                    for v in given[:4])):
+        raise ConfigError(f"prefill_cp_given: expected (attn_dp_size, dp_replicas, "
+                          f"attn_cp_size, ep_size, moe_a2a_backend), got {excerpt(given)}")
+    object.__setattr__(options, "prefill_cp_given", tuple(given))

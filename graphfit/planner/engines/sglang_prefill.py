@@ -88,6 +88,24 @@ DEEPSEEK_V4_PREFILL_OFF = ("DeepSeek-V4: breakable prefill graphs off (heavy cap
                            "memory pressure, cuda_graph_hook.py:193-202)")
 
 
+FAMILY_PREFILL_OFF = ("DeepSeek-family prefill CP: the model hook turns prefill graphs off "
+                      "(model_hook.py:304-321, 421-430)")
+
+
+def family_prefill_off(family: str | None, backend: str | None, cp_bcg: str | None) -> bool:
+    """A DeepSeek-family prefill-CP line's prefill graphs turned off (issue 23 s60p). SGLang's
+    model hook declares them disabled on a DSA target unless the backend is breakable and
+    CP's own graphs are supported (model_hook.py:304-321), on an MLA one always (:421-430);
+    `apply_prefill_cp_cuda_graph_default` then turns them back to breakable where CP's graphs
+    are supported and no flag gave the backend (cuda_graph_hook.py:104-134). `backend`: the
+    one the flags give (None: none); `cp_bcg`: the strategy when CP's graphs are supported."""
+    if family is None:
+        return False
+    if cp_bcg is None:
+        return True
+    return backend is not None and not (family == "DSA" and backend == BREAKABLE)
+
+
 def deepseek_v4_breakable_off(architecture: str | None) -> bool:
     """A DeepSeek-V4 target, whose breakable prefill graphs SGLang turns off unless the
     backend is given (`disable_breakable_cudagraph_if_incompatible`, cuda_graph_hook.py:
@@ -200,6 +218,10 @@ class PrefillInputs:
     # the prefill-CP strategy when SGLang captures CP's own breakable prefill graphs
     # (graphfit.planner.engines.sglang_prefill_cp_bcg.supported; issue 23 s54g); None: not
     cp_bcg: str | None = None
+    # a DeepSeek-family prefill-CP line (SglangOptions.prefill_cp_family, issue 23 s60p): the
+    # model hook turns prefill graphs off, flags or not, unless CP's own graphs are captured
+    # (family_prefill_off)
+    family_prefill_off: bool = False
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -299,6 +321,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
     if inputs.attention_backend in GRAPHLESS_ATTENTION:
         return DISABLED, (f"attention backend {inputs.attention_backend} disables CUDA graphs "
                           f"(attention_hook.py:124-160)")
+    if inputs.family_prefill_off:
+        return DISABLED, FAMILY_PREFILL_OFF
     if inputs.backend is not None:
         return inputs.backend, ("disabled by the flags" if inputs.backend == DISABLED else "")
     if inputs.full_by_default:  # Inkling: declared as the flag, locked (cuda_graph_hook.py:

@@ -20,13 +20,14 @@ attention CP width equal to TP, and the (strategy, prefill attention backend) pa
   `PrefillCPBCGInput.create` asks for the NONE strategy's input type and raises
   (bcg/__init__.py:29-39): the server does not start.
 
-graphfit plans the zigzag / trtllm_mha pair. The interleave / DSA pair needs SGLang's DSA
-prefill-CP resolution (model_overrides/deepseek_v2.py:106-145), which graphfit refuses
-before this module (graphfit.inputs.sglang_prefill_cp); it is refused as not modelled here
-too. Which captured bucket a live batch replays also depends on its per-rank local rows
-(`select_replay_bucket_for_batch`, bcg/bcg.py:137-176): graphfit's dispatch is the
-token-only rule, and the buffers hold the largest bucket's rows, so any bucket SGLang picks
-fits them.
+graphfit plans the zigzag / trtllm_mha pair. The interleave / DSA pair captures CP's graphs
+only where `InterleaveCPBCGInput.supports` holds (a Glm5Next target, dp_size 1, ep_size 1,
+CP width above 1: bcg/interleave_bcg.py:86-94); elsewhere it captures none (issue 23 s60p),
+and where it holds it is refused as not modelled (its `input_ids_global` /
+`moe_local_token_count` inputs, :68-80, are not sized). Which captured bucket a live batch
+replays also depends on its per-rank local rows (`select_replay_bucket_for_batch`,
+bcg/bcg.py:137-176): graphfit's dispatch is the token-only rule, and the buffers hold the
+largest bucket's rows, so any bucket SGLang picks fits them.
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class CpBcgInputs:
     attn_cp_size: int
     pp_size: int
     prefill_attention_backend: str | None
+    # what `InterleaveCPBCGInput.supports` reads (bcg/interleave_bcg.py:86-94; issue 23 s60p)
+    architecture: str | None = None
+    ep_size: int = 1
+    dp_replicas: int = 1
 
     def __post_init__(self) -> None:
         if self.strategy not in (None, ZIGZAG, INTERLEAVE):
@@ -78,14 +83,26 @@ def supported(inp: CpBcgInputs) -> bool:
     if pair not in SUPPORTED:
         return False
     if inp.strategy == INTERLEAVE:
+        if not interleave_supports(inp):
+            return False  # no CP graphs: SGLang turns prefill graphs off (issue 23 s60p)
         raise ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} (interleave CP's breakable "
-                          "prefill graphs on DSA, layers/cp/bcg/interleave_bcg.py)")
+                          "prefill graphs on Glm5Next, layers/cp/bcg/interleave_bcg.py)")
     if inp.attn_cp_size == 1:
         raise ConfigError("--enable-prefill-cp: SGLang's prefill runner fails to start: "
                           "Unsupported CP BCG strategy: 0 (attention CP width 1 binds no "
                           "strategy, NONE = 0; layers/cp/bcg/__init__.py:29-39, base.py:"
                           "283-285)")
     return True
+
+
+GLM5_NEXT = "Glm5NextForConditionalGeneration"
+
+
+def interleave_supports(inp: CpBcgInputs) -> bool:
+    """`InterleaveCPBCGInput.supports` (bcg/interleave_bcg.py:86-94): dp_size 1, ep_size 1, an
+    attention CP width above 1 and a Glm5Next target (issue 23 s60p)."""
+    return (inp.dp_replicas == 1 and inp.ep_size == 1 and inp.attn_cp_size > 1
+            and inp.architecture == GLM5_NEXT)
 
 
 # SGLang's sentence up to its reason ("the SM90/SM120 fmha_v2 prefill path does not implement
@@ -132,7 +149,8 @@ def strategy_of(config: EngineSettings) -> str | None:
     if config.prefill_cp_strategy is not None:
         check_trtllm_mha(config.prefill_attention_backend, config.attn_cp_size, config.sm100)
     inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
-                      config.pp_size, config.prefill_attention_backend)
+                      config.pp_size, config.prefill_attention_backend, config.architecture,
+                      config.ep_size, config.dp_replicas)
     return inp.strategy if supported(inp) else None
 
 
@@ -144,7 +162,8 @@ def hook_strategy(config: EngineSettings) -> str | None:
     memory hook's prefill-graph reserve (memory_hook.py:380-386) reads it
     (graphfit.planner.engines.sglang_reserve)."""
     inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
-                      config.pp_size, config.prefill_cp_hook_backend)
+                      config.pp_size, config.prefill_cp_hook_backend, config.architecture,
+                      config.ep_size, config.dp_replicas)
     if inp.strategy is None or inp.prefill_attention_backend is None:
         return None
     try:

@@ -54,6 +54,7 @@ from graphfit.planner.engines.sglang_prefill import (
     PrefillInputs,
     declared_max_tokens,
     deepseek_v4_breakable_off,
+    family_prefill_off,
     full_prefill_by_default,
     prefill_buffers,
     resolve_prefill,
@@ -94,7 +95,9 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
         context_length=config.max_model_len,
         full_max_requests=config.full_prefill_max_req, moe_a2a_backend=config.moe_a2a_backend,
         dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config),
-        cp_bcg=cp_bcg_strategy(config))
+        cp_bcg=cp_bcg_strategy(config),
+        family_prefill_off=family_prefill_off(  # issue 23 s60p
+            config.prefill_cp_family, config.cuda_graph_backend_prefill, cp_bcg_strategy(config)))
 
 
 def cp_bcg_strategy(config: EngineSettings) -> str | None:

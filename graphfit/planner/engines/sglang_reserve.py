@@ -231,7 +231,22 @@ def default_fraction(config: EngineSettings) -> float | None:
         raise ConfigError(INKLING_UNIFIED_FAILS)  # SGLang's memory hook itself fails
     if not _restated(config):
         return None
-    return mem_fraction_static(memory_inputs(config))
+    return mem_fraction_static(memory_inputs(given_view(config)))
+
+
+# SglangOptions.prefill_cp_given's fields, in its order
+PREFILL_CP_GIVEN = ("attn_dp_size", "dp_replicas", "attn_cp_size", "ep_size", "moe_a2a_backend")
+
+
+def given_view(config: EngineSettings) -> EngineSettings:
+    """`config` as SGLang's memory hook (pipeline.py:218) reads a DeepSeek-family prefill-CP
+    line: with the widths the line gives, before the family override (:225) declares the
+    resolved ones (SglangOptions.prefill_cp_given; issue 23 s60p)."""
+    from graphfit.planner.engines.sglang_dwdp import view
+
+    given = config.prefill_cp_given
+    return config if given is None else view(config, dict(zip(PREFILL_CP_GIVEN, given,
+                                                               strict=True)))
 
 
 def unfit_warning(config: EngineSettings) -> str:

@@ -1,0 +1,96 @@
+"""DeepSeek-family prefill-CP lines planned with the widths SGLang settles (issue 23 s60p):
+graphfit.inputs.sglang_prefill_cp_family against SGLang 0.5.23's own resolution and decode
+runners on the fake GPU (tests/oracle/sglang_prefill_cp_dsa_oracle.compare: ladders, padding,
+components, buffers, fills, the prefill backend and mem_fraction_static). Each rule is also
+broken on purpose (monkeypatch) to show the comparison catches it. The large generated count
+is `measure_sglang_prefill_cp COUNT SEED family`."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from tests.oracle import sglang_prefill_cp_dsa_oracle as dsa  # noqa: E402
+
+CP = ("--enable-prefill-cp", "--max-running-requests", "24")
+ZIG, INTER = ("--cp-strategy", "zigzag"), ("--cp-strategy", "interleave")
+# DSA zigzag (deepep, ep = tp, CP = tp); MLA at CP width 1 (attention DP = tp); MLA with the
+# line's --dp-size folded into attention DP; DSA interleave with CP == TP on GlmMoeDsa (no CP
+# graphs: InterleaveCPBCGInput.supports needs Glm5Next); a V3.2 line with an EAGLE draft
+DEEPEP = ((*CP, "--tp-size", "2", *ZIG), dsa.GPU, "dsa")
+WIDTH_ONE = ((*CP, "--tp-size", "1", *INTER), dsa.GPU, "mla")
+DP_FOLDED = ((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "1", "--dp-size", "2"),
+             dsa.GPU, "mla")
+DSA_INTERLEAVE = ((*CP, "--tp-size", "2", *INTER), dsa.GPU, "dsa")
+SERVED = [DEEPEP, WIDTH_ONE, DP_FOLDED, DSA_INTERLEAVE,
+          ((*CP, "--tp-size", "8", *INTER, "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", "1", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "2"), dsa.GPU, "v32")]
+
+
+def _id(case: dsa.Case) -> str:
+    return f"{case[2]}-{' '.join(case[0][3:])}"
+
+
+@pytest.mark.parametrize("case", SERVED, ids=_id)
+def test_served_line_agrees(case: dsa.Case) -> None:
+    outcome, diffs = dsa.compare(case)
+    assert outcome == "agree", diffs
+
+
+def test_generated_lines_agree_or_same_refusal() -> None:
+    results = [(case, *dsa.compare(case)) for case in dsa.generate(8, 69)]
+    assert {r[1] for r in results} == {"agree", "same refusal"}, results  # 4 served
+
+
+def _fresh(case: dsa.Case) -> dsa.Case:
+    """The case with a flag SGLang ignores here, so the oracle's caches miss."""
+    return ((*case[0], "--log-level", "warning"), case[1], case[2])
+
+
+def test_plant_widths_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the line planned with its own widths (no deepep, no ep_size)."""
+    from graphfit.inputs import sglang_prefill_cp_family as fam
+
+    monkeypatch.setattr(fam, "settings", lambda values, found: [])
+    outcome, _ = dsa.compare(_fresh(DEEPEP))
+    assert outcome == "differs"
+
+
+def test_plant_prefill_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the model hook's prefill rule left out (breakable prefill graphs kept)."""
+    from graphfit.planner.engines import sglang_prefill_plan as plan
+
+    monkeypatch.setattr(plan, "family_prefill_off", lambda *args: False)
+    outcome, diffs = dsa.compare(_fresh(WIDTH_ONE))
+    assert outcome == "differs" and "prefill graphs" in diffs[0], diffs
+
+
+def test_plant_fraction_on_resolved_widths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the memory hook's fraction computed on the resolved widths."""
+    from graphfit.planner.engines import sglang_reserve
+
+    monkeypatch.setattr(sglang_reserve, "given_view", lambda config: config)
+    outcome, diffs = dsa.compare(_fresh(WIDTH_ONE))
+    assert outcome == "differs" and "mem_fraction_static" in diffs[0], diffs
+
+
+def test_plant_interleave_supported_everywhere(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: `InterleaveCPBCGInput.supports` taken as true on every DSA target."""
+    from graphfit.planner.engines import sglang_prefill_cp_bcg as bcg
+
+    monkeypatch.setattr(bcg, "interleave_supports", lambda inp: True)
+    outcome, _ = dsa.compare(_fresh(DSA_INTERLEAVE))
+    assert outcome in ("differs", "not modelled")
+
+
+@pytest.mark.parametrize("case", SERVED[:3], ids=_id)
+def test_config_file_plans_as_the_line(case: dsa.Case) -> None:
+    """The same flags as graphfit's own `--config` file (sglang_prefill_cp.file_family):
+    planned as the pasted line is (ladders, components, sizes, buffers, the fraction)."""
+    dsa.model_dir(case[2])
+    outcome, diffs = dsa.cp.file_compare(case)
+    assert outcome == "agree", diffs
