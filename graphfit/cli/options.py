@@ -564,8 +564,12 @@ def read_pasted(words: Sequence[str] | None,
     if words is None:
         return None
     from graphfit.inputs.commandline import read
+    from graphfit.inputs.sglang_prefill_cp_platform import AfterHip, after_hip
 
-    return read(words, _asked_version(values or {}))
+    try:
+        return read(words, _asked_version(values or {}))
+    except AfterHip as exc:  # SGLang's HIP refusal comes first on a ROCm GPU (issue 23 s60r)
+        raise after_hip(exc, (values or {}).get("gpu_memory_gb")) from None
 
 
 def _asked_version(values: Mapping[str, Any]) -> str | None:

@@ -46,7 +46,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_hooks
+from graphfit.inputs import (
+    sglang_prefill_cp_dsa,
+    sglang_prefill_cp_hooks,
+    sglang_prefill_cp_platform,
+)
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.values import as_bool, normalize_key
 from graphfit.planner.core.errors import ConfigError
@@ -137,6 +141,42 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
+    try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
+        return _after_hip(values, bcg, strategy, data, arch, attn_cp, found)
+    except ConfigError as exc:
+        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+
+
+def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
+    """A flag's own reader called the line "not modelled" (`exc`; e.g. `--chunked-prefill-size
+    -1`, `--language-only`, graphfit.inputs.sglang FILE_KEYS): SGLang refuses the prefill-CP
+    line before it serves anything, so its refusal is raised instead, where `line` gives one
+    (issue 23 s60r). Where SGLang accepts the line up to its HIP check, `exc` comes back as an
+    `AfterHip` (SGLang's HIP refusal on a ROCm GPU); nothing is raised where `exc` is not a
+    "not modelled" or `line` answers "not modelled" before that check."""
+    if NOT_MODELLED not in str(exc) or values.get("enable_prefill_cp") is not True:
+        return
+    try:
+        line(values, bcg=True)
+    except sglang_prefill_cp_platform.AfterHip as refused:
+        if NOT_MODELLED not in str(refused):
+            raise refused from None
+        arch = refused.architecture
+    except ConfigError as refused:
+        if NOT_MODELLED not in str(refused):
+            raise refused from None
+        return
+    else:
+        model = values.get("model_path")
+        arch = _architecture(local_config(model) if isinstance(model, str) else None)
+    # the flag's answer; on a ROCm GPU SGLang's HIP refusal (graphfit.cli.options.read_pasted)
+    raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+
+
+def _after_hip(values: Mapping[str, Any], bcg: bool, strategy: Any,
+               data: Mapping[str, Any] | None, arch: str | None, attn_cp: int,
+               found: Any) -> list[str]:
+    """`line`'s reading from SGLang's HIP check on (parallel_hook.py:123-192)."""
     if arch == DEEPSEEK_V32 and strategy == "zigzag":
         raise _refuse("DeepSeek V3.2 prefill CP does not support --cp-strategy zigzag; use "
                       "interleave.", "parallel_hook.py:123-130")
@@ -146,7 +186,7 @@ def line(values: Mapping[str, Any], bcg: bool = False) -> list[str]:
     sglang_prefill_cp_hooks.mimo_text_only(values, arch)  # s54c
     sglang_prefill_cp_hooks.cp_tp_sharing(values, arch, (
         (found.attn_cp_size, found.ep_size, 1) if found is not None else
-        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))))
+        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))), data)
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
@@ -206,7 +246,8 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              "language_model_only", "enable_multimodal", "model_impl", "enable_mixed_chunk",
              "enable_dsa_cache_layer_split", "disaggregation_mode",
              "disaggregation_transfer_backend", "speculative_draft_model_path",
-             "speculative_eagle_topk")
+             "speculative_eagle_topk",
+             "enable_waterfill")  # s60r: Qwen4-Exp's CP-TP sharing flags
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}
