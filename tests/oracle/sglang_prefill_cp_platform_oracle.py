@@ -73,3 +73,19 @@ def generate(count: int, seed: int) -> list[Case]:
     """`count` prefill-CP lines (sglang_prefill_cp_oracle.generate's) on the MI300X."""
     rng = random.Random(seed)
     return [(argv, GPU, model) for argv, _, model in cp.generate(count, rng.randrange(1 << 30))]
+
+
+def file_compare(case: Case) -> tuple[str, list[str]]:
+    """`compare` for the line's flags as graphfit's own `--config` file, the GPU named by
+    graphfit's flag (sglang_prefill_cp_oracle.file_plan; issue 23 s60r)."""
+    theirs = sglang_refusal(case)
+    _, error = cp.file_plan(case)
+    if theirs is None:
+        if error is not None and dc.NOT_MODELLED not in error:
+            return "differs", [f"SGLang serves; graphfit's file: {error}"]
+        return "served", []
+    reason = cp.sglang_reason(theirs)
+    if error is None:
+        return "differs", [f"SGLang refuses ({reason[:160]}); graphfit's file plans"]
+    return ("same refusal", []) if reason in error else (
+        "other refusal", [f"SGLang: {reason[:120]}; graphfit's file: {error}"])

@@ -1,7 +1,8 @@
 """SGLang's prefill-CP refusals before graphfit's "not modelled" of a flag (issue 23 s60r):
 `--chunked-prefill-size -1` and `--language-only`, which graphfit's flag readers do not model,
 on lines SGLang 0.5.23 refuses for prefill CP (graphfit.inputs.sglang_prefill_cp.
-refusal_first); on the MI300X SGLang's HIP refusal (parallel_hook.py:114-121) comes first.
+refusal_first); on the MI300X SGLang's HIP refusal (parallel_hook.py:114-121) comes first,
+on a pasted line and in graphfit's own config file.
 SGLang resolves each line (sglang_prefill_cp_oracle.compare / the platform oracle's)."""
 
 from __future__ import annotations
@@ -44,3 +45,10 @@ def test_sglangs_refusal_before_a_flags_not_modelled(case: cp.Case, expected: st
 def test_hip_refusal_before_a_flags_not_modelled(case: cp.Case, expected: str) -> None:
     outcome, diffs = po.compare(case)
     assert outcome == expected, diffs
+
+
+def test_hip_refusal_first_in_graphfits_config_file() -> None:
+    # no --cp-strategy (parallel_hook.py:151-154) comes after the HIP check (:114-121)
+    case = ((*CP, "--cp-strategy", "zigzag"), po.GPU, "llama")
+    assert po.file_compare(case) == ("same refusal", [])
+    assert po.file_compare(((*CP,), po.GPU, "llama")) == ("same refusal", [])
