@@ -258,6 +258,18 @@ def file(data: Mapping[Any, Any], name: str) -> list[str]:
     file's other keys as a pasted line's flags are read (`line`): SGLang's refusals with its
     sentences, the note of a line graphfit plans, else "not modelled". (An SGLang `--config`
     YAML on a pasted line becomes flags first, and goes through `line` with the line.)"""
+    values = _file_values(data, name)
+    if values is None:
+        return []
+    # CP's breakable prefill graphs planned as on a pasted line (issue 23 s55g): the strategy
+    # (graphfit.inputs.sglang_prefill_cp_bcg.file_settings) and the prefill backend
+    # (its settle_file) reach the planner
+    return [f"{name}: {note}" for note in line(values, bcg=True)]
+
+
+def _file_values(data: Mapping[Any, Any], name: str) -> dict[str, Any] | None:
+    """The keys `line` reads from graphfit's config file, in SGLang's spelling; None where
+    the file's `enable_prefill_cp` is not on."""
     keys: dict[str, Any] = {}
     for key, value in data.items():
         if isinstance(key, str):
@@ -265,10 +277,19 @@ def file(data: Mapping[Any, Any], name: str) -> list[str]:
             keys[FILE_ALIASES.get(normalized, normalized)] = value
     given = keys.get("enable_prefill_cp")
     if given is None or not as_bool(f"{name}: enable_prefill_cp", given):
-        return []
+        return None
     values = {key: keys.get(key) for key in FILE_READ}
     values["enable_prefill_cp"] = True
-    # CP's breakable prefill graphs planned as on a pasted line (issue 23 s55g): the strategy
-    # (graphfit.inputs.sglang_prefill_cp_bcg.file_settings) and the prefill backend
-    # (its settle_file) reach the planner
-    return [f"{name}: {note}" for note in line(values, bcg=True)]
+    return values
+
+
+def file_refusal_first(data: Mapping[Any, Any], name: str, exc: ConfigError) -> None:
+    """`refusal_first` for graphfit's own config file: a key's reader called the file "not
+    modelled" (e.g. `chunked_prefill_size: -1`) before `file` read its prefill CP (issue 23
+    s60r)."""
+    try:
+        values = _file_values(data, name)
+    except ConfigError:
+        return  # the flag's reader says what is wrong with it
+    if values is not None:
+        refusal_first(values, exc)

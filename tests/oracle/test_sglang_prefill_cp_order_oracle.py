@@ -39,11 +39,17 @@ ROCM: list[tuple[cp.Case, str]] = [
 def test_sglangs_refusal_before_a_flags_not_modelled(case: cp.Case, expected: str) -> None:
     outcome, diffs = cp.compare(case)
     assert outcome == expected, diffs
+    # the same keys in graphfit's own config file (graphfit.inputs.sglang_prefill_cp.
+    # file_refusal_first)
+    outcome, diffs = cp.file_compare(case)
+    assert outcome == expected, diffs
 
 
 @pytest.mark.parametrize(("case", "expected"), ROCM, ids=["chunked-off"])
 def test_hip_refusal_before_a_flags_not_modelled(case: cp.Case, expected: str) -> None:
     outcome, diffs = po.compare(case)
+    assert outcome == expected, diffs
+    outcome, diffs = po.file_compare(case)
     assert outcome == expected, diffs
 
 
