@@ -564,8 +564,12 @@ def read_pasted(words: Sequence[str] | None,
     if words is None:
         return None
     from graphfit.inputs.commandline import read
+    from graphfit.inputs.sglang_prefill_cp_platform import AfterHip, after_hip
 
-    return read(words, _asked_version(values or {}))
+    try:
+        return read(words, _asked_version(values or {}))
+    except AfterHip as exc:  # SGLang's HIP refusal comes first on a ROCm GPU (issue 23 s60r)
+        raise after_hip(exc, (values or {}).get("gpu_memory_gb")) from None
 
 
 def _asked_version(values: Mapping[str, Any]) -> str | None:
@@ -596,7 +600,10 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         settings += [s for s in pasted.settings if s.field not in _skipped_fields(skip)]
         notes = [*pasted.notes, *notes]
         env.update(pasted.environ)
-    resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
+    try:
+        resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
+    except ConfigError as exc:  # the file's prefill-CP reading: on a ROCm GPU SGLang's HIP
+        raise _after_hip(exc, values, config_file) from None  # refusal first (s60r)
     if pasted is not None:
         from dataclasses import replace
 
@@ -659,6 +666,25 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # graphfit's own SGLang flags: multi-layer EAGLE's draft backend, SGLang's default
         resolved = settle_flags(resolved, values["model_path"], values.get("gpu_memory_gb"))
     return resolved
+
+
+def _after_hip(exc: ConfigError, values: Mapping[str, Any], config_file: Path | None
+               ) -> ConfigError:
+    """A config file's prefill-CP answer SGLang gives after its HIP check
+    (graphfit.inputs.sglang_prefill_cp_platform.AfterHip) on the GPU of graphfit's flag, else
+    the file's own `gpu_memory_gb` (issue 23 s60r); any other error unchanged."""
+    from graphfit.inputs.sglang_prefill_cp_platform import AfterHip, after_hip
+
+    if not isinstance(exc, AfterHip):
+        return exc
+    gpu = values.get("gpu_memory_gb")
+    if gpu is None and config_file is not None:
+        from graphfit.inputs.config_file import read_mapping
+        from graphfit.inputs.values import normalize_key
+
+        gpu = {normalize_key(k): v for k, v in read_mapping(config_file).items()
+               if isinstance(k, str)}.get("gpu_memory_gb")
+    return after_hip(exc, gpu)
 
 
 def _skipped_fields(skip: frozenset[str]) -> frozenset[str]:

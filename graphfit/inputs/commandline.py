@@ -213,7 +213,14 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         label = reader.label(entry)
     with target(engine, model, parsed.values):  # SGLang: the override args on the target
         notes = [*renamed.environment_notes(engine, environ), *notes]
-        settings, more = _map(reader, parsed, label)
+        try:
+            settings, more = _map(reader, parsed, label)
+        except ConfigError as exc:  # SGLang's prefill-CP refusal before graphfit's own
+            if engine is Engine.SGLANG:  # "not modelled" of a flag (issue 23 s60r)
+                from graphfit.inputs.sglang_prefill_cp import refusal_first
+
+                refusal_first(parsed.values, exc)
+            raise
         if release is not None:
             settings.append(Setting("engine_version", release, label, COMMAND_LINE, weak=True))
         notes = [*notes, *more]

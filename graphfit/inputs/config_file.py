@@ -216,7 +216,11 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         handler = own.get(normalized) or KEYS.get(normalized)
         if handler is not None:
             with _target(data):
-                found, more = handler(origin, value, FILE)
+                try:
+                    found, more = handler(origin, value, FILE)
+                except ConfigError as exc:  # SGLang's prefill-CP refusal first (s60r)
+                    sglang_prefill_cp.file_refusal_first(data, brief(name), exc)
+                    raise
             settings += found
             notes += more
             implied = implied or (normalized not in SGLANG_FILE_KEYS and any(

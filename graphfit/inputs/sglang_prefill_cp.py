@@ -48,7 +48,12 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from graphfit.inputs import sglang_prefill_cp_dsa, sglang_prefill_cp_family, sglang_prefill_cp_hooks
+from graphfit.inputs import (
+    sglang_prefill_cp_dsa,
+    sglang_prefill_cp_family,
+    sglang_prefill_cp_hooks,
+    sglang_prefill_cp_platform,
+)
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.values import as_bool, normalize_key
@@ -154,6 +159,43 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
+    try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
+        return _after_hip(values, bcg, strategy, data, arch, attn_cp, found, family)
+    except ConfigError as exc:
+        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+
+
+def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
+    """A flag's own reader called the line "not modelled" (`exc`; e.g. `--chunked-prefill-size
+    -1`, `--language-only`, graphfit.inputs.sglang FILE_KEYS): SGLang refuses the prefill-CP
+    line before it serves anything, so its refusal is raised instead, where `line` gives one
+    (issue 23 s60r). Where SGLang accepts the line up to its HIP check, `exc` comes back as an
+    `AfterHip` (SGLang's HIP refusal on a ROCm GPU); nothing is raised where `exc` is not a
+    "not modelled" or `line` answers "not modelled" before that check."""
+    if NOT_MODELLED not in str(exc) or values.get("enable_prefill_cp") is not True:
+        return
+    try:
+        line(values, bcg=True)
+    except sglang_prefill_cp_platform.AfterHip as refused:
+        if NOT_MODELLED not in str(refused):
+            raise refused from None
+        arch = refused.architecture
+    except ConfigError as refused:
+        if NOT_MODELLED not in str(refused):
+            raise refused from None
+        return
+    else:
+        model = values.get("model_path")
+        arch = _architecture(local_config(model) if isinstance(model, str) else None)
+    # the flag's answer; on a ROCm GPU SGLang's HIP refusal (graphfit.cli.options.read_pasted)
+    raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+
+
+def _after_hip(values: Mapping[str, Any], bcg: bool, strategy: Any,
+               data: Mapping[str, Any] | None, arch: str | None, attn_cp: int,
+               found: Any, planned_family: bool = False) -> list[str]:
+    """`line`'s reading from SGLang's HIP check on (parallel_hook.py:123-192);
+    `planned_family`: `line`'s `family`."""
     if arch == DEEPSEEK_V32 and strategy == "zigzag":
         raise _refuse("DeepSeek V3.2 prefill CP does not support --cp-strategy zigzag; use "
                       "interleave.", "parallel_hook.py:123-130")
@@ -163,13 +205,13 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     sglang_prefill_cp_hooks.mimo_text_only(values, arch)  # s54c
     sglang_prefill_cp_hooks.cp_tp_sharing(values, arch, (
         (found.attn_cp_size, found.ep_size, 1) if found is not None else
-        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))))
+        (attn_cp, _int(values.get("ep_size"), 1), _int(values.get("dp_size"), 1))), data)
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
     if found is not None:
         sglang_prefill_cp_dsa.hook_asserts(values, found)  # parallel_hook.py:156-192
-        why = (sglang_prefill_cp_family.unplanned(values, found, arch) if family else
+        why = (sglang_prefill_cp_family.unplanned(values, found, arch) if planned_family else
                "the live check does not hand its widths to the plan")  # s60p
         if why is not None:
             raise _not_modelled(f"{found.describe()}, model_overrides/deepseek_v2.py:106-145, "
@@ -229,8 +271,8 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              "enable_dsa_cache_layer_split", "disaggregation_mode",
              "disaggregation_transfer_backend", "speculative_draft_model_path",
              "speculative_eagle_topk",
-             # s60p: the family rule's "not modelled" lines
-             "enable_dp_lm_head", "enable_dp_attention")
+             # s60p: the family rule's "not modelled" lines; s60r: Qwen4-Exp's sharing flags
+             "enable_dp_lm_head", "enable_dp_attention", "enable_waterfill")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}
@@ -272,3 +314,15 @@ def file_family(data: Mapping[Any, Any], name: str) -> list[Setting]:
     after `file`, which refuses what SGLang refuses."""
     values = _file_values(data, name)
     return [] if values is None else [replace(s, layer=FILE) for s in family(values)]
+
+
+def file_refusal_first(data: Mapping[Any, Any], name: str, exc: ConfigError) -> None:
+    """`refusal_first` for graphfit's own config file: a key's reader called the file "not
+    modelled" (e.g. `chunked_prefill_size: -1`) before `file` read its prefill CP (issue 23
+    s60r)."""
+    try:
+        values = _file_values(data, name)
+    except ConfigError:
+        return  # the flag's reader says what is wrong with it
+    if values is not None:
+        refusal_first(values, exc)

@@ -19,10 +19,12 @@ SGLang's sentence, at the place its resolution pipeline meets them
   the two architectures that share the CP group with TP, with an attention CP width above 1
   (resolved: Glm5Next takes the DeepSeek family's width, graphfit.inputs.
   sglang_prefill_cp_dsa): CP width == TP, the architecture's strategy, the draft rule, and
-  the flags the hook refuses (GLM-5.3-Flash's disaggregation ones included). The
-  Qwen4-Exp-only flags (ep / a2a / waterfill / pp / decode) and the linear-attention head
-  divisibility (:107-120) are not restated: those lines stay "not modelled", as every CP-TP
-  sharing line does.
+  the flags the hook refuses (GLM-5.3-Flash's disaggregation ones included). Since
+  issue 23 s60r also the Qwen4-Exp-only flags (ep / a2a / waterfill / pp / decode, :73-83,
+  on the line's values: the a2a backend Waterfill turns on comes after the hook) and the
+  linear-attention head divisibility (:107-120); SGLANG_DISAGG_STAGING_BUFFER (:100-105, an
+  environment variable on a prefill node) is not. Lines that pass stay "not modelled", as
+  every CP-TP sharing line does.
 """
 
 from __future__ import annotations
@@ -99,9 +101,9 @@ def mimo_text_only(values: Mapping[str, Any], arch: str | None) -> None:
 
 
 def cp_tp_sharing(values: Mapping[str, Any], arch: str | None,
-                  widths: tuple[int, int, int]) -> None:
-    """cp_tp_group_sharing_hook.py:27-99 (module docstring); `widths`: the resolved attention
-    CP, `ep_size` and `dp_size`."""
+                  widths: tuple[int, int, int], data: Mapping[str, Any] | None = None) -> None:
+    """cp_tp_group_sharing_hook.py:27-120 (module docstring); `widths`: the resolved attention
+    CP, `ep_size` and `dp_size`; `data`: the target's config.json (the linear heads)."""
     attn_cp, ep_size, dp_size = widths
     if arch not in SHARING or attn_cp <= 1:
         return
@@ -142,7 +144,34 @@ def cp_tp_sharing(values: Mapping[str, Any], arch: str | None,
             ("pp-size > 1", _int(values.get("pp_size"), 1) > 1),
             ("dp-size > 1", dp_size > 1),
             ("ep-size > 1", ep_size > 1)]
+    elif arch == QWEN4_EXP:  # :73-83 (issue 23 s60r); the line's widths and a2a backend
+        flags += [
+            ("ep-size > 1", ep_size > 1),
+            ("moe-a2a-backend", values.get("moe_a2a_backend") not in (None, "none")),
+            ("enable-waterfill", values.get("enable_waterfill") is True),
+            ("pp-size > 1", _int(values.get("pp_size"), 1) > 1),
+            ("disaggregation-mode decode", mode == "decode")]
     for flag, enabled in flags:
         if enabled:
             raise _refuse(f"--{flag} is not supported with CP-TP group sharing.",
                           f"{where}:67-99")
+    _linear_heads(data, tp)
+
+
+def _linear_heads(data: Mapping[str, Any] | None, tp: int) -> None:
+    """The linear attention keeps its TP head partition (cp_tp_group_sharing_hook.py:107-120):
+    `linear_num_key_heads` / `linear_num_value_heads` of the text config, else its
+    `linear_attn_config` `num_heads`, each divisible by `--tp-size` (issue 23 s60r; nothing
+    where the config names neither)."""
+    text = data.get("text_config") if data is not None else None
+    config = text if isinstance(text, dict) else (data or {})
+    if config.get("linear_num_key_heads") is not None:
+        heads = {name: config.get(name)
+                 for name in ("linear_num_key_heads", "linear_num_value_heads")}
+    else:
+        linear = config.get("linear_attn_config")
+        heads = {"num_heads": linear.get("num_heads")} if isinstance(linear, dict) else {}
+    for name, count in heads.items():
+        if isinstance(count, int) and not isinstance(count, bool) and count % tp:
+            raise _refuse(f"{name}={count} must be divisible by --tp-size={tp}.",
+                          "cp_tp_group_sharing_hook.py:107-120")

@@ -6,9 +6,16 @@ only supported for DeepseekV4ForCausalLM, got '<arch>'." (:114-121). graphfit re
 platform off the named GPU (an AMD Instinct name is ROCm, graphfit.inputs.sglang_draft_default.
 ROCM), which it knows only once the GPU is settled (graphfit.inputs.line_defaults.settle; a
 config file's settle in graphfit.cli.options), after the line's other prefill-CP reading
-(graphfit.inputs.sglang_prefill_cp.line). So a line that reading refuses (SGLang meets the
-V3.2 / MiMo-V2 / CP-TP sharing / strategy checks after this one, :123-154) or calls not
-modelled keeps that answer on ROCm; a line it plans is refused here, as SGLang refuses it.
+(graphfit.inputs.sglang_prefill_cp.line). A line it plans is refused at settle, as SGLang
+refuses it.
+
+SGLang meets the HIP check after the model-specific adjustments (pipeline.py:225), data
+parallelism (:274) and the boundary check (LongCat, parallel_hook.py:78-81), and before the
+V3.2 / MiMo-V2 / CP-TP sharing / strategy checks and the width asserts (:123-192). So the
+reading's refusals and "not modelled" from that point on are `AfterHip` (issue 23 s60r): a
+ConfigError that names the architecture; graphfit.cli.options.read_pasted, which knows the
+GPU flag, hands it to `after_hip`, which gives SGLang's HIP sentence on a named ROCm GPU
+(and the reading's own answer elsewhere).
 
 MUSA's refusal (`validate_prefill_cp_platform`, :819-826) is not restated: graphfit names no
 MUSA GPU, so no line reaches it.
@@ -39,8 +46,34 @@ def check(values: Mapping[str, Any], gpu_given: object) -> None:
     arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
     if arch is None or arch == DEEPSEEK_V4:
         return
-    raise ConfigError(f"--enable-prefill-cp: Prefill CP on HIP is only supported for "
-                      f"{DEEPSEEK_V4}, got {arch!r}. (SGLang refuses, parallel_hook.py:114-121)")
+    raise ConfigError(_hip_sentence(arch))
 
 
-__all__ = ["check"]
+class AfterHip(ConfigError):
+    """A prefill-CP reading's answer that SGLang gives only after its HIP check (module
+    docstring): the reading's message, and the line's architecture."""
+
+    def __init__(self, message: str, architecture: str | None) -> None:
+        super().__init__(message)
+        self.architecture = architecture
+
+
+def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
+    """The error a line `exc` answers should carry on `gpu_given`: SGLang's HIP sentence on a
+    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121),
+    else the reading's own answer."""
+    from graphfit.inputs.gpus import gpu_name
+    from graphfit.inputs.sglang_draft_default import ROCM
+
+    arch = exc.architecture
+    if arch is None or arch == DEEPSEEK_V4 or gpu_name(gpu_given) not in ROCM:
+        return exc
+    return ConfigError(_hip_sentence(arch))
+
+
+def _hip_sentence(arch: str) -> str:
+    return (f"--enable-prefill-cp: Prefill CP on HIP is only supported for {DEEPSEEK_V4}, "
+            f"got {arch!r}. (SGLang refuses, parallel_hook.py:114-121)")
+
+
+__all__ = ["AfterHip", "after_hip", "check"]

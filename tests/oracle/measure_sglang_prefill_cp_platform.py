@@ -1,5 +1,6 @@
 """Measure (not a test): `python -m tests.oracle.measure_sglang_prefill_cp_platform [COUNT]
-[SEED]` (issue 23 s55g).
+[SEED] [file]` (issue 23 s55g; `file`, issue 23 s60r: each line's flags as graphfit's own
+config file too, sglang_prefill_cp_platform_oracle.file_compare, counted as "file ...").
 
 COUNT generated prefill-CP lines (sglang_prefill_cp_platform_oracle.generate) on the MI300X,
 each compared with SGLang's resolution on the fake ROCm platform
@@ -27,12 +28,21 @@ for case in po.generate({count}, {seed}):
     out[outcome] += 1
     if outcome == "differs":
         print("DIFFERS", case, diffs[:1])
+    if {files}:  # the line's flags as graphfit's own config file (issue 23 s60r)
+        outcome, diffs = po.file_compare(case)
+        out["file " + outcome] += 1
+        if outcome == "differs":
+            print("DIFFERS (file)", case, diffs[:1])
 print("RESULT", json.dumps(dict(sorted(out.items()))))
 """
 
 
+FILES = "file" in sys.argv[3:]  # `file`: graphfit's config file too (issue 23 s60r)
+
+
 def run(tree: str, count: int, seed: int) -> dict[str, int]:
-    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed)
+    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed,
+                        files=FILES)
     return dict(child_result(code, tree))
 
 

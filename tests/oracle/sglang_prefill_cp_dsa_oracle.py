@@ -33,10 +33,10 @@ def model_dir(name: str) -> str:
         return cp.model_dir(name)
     if name not in pc._MODELS:
         root = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-dsa-")) / name
-        if name == "glm5":
+        if name in ("glm5", "qwen4"):  # qwen4: Qwen4-Exp, the other CP-TP sharing model
             from tests.oracle import sglang_mamba_memory_oracle as mm
 
-            pc.register(name, mm.model_dir(mm.GLM5))
+            pc.register(name, mm.model_dir(mm.GLM5 if name == "glm5" else mm.QWEN4_EXP))
             return pc.model_dir(name)
         if name == "dsa":
             sglang_stubs.write_mla_model_dir(root)

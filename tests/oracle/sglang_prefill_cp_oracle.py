@@ -216,14 +216,15 @@ def live_compare(case: Case, named: bool = False) -> tuple[str, list[str]]:
 
 
 def _keys(argv: tuple[str, ...]) -> dict[str, object]:
-    """A line's flags as a config file's keys (a flag alone: true; digits: an int)."""
+    """A line's flags as a config file's keys (a flag alone: true; digits, signed too: an
+    int)."""
     out: dict[str, object] = {}
     i = 0
     while i < len(argv):
         key = argv[i][2:].replace("-", "_")
         if i + 1 < len(argv) and not argv[i + 1].startswith("--"):
             value = argv[i + 1]
-            out[key] = int(value) if value.isdigit() else value
+            out[key] = int(value) if value.removeprefix("-").isdigit() else value
             i += 2
         else:
             out[key] = True

@@ -4,7 +4,8 @@ refuses every architecture but DeepSeek-V4 (parallel_hook.py:114-121); graphfit 
 line with `--gpu-memory-gb MI300X` (graphfit.inputs.sglang_prefill_cp_platform).
 
 `compare(case)`: "same refusal" (SGLang's sentence in graphfit's error), "other refusal" (both
-refuse, graphfit with a sentence SGLang meets later: the module's documented order gap),
+refuse, graphfit with another sentence; none since s60r, which reads the line as the CLI does,
+`read_pasted` with the GPU flag),
 "served" (SGLang serves; not compared further here), "differs" (SGLang refuses, graphfit
 plans, or graphfit refuses a line SGLang serves with no "not modelled")."""
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_mtp_oracle as mtp
 from tests.oracle import sglang_oracle as so
@@ -33,9 +35,29 @@ def sglang_refusal(case: Case) -> str | None:
     return None if isinstance(r, so.Resolved) else r.text
 
 
+def graphfit_answer(case: Case) -> sc.GraphfitAnswer:
+    """graphfit's answer as its CLI reads the line: `read_pasted` with the GPU flag, which
+    gives SGLang's HIP refusal its place in the order (issue 23 s60r), then the plan."""
+    import graphfit
+    from graphfit import ConfigError
+    from graphfit.cli.options import read_pasted, resolve_values
+    from tests.oracle import sglang_post_capture_oracle as pc
+
+    argv, gpu, model = case
+    values = {"gpu_memory_gb": gpu}
+    try:
+        dc.model_path(model)
+        words = pc.graphfit_line(argv, model, None)
+        line = read_pasted(words, values)
+        return sc.GraphfitAnswer(argv, None, graphfit.plan(resolve_values(
+            values, environ={}, pasted=line).config()))
+    except ConfigError as exc:
+        return sc.GraphfitAnswer(argv, str(exc))
+
+
 def compare(case: Case) -> tuple[str, list[str]]:
     theirs = sglang_refusal(case)
-    gf, _ = dc.graphfit_answer(case)
+    gf = graphfit_answer(case)
     if theirs is None:
         if gf.rejected is not None and dc.NOT_MODELLED not in gf.rejected:
             return "differs", [f"SGLang serves; graphfit: {gf.rejected}"]
@@ -51,3 +73,19 @@ def generate(count: int, seed: int) -> list[Case]:
     """`count` prefill-CP lines (sglang_prefill_cp_oracle.generate's) on the MI300X."""
     rng = random.Random(seed)
     return [(argv, GPU, model) for argv, _, model in cp.generate(count, rng.randrange(1 << 30))]
+
+
+def file_compare(case: Case) -> tuple[str, list[str]]:
+    """`compare` for the line's flags as graphfit's own `--config` file, the GPU named by
+    graphfit's flag (sglang_prefill_cp_oracle.file_plan; issue 23 s60r)."""
+    theirs = sglang_refusal(case)
+    _, error = cp.file_plan(case)
+    if theirs is None:
+        if error is not None and dc.NOT_MODELLED not in error:
+            return "differs", [f"SGLang serves; graphfit's file: {error}"]
+        return "served", []
+    reason = cp.sglang_reason(theirs)
+    if error is None:
+        return "differs", [f"SGLang refuses ({reason[:160]}); graphfit's file plans"]
+    return ("same refusal", []) if reason in error else (
+        "other refusal", [f"SGLang: {reason[:120]}; graphfit's file: {error}"])

@@ -57,7 +57,12 @@ from graphfit.planner.core.ladder import check_size_count, round_up
 from graphfit.planner.engines import sglang_attn_default, sglang_moe_a2a
 from graphfit.planner.engines.sglang_mamba_inkling import INKLING_ARCHS
 from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
-from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, filter_capture
+from graphfit.planner.engines.sglang_prefill_cp_bcg import (
+    INPUT_EMBEDS,
+    POSITIONS,
+    filter_capture,
+    replay_bucket,
+)
 
 BREAKABLE = "breakable"
 FULL = "full"
@@ -269,6 +274,11 @@ class PrefillGraphs:
     # builds no runner (an empty or unfitting list, cuda_graph_setup.py:563-615); the memory
     # hook reads this one (memory_hook.py:380-397)
     resolved_backend: str | None = None
+    # CP's own breakable graphs (issue 23 s60r): the strategy (None: not captured), the
+    # attention CP width and the context length their capture batches are split by
+    cp_bcg: str | None = None
+    cp_size: int = 1
+    context_length: int | None = None
 
     @property
     def phase_backend(self) -> str:
@@ -282,6 +292,19 @@ class PrefillGraphs:
                 num_requests > self.request_slots):
             return None
         return self.pad(num_tokens)
+
+    def replays_cp(self, extend_seq_lens: tuple[int, ...]) -> int | None:
+        """The captured count an extend batch of these request lengths replays, or None
+        (eager): under CP's own graphs SGLang's bucket choice (graphfit.planner.engines.
+        sglang_prefill_cp_bcg.replay_bucket, bcg/bcg.py:137-176), else `replays`."""
+        if any(isinstance(n, bool) or not isinstance(n, int) or n < 1
+               for n in extend_seq_lens) or not extend_seq_lens:
+            raise ConfigError(f"extend_seq_lens: positive request lengths, got "
+                              f"{extend_seq_lens!r}")
+        if self.cp_bcg is None:
+            return self.replays(sum(extend_seq_lens), len(extend_seq_lens))
+        return replay_bucket(self.captured, self.cp_size, self.context_length,
+                             tuple(extend_seq_lens), PADDING_FACTOR)
 
     @property
     def on(self) -> bool:
@@ -411,7 +434,9 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
         if inputs.cp_bcg is not None:  # the runner's CP filter (prefill_cuda_graph_runner.py:
             # 609-618): the largest bucket, max_num_tokens (:371), is never dropped
             captured = filter_capture(captured, inputs.cp_bcg, inputs.attn_cp_size)
-    return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots)
+    return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots,
+                         cp_bcg=inputs.cp_bcg if captured else None,
+                         cp_size=inputs.attn_cp_size, context_length=inputs.context_length)
 
 
 # Static prefill inputs of the captured-body backends (breakable and full): one int64 row per

@@ -24,10 +24,22 @@ graphfit plans the zigzag / trtllm_mha pair. The interleave / DSA pair captures 
 only where `InterleaveCPBCGInput.supports` holds (a Glm5Next target, dp_size 1, ep_size 1,
 CP width above 1: bcg/interleave_bcg.py:86-94); elsewhere it captures none (issue 23 s60p),
 and where it holds it is refused as not modelled (its `input_ids_global` /
-`moe_local_token_count` inputs, :68-80, are not sized). Which captured bucket a live batch
-replays also depends on its per-rank local rows (`select_replay_bucket_for_batch`,
-bcg/bcg.py:137-176): graphfit's dispatch is the token-only rule, and the buffers hold the
-largest bucket's rows, so any bucket SGLang picks fits them.
+`moe_local_token_count` inputs, :68-80, are not sized).
+
+Which captured bucket a live batch replays (issue 23 s60r) is `replay_bucket`: the runner
+replays only a batch CP shards (`is_cp_active`, layers/cp/utils.py:121-135; zigzag's
+`can_apply`, zigzag.py:109-119: at least 2 x cp tokens, every request at least 2 x cp), then
+`select_replay_bucket_for_batch` (bcg/bcg.py:137-176, called at
+prefill_cuda_graph_runner.py:1478-1491 and :1850-1865) takes the smallest captured bucket
+from n up to 2n whose CP-local rows hold the batch's (`required_local_tokens`: the largest
+rank's zigzag share rounded up to 2 x cp, zigzag_bcg.py:13-25, bcg.py:126-133,
+padding.py:23-29). A bucket's local rows are those its capture batch took (`prepare`,
+bcg/bcg.py:228-231): the bucket split into requests of at most the context length
+(`capture_prepare`, prefill_cuda_graph_runner.py:1520-1536), sharded the same way
+(`prepare_cp_forward`'s `pad_logical_token_to_physical`, utils.py:148-167). The plan's
+token-keyed dispatch holds the one-request answer: a prefill of fewer than 2 x cp tokens runs
+eagerly (`floor`); a batch of several requests may replay a larger bucket than its token
+count's, which the buffers (the largest bucket's rows) always hold.
 """
 
 from __future__ import annotations
@@ -140,6 +152,64 @@ def filter_capture(captured: tuple[int, ...], strategy: str, cp_size: int) -> tu
                           f">= {least}, but got {list(captured)}. (SGLang's prefill runner "
                           f"refuses, layers/cp/bcg/bcg.py:60-65)")
     return kept
+
+
+def zigzag_local_rows(cp_size: int, extend_seq_lens: tuple[int, ...]) -> int:
+    """The CP-local rows zigzag shards a batch of these request lengths into: the largest
+    rank's share (each request cut into 2 x cp blocks, rank r taking blocks r and 2cp-1-r,
+    zigzag_bcg.py:13-25, zigzag.py:151-168) rounded up to 2 x cp (`get_cp_padding_align_size`,
+    padding.py:23-29; `required_local_tokens`, bcg.py:126-133)."""
+    segments = cp_size * 2
+    share = [0] * cp_size
+    for length in extend_seq_lens:
+        base, rest = divmod(length, segments)
+        for rank in range(cp_size):
+            share[rank] += base * 2 + (rank < rest) + (segments - 1 - rank < rest)
+    return -(-max(share) // segments) * segments
+
+
+def capture_seq_lens(bucket: int, context_length: int | None) -> tuple[int, ...]:
+    """The requests a bucket's capture batch holds: the fewest of at most the context length
+    (`capture_prepare`, prefill_cuda_graph_runner.py:1520-1536; None: one request)."""
+    step = context_length or bucket
+    return tuple(min(step, bucket - start) for start in range(0, bucket, step))
+
+
+def cp_active(cp_size: int, extend_seq_lens: tuple[int, ...]) -> bool:
+    """Zigzag's `can_apply` for an extend batch (zigzag.py:109-119): the batch and each of its
+    requests at least 2 x cp tokens."""
+    least = cp_size * 2
+    return cp_size > 1 and sum(extend_seq_lens) >= least and all(
+        n >= least for n in extend_seq_lens)
+
+
+def floor(cp_size: int) -> int:
+    """The fewest tokens a one-request prefill needs to replay CP's graphs (`cp_active`)."""
+    return cp_size * 2
+
+
+def replay_bucket(captured: tuple[int, ...], cp_size: int, context_length: int | None,
+                  extend_seq_lens: tuple[int, ...], padding_factor: int = 2) -> int | None:
+    """The captured bucket SGLang's prefill runner replays a zigzag CP batch of these request
+    lengths at, or None (eager): `can_run_graph`'s CP gate and token checks, then
+    `select_replay_bucket_for_batch` (module docstring)."""
+    num_tokens = sum(extend_seq_lens)
+    if not captured or not extend_seq_lens or not cp_active(cp_size, extend_seq_lens):
+        return None
+    if num_tokens > captured[-1]:  # can_replay_locally (prefill_cuda_graph_runner.py:1413)
+        return None
+    padded = min(b for b in captured if b >= num_tokens)  # _pad_to_bucket
+    if padded > num_tokens * padding_factor:  # :1418-1421
+        return None
+    needed = zigzag_local_rows(cp_size, extend_seq_lens)
+    for bucket in captured:  # select_replay_bucket (bcg.py:137-157)
+        if bucket < num_tokens:
+            continue
+        if bucket > num_tokens * padding_factor:
+            break
+        if needed <= zigzag_local_rows(cp_size, capture_seq_lens(bucket, context_length)):
+            return bucket
+    return None
 
 
 def strategy_of(config: EngineSettings) -> str | None:

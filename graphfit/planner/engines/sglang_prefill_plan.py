@@ -8,7 +8,10 @@ shared planning path sizes, proves and hands to graphfit's runtime like any othe
   unless n is above the largest or the padding would more than double it
   (prefill_cuda_graph_runner.py:158, 1413-1421): a per-size floor of ceil(size / 2) tokens in
   the dispatch tables (`DispatchTables.min_tokens`). The full backend replays only batches of
-  at most its request slots (:1363-1364: `DispatchTables.max_graph_requests`). Breakable
+  at most its request slots (:1363-1364: `DispatchTables.max_graph_requests`). Under CP's
+  own graphs a one-request prefill of fewer than 2 x cp tokens runs eagerly (CP is off,
+  `sglang_prefill_cp_bcg.floor`); `PrefillGraphs.replays_cp` is the bucket a batch of
+  several requests replays (issue 23 s60r). Breakable
   graphs run attention eagerly between captured pieces, so they are PIECEWISE graphs keyed on
   tokens alone; the full backend's are FULL graphs.
 * buffers: `PrefillInputBuffers.create` (runner_utils/buffers.py:286-372) with
@@ -61,6 +64,7 @@ from graphfit.planner.engines.sglang_prefill import (
     resolved_backend,
 )
 from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, strategy_of
+from graphfit.planner.engines.sglang_prefill_cp_bcg import floor as cp_floor
 from graphfit.planner.engines.sglang_tbo import tbo_split_buffer
 
 COMPONENT = "prefill"
@@ -124,6 +128,8 @@ def prefill_tables(graphs: PrefillGraphs, pool: int) -> DispatchTables:
     mode = CUDAGraphMode.FULL if graphs.backend == FULL else CUDAGraphMode.PIECEWISE
     mixed = tuple(Dispatch(mode, s, None) for s in sizes)
     floors = tuple(-(-s // PADDING_FACTOR) for s in sizes)
+    if graphs.cp_bcg is not None:  # fewer than 2 x cp tokens: CP is off, eager (issue 23 s60r)
+        floors = tuple(max(f, cp_floor(graphs.cp_size)) for f in floors)
     limit = graphs.request_slots if graphs.backend == FULL else None
     return DispatchTables(sizes, mixed, (NO_GRAPH,) * len(sizes), 1, pool, True, floors,
                           limit)
