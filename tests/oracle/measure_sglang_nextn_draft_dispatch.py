@@ -22,12 +22,12 @@ from pathlib import Path
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    """Score `count` drawn lines; print and return the counts."""
+    """Score `count` drawn lines (tests.oracle.measure_sglang_draft_dispatch.score); print
+    and return the counts."""
     from tests.oracle import sglang_draft_build as sdb
     from tests.oracle import sglang_oracle as so
     from tests.oracle import sglang_stubs
-    from tests.oracle import test_sglang_deepep_class_oracle as dc
-    from tests.oracle.measure_root import tally
+    from tests.oracle.measure_sglang_draft_dispatch import score
 
     so.oracle()
     root = Path(tempfile.mkdtemp())
@@ -35,29 +35,8 @@ def measure(count: int, seed: int) -> dict[str, int]:
     drafts = (*sdb.write_nextn_drafts(root).values(),
               sglang_stubs.write_moe_model_dir(root / "qwen3-draft"),
               sglang_stubs.write_model_dir(root / "llama-draft"))
-    rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0}
-    lines: list[str] = []
-    refused = 0
-    for _ in range(count):
-        draft = rng.choice(drafts)
-        args = ["--tp-size", "2", "--ep-size", "2", "--speculative-algorithm",
-                rng.choice(("EAGLE", "NEXTN")), "--speculative-num-steps", "2",
-                "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
-                "--speculative-draft-model-path", str(draft), "--speculative-moe-a2a-backend",
-                rng.choice(("mooncake", "mooncake", "nixl", "nixl", "none", "deepep")),
-                "--deepep-mode", rng.choice(("auto", "normal", "low_latency")),
-                "--moe-a2a-backend", rng.choice(("none", "none", "none", "deepep", "nixl"))]
-        if rng.random() < 0.2:
-            args.append("--enable-multi-layer-eagle")
-        r = so.resolve(tuple(args), model=str(target))
-        theirs = r.text if isinstance(r, so.Rejected) else None
-        refused += theirs is not None
-        code, said = dc.graphfit(target, tuple(args), True)
-        site = next((s for s in ("mooncake.py", "nixl.py") if theirs and s in theirs), None)
-        tally(counts, lines, (theirs is None) == (code == 0) and (site is None or site in said),
-              said, f"{draft.name} {' '.join(args[10:])}: SGLang {theirs and theirs[:110]}; "
-                    f"graphfit {code} {said[:140]}")
+    counts, lines, refused = score(count, random.Random(seed), target, drafts,
+                                   ("EAGLE", "NEXTN"), ("none", "none", "none", "deepep", "nixl"))
     for line in [x for x in lines if not x.startswith("not modelled")][:8]:
         print("  " + line)
     print(f"SGLang refused {refused} of {count} lines")
@@ -66,15 +45,9 @@ def measure(count: int, seed: int) -> dict[str, int]:
 
 
 def main(argv: list[str]) -> int:
-    from tests.oracle.measure_root import print_before_in_child
+    from tests.oracle.measure_root import main_with_before
 
-    count = int(argv[0]) if argv else 40
-    seed = int(argv[1]) if len(argv) > 1 else 23
-    before = argv[2] if len(argv) > 2 else "/work/main"
-    print(f"after (this checkout), {count} lines, seed {seed}:")
-    counts = measure(count, seed)
-    print_before_in_child("measure_sglang_nextn_draft_dispatch", count, seed, before)
-    return 0 if counts["differ"] == 0 else 1
+    return main_with_before("measure_sglang_nextn_draft_dispatch", measure, argv, 40, "lines")
 
 
 if __name__ == "__main__":
