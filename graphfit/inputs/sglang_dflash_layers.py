@@ -7,7 +7,9 @@ DSPARK, spec_info.py:126-127) on the target worker, `_resolve_dflash_aux_hidden_
 (:199-283) parses the draft's config and:
 
 * takes the draft's layer count, `require_num_layers()` (:219; dflash_utils.py:545-551):
-  a draft config without `num_hidden_layers` (of its text config) raises;
+  a draft config without `num_hidden_layers` (of its text config) raises; the loaded config
+  carries its class's default where the file writes none (s60d:
+  graphfit.inputs.sglang_draft_layer_default);
 * takes the target's layer count from its hf_text_config's `num_hidden_layers` times its
   `num_loops` (default 1) (:222-233);
 * resolves the layer ids (:247-250; dflash_utils.py:553-585): the draft's
@@ -32,7 +34,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import sglang_hf_text_config, target_overrides
+from graphfit.inputs import sglang_draft_layer_default, sglang_hf_text_config, target_overrides
 from graphfit.inputs.model_config import local_config
 from graphfit.planner.core.errors import ConfigError
 
@@ -66,6 +68,8 @@ def refusal(target: Mapping[str, Any], draft: Mapping[str, Any]) -> str | None:
     graphfit does not read the target's depth). The draft has passed SGLang's DFLASH parse
     (graphfit.inputs.sglang_draft.parse_problem), so its values are well formed."""
     layers = _int(_text(draft).get("num_hidden_layers"))
+    if layers is None:  # s60d: the loaded config's class default, where restated
+        layers = sglang_draft_layer_default.class_default(draft)
     if layers is None:  # require_num_layers (dflash_utils.py:545-551)
         return ("DFLASH requires draft num_hidden_layers in config. Got config without "
                 "num_hidden_layers.")

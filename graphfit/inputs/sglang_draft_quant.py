@@ -36,8 +36,10 @@ The draft is the line's `--speculative-draft-model-path`, else the checkpoint SG
 for it (the target's own for NEXTN-shipping classes, a bundled or `dspark/` DSPARK draft:
 graphfit.inputs.sglang_draft_path).
 
-A hub-id draft and quark_int4fp8_moe (its config class reads the tensor-parallel rank,
-quark_int4fp8_moe.py:75) are not restated: nothing is checked, as before. humming is
+A hub-id draft is not restated: nothing is checked, as before. quark_int4fp8_moe is
+restated since s60d like any other method: its config class builds with no arguments
+(quark_int4fp8_moe.py:57-84; it names the TP rank only in a progress bar), so the loader's GPU
+(SM 7.0) and dtype (float16 / bfloat16) checks decide. humming is
 restated as the target's is (issue 23, s54d): its config class takes any config
 (humming.py:450-478, 496-497; its override makes a quantized draft's method humming, :502-508)
 and the loader's GPU (SM 7.5, :488-489) and dtype (bfloat16 / float16, :484-485) checks
@@ -77,7 +79,9 @@ ARGLESS_REFUSED: dict[str, tuple[str, str]] = {
     "quark": ("QuarkConfig(): Either quant_config or online_scheme must be provided",
               "quark.py:348"),
 }
-NOT_RESTATED = frozenset({"quark_int4fp8_moe"})
+# methods whose draft is not checked (none since s60d: quark_int4fp8_moe is; the humming
+# oracle's plant puts humming back here)
+NOT_RESTATED: frozenset[str] = frozenset()
 # every file name a config class looks for, plus the ModelOpt file the ModelConfig reads
 # (model_config.py:1746-1822): a draft directory holding one is not "unquantized"
 _QUANT_FILES = frozenset(name for names, _ in FILE_METHODS.values() for name in names)

@@ -41,6 +41,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_dflash_layers,
+    sglang_draft_layer_default,
     sglang_dspark_minimax,
     sglang_dspark_minimax_tp,
     sglang_dspark_parse,
@@ -316,7 +317,9 @@ def draft_layers(data: Mapping[str, Any], origin: str) -> int | None:
     (issue 23, s51k)."""
     text = data.get("text_config")
     layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
-    return None if layers is None else as_int(f"{origin}: num_hidden_layers", layers)
+    if layers is None:  # s60d: the loaded config's class default, where restated
+        return sglang_draft_layer_default.class_default(data)
+    return as_int(f"{origin}: num_hidden_layers", layers)
 
 
 def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | None:
@@ -340,7 +343,10 @@ def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | Non
         return len(raw), f"{origin}: {where}"
     text = data.get("text_config")
     layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
-    if layers is None:
-        return None
+    if layers is None:  # s60d: the loaded config's class default, where restated
+        default = sglang_draft_layer_default.class_default(data)
+        return None if default is None else (
+            default, f"{origin}: {data.get('model_type')}'s class default num_hidden_layers "
+                     f"(one captured layer each)")
     return as_int(f"{origin}: num_hidden_layers", layers), f"{origin}: num_hidden_layers " \
                                                            f"(one captured layer each)"

@@ -62,6 +62,21 @@ def print_before_in_child(module: str, count: int, seed: int, root: str) -> None
         print(f"before ({root}):", lines[-1] if lines else result.stderr[-500:])
 
 
+def main_with_before(module: str, measure: Callable[[int, int], Mapping[str, int]],
+                     argv: list[str], default_count: int, noun: str) -> int:
+    """`[COUNT] [SEED] [BEFORE_ROOT]`: this checkout's `measure(count, seed)` (which prints a
+    `{...}` counts dict with a "differ" count), then BEFORE_ROOT's (default /work/main) on
+    the same draw in a child process (`print_before_in_child`); 1 where this checkout
+    differs (issue 23, s60d)."""
+    count = int(argv[0]) if argv else default_count
+    seed = int(argv[1]) if len(argv) > 1 else 23
+    before = argv[2] if len(argv) > 2 else "/work/main"
+    print(f"after (this checkout), {count} {noun}, seed {seed}:")
+    counts = measure(count, seed)
+    print_before_in_child(module, count, seed, before)
+    return 0 if counts["differ"] == 0 else 1
+
+
 def print_family(family: str, results: Iterable[tuple[str, str | None]],
                  verdicts: tuple[str, ...], *, totals: bool = False) -> list[str]:
     """One family's line: of its (SGLang's verdict, a disagreement or None) per generated

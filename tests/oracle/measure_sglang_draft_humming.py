@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import collections
 import itertools
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from unittest import mock
 
 from graphfit.inputs import sglang_draft_quant
@@ -25,16 +27,19 @@ DRAFTS = {"bf16": base._bf16, "fp16": base._fp16,
           **{name: (lambda name=name: base._quantized(name)) for name in base.QUANTIZED}}
 
 
-def main() -> int:
+def grid(method: str, unchecked: frozenset[str], dtypes: tuple[tuple[str, ...], ...],
+         installed: Callable[[], AbstractContextManager[object]]) -> int:
+    """Each draft of DRAFTS x T4 / A100 / H100 / B200 x `dtypes` under
+    `--speculative-draft-model-quantization METHOD`, SGLang inside `installed()`; `before`:
+    graphfit with `unchecked` as the drafts it does not check, `after` this tree. Shared with
+    measure_sglang_draft_quark_int4fp8 (s60d)."""
     counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     for make, gpu, dtype in itertools.product(DRAFTS.values(),
-                                              ("T4", "A100", "H100", "B200"),
-                                              ((), ("--dtype", "float32"))):
-        argv = base._line(make(), base.DRAFT, "humming", *dtype)
+                                              ("T4", "A100", "H100", "B200"), dtypes):
+        argv = base._line(make(), base.DRAFT, method, *dtype)
         for mode in ("before", "after"):
             dq.planned.cache_clear()
-            unchecked = frozenset({"humming", "quark_int4fp8_moe"})
-            with hm.installed(), mock.patch.object(
+            with installed(), mock.patch.object(
                     sglang_draft_quant, "NOT_RESTATED",
                     unchecked if mode == "before" else sglang_draft_quant.NOT_RESTATED):
                 theirs, _ours, agree = dq.compare(argv, gpu)
@@ -45,6 +50,11 @@ def main() -> int:
         told = ", ".join(f"{k} {v}" for k, v in sorted(counts[mode].items()))
         print(f"{mode}: {sum(counts[mode].values())} lines: {told}")
     return 0
+
+
+def main() -> int:
+    return grid("humming", frozenset({"humming", "quark_int4fp8_moe"}),
+                ((), ("--dtype", "float32")), hm.installed)
 
 
 if __name__ == "__main__":

@@ -26,9 +26,12 @@ from tests.oracle import sglang_oracle as so
 from tests.oracle.config_dirs import content_dir
 
 
-def sglang_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool = False
-                   ) -> str | None:
-    """SGLang's ValueError for this pair on the target worker, or None (ids resolved)."""
+def sglang_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool = False,
+                   loaded: bool = False) -> str | None:
+    """SGLang's ValueError for this pair on the target worker, or None (ids resolved).
+    `loaded` (s60d): the draft's config is the object SGLang's `get_config` loads from the
+    written config.json (utils/hf_transformers/config.py:336), its `model_type`'s class with
+    that class's defaults, not a bare PretrainedConfig."""
     so.oracle()
     with so.sglang_stubs.imports():
         from sglang.srt.model_executor.model_runner_components import (
@@ -40,7 +43,13 @@ def sglang_refusal(target: dict[str, Any], draft: dict[str, Any], dspark: bool =
 
     written = PretrainedConfig(**target)
     model = types.SimpleNamespace(hf_config=written, hf_text_config=get_hf_text_config(written))
-    drafted = types.SimpleNamespace(hf_config=PretrainedConfig(**draft))
+    if loaded:
+        with so.sglang_stubs.imports():
+            from sglang.srt.utils.hf_transformers.config import get_config
+        directory = content_dir(_root(), json.dumps(draft, sort_keys=True))
+        drafted = types.SimpleNamespace(hf_config=get_config(directory, trust_remote_code=False))
+    else:
+        drafted = types.SimpleNamespace(hf_config=PretrainedConfig(**draft))
     spec = types.SimpleNamespace(speculative_draft_model_path="draft",
                                  speculative_draft_model_revision=None)
     loader = types.SimpleNamespace(from_server_args=lambda *a, **k: drafted)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
+import json
 import types
 from pathlib import Path
 from typing import Any
@@ -63,9 +64,12 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
     import torch
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.layers import dual_gemm
+    from sglang.srt.layers.attention.dsa import dsa_indexer
+    from sglang.srt.layers.attention.dsa import gfx950_fused_indexer as gfx950
     from sglang.srt.layers.moe.utils import speculative_moe_a2a_backend_context
+    from sglang.srt.layers.rotary_embedding import rope_variant
     from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
-    from sglang.srt.models import qwen2_moe, qwen3_moe
+    from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_moe
     from sglang.srt.runtime_context import get_parallel
 
     from tests.oracle import sglang_minimax_target_oracle as mt
@@ -90,9 +94,22 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
     saved: list[tuple[object, str, object]] = [
         (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe)]
     saved.append((dual_gemm, "is_cuda", dual_gemm.is_cuda))
+    # s60d: DeepSeek's NextN makes its side stream where CUDA (deepseek_nextn.py:113-117)
+    saved.append((deepseek_nextn, "_is_cuda", deepseek_nextn._is_cuda))
+    # and Bailing's hybrid NextN builds a YaRN rope table on the default device
+    # (layers/rotary_embedding/rope_variant.py:373, 382): the CPU here
+    saved.append((rope_variant, "get_device", rope_variant.get_device))
+    # a DSA NextN's indexer reads the SM count from deep_gemm (attention/dsa/utils.py:
+    # 366-370; dsa_indexer.py:335): an H100's
+    saved.append((dsa_indexer, "resolve_num_sms", dsa_indexer.resolve_num_sms))
+    # and asks the fake device for its AMD arch name (gfx950_fused_indexer.py:35-40): none
+    saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
     saved += mt._deepep_glue(True)
-    for mod, name, _ in saved[:3]:
-        setattr(mod, name, (lambda *a: None) if name == "get_stream" else (lambda: False))
+    for mod, name, _ in saved[:7]:
+        setattr(mod, name, (lambda *a: None) if name == "get_stream"
+                else False if name == "_is_cuda"
+                else (lambda: "cpu") if name == "get_device"
+                else (lambda: 132) if name == "resolve_num_sms" else (lambda: False))
     try:
         with mb.glue(), mb.nixl_glue(ep), get_parallel().override(
                 tp_rank=0, attn_tp_rank=0, moe_ep_rank=0, moe_tp_rank=0, tp_group=group,
@@ -103,6 +120,61 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
     finally:
         for mod, name, value in saved:
             setattr(mod, name, value)
+
+
+# s60d: NextN drafts (configs/model_config.py:1032-1065, 1115-1121), small shapes of their
+# config classes; the context length of the oracle's Qwen3-MoE target (40960), so the draft
+# ModelConfig's length check passes (configs/model_config.py:1296-1316)
+_MLA = {"hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
+        "num_attention_heads": 16, "num_key_value_heads": 16, "num_hidden_layers": 4,
+        "vocab_size": 129280, "max_position_embeddings": 40960, "kv_lora_rank": 512,
+        "q_lora_rank": 1536, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+        "v_head_dim": 128, "n_routed_experts": 8, "num_experts_per_tok": 2,
+        "n_shared_experts": 1, "first_k_dense_replace": 1, "moe_layer_freq": 1,
+        "rms_norm_eps": 1e-6, "rope_theta": 10000, "torch_dtype": "bfloat16",
+        "hidden_act": "silu", "tie_word_embeddings": False, "n_group": 1, "topk_group": 1,
+        "routed_scaling_factor": 1.0, "norm_topk_prob": True, "scoring_func": "sigmoid",
+        "topk_method": "noaux_tc", "index_topk": 64, "index_head_dim": 128,
+        "index_n_heads": 8}
+_GQA = {"hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
+        "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
+        "num_hidden_layers": 4, "max_position_embeddings": 40960, "num_experts_per_tok": 2,
+        "first_k_dense_replace": 1, "partial_rotary_factor": 0.5, "rms_norm_eps": 1e-6,
+        "torch_dtype": "bfloat16", "hidden_act": "silu", "n_group": 1, "topk_group": 1,
+        "routed_scaling_factor": 1.0, "norm_topk_prob": True, "use_qk_norm": True,
+        "tie_word_embeddings": False}
+NEXTN_DRAFTS = {  # name -> config.json
+    "deepseek_v3": {**_MLA, "architectures": ["DeepseekV3ForCausalLM"],
+                    "model_type": "deepseek_v3"},
+    "deepseek_v32": {**_MLA, "architectures": ["DeepseekV32ForCausalLM"],
+                     "model_type": "deepseek_v32"},
+    "glm_moe_dsa": {**_MLA, "architectures": ["GlmMoeDsaForCausalLM"],
+                    "model_type": "glm_moe_dsa"},
+    "glm4_moe_lite": {**_MLA, "architectures": ["Glm4MoeLiteForCausalLM"],
+                      "model_type": "glm4_moe_lite"},
+    "glm4_moe": {**_GQA, "architectures": ["Glm4MoeForCausalLM"], "model_type": "glm4_moe",
+                 "vocab_size": 151552, "n_routed_experts": 8, "n_shared_experts": 1,
+                 "rope_theta": 1000000, "attention_bias": True},
+    # SGLang's own hybrid config class (configs/bailing_hybrid.py:48-49); the plain Bailing
+    # classes' model types load only with the checkpoint's remote code
+    "bailing_hybrid": {**_GQA, "architectures": ["BailingMoeV2_5ForCausalLM"],
+                       "model_type": "bailing_hybrid", "vocab_size": 157184,
+                       "num_experts": 8, "num_shared_experts": 1, "rope_theta": 600000,
+                       "num_nextn_predict_layers": 1, "use_bias": False,
+                       "use_qkv_bias": False},
+}
+
+
+def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)
+                       ) -> dict[str, Path]:
+    """A directory with a config.json for each named NextN draft (`NEXTN_DRAFTS`)."""
+    out = {}
+    for name in names:
+        directory = root / name
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / "config.json").write_text(json.dumps(NEXTN_DRAFTS[name]))
+        out[name] = directory
+    return out
 
 
 def failure(r: so.Resolved) -> str | None:
@@ -136,4 +208,5 @@ def failure(r: so.Resolved) -> str | None:
     return None
 
 
-__all__ = ["BACKENDS", "build_draft", "enters_context", "failure"]
+__all__ = ["BACKENDS", "NEXTN_DRAFTS", "build_draft", "enters_context", "failure",
+           "write_nextn_drafts"]

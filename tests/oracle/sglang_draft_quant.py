@@ -74,8 +74,13 @@ def _load(record: object, draft: str | None, capability: int) -> Answer:
         method = str(config.quantization)
         saved = loader.get_model_architecture
         loader.get_model_architecture = lambda model_config: (type("Glue", (), {}), "Glue")
+        from sglang.srt.runtime_context import get_parallel
+
         try:
-            loader._get_quantization_config(config, LoadConfig())
+            # s60d: this process's TP rank, which quark_int4fp8_moe's config class names in
+            # its progress bar only (quark_int4fp8_moe.py:75-84): rank 0
+            with get_parallel().override(tp_rank=0):
+                loader._get_quantization_config(config, LoadConfig())
         except Exception as exc:  # any stop of the loader: the worker does not start
             return Answer("loader", method, f"{type(exc).__name__}: {exc}"[:300])
         finally:
@@ -117,8 +122,8 @@ def planned(argv: tuple[str, ...], gpu: str, target: str | None = None) -> tuple
 
 
 # SGLang stops that depend on this process, not on the line: an optional package
-# (humming-kernels) and the tensor-parallel rank the oracle does not publish
-# (quark_int4fp8_moe's config class); graphfit does not restate either
+# (humming-kernels; graphfit assumes it installed) and a parallel name the oracle does not
+# state (the TP rank quark_int4fp8_moe's config class reads is stated since s60d, `_load`)
 _ENVIRONMENT = ("humming-kernels", "has not been written in this process")
 
 

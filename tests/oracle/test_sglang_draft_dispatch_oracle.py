@@ -66,7 +66,9 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"target": sglang_stubs.write_moe_model_dir(root / "target"),
             "qwen3": sglang_stubs.write_moe_model_dir(root / "qwen3-draft"),
             "mixtral": mixtral,
-            "llama": sglang_stubs.write_model_dir(root / "llama-draft")}
+            "llama": sglang_stubs.write_model_dir(root / "llama-draft"),
+            # s60d: NextN drafts (tests.oracle.sglang_draft_build.NEXTN_DRAFTS)
+            **sdb.write_nextn_drafts(root, ("deepseek_v3", "glm4_moe", "bailing_hybrid"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -76,6 +78,11 @@ CASES = (  # (draft, backend, mode, extra)
     ("mixtral", "nixl", "auto", ()),
     ("llama", "mooncake", "auto", ()),  # a dense draft: no dispatcher
     ("qwen3", "mooncake", "auto", ("--enable-multi-layer-eagle",)),
+    # s60d: NextN drafts, their one layer sparse (first_k_dense_replace 1 in each config)
+    ("deepseek_v3", "mooncake", "auto", ()),
+    ("deepseek_v3", "nixl", "low_latency", ()),
+    ("glm4_moe", "nixl", "normal", ()),
+    ("bailing_hybrid", "mooncake", "normal", ()),
 )
 
 
@@ -105,5 +112,6 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
         if isinstance(shared, so.Rejected) != refused[index]:
             wrong.append(f"{CASES[index]}: shared step {getattr(shared, 'text', 'starts')}")
     assert not wrong, "\n".join(wrong)
-    # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too; the rest build
-    assert refused == [True, True, False, True, False, False], refused
+    # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too, the NextN
+    # drafts' too (s60d); the rest build
+    assert refused == [True, True, False, True, False, False, True, False, True, True], refused

@@ -281,7 +281,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_draft_layers": st.none() | st.integers(1, 8),
     "prefill_cp_strategy": st.sampled_from([None, "zigzag", "interleave"]),
     "dspark_early_verify_metadata": st.booleans(),
-    "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
+    "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM",
+                                        "DeepseekV3ForCausalLMNextN",
+                                        "BailingMoeForCausalLMNextN"]),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)

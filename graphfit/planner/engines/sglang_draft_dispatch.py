@@ -21,7 +21,11 @@ SGLang raises where all of these hold (paths under sglang/srt/):
   Qwen3MoeForCausalLM to Qwen3MoeForCausalLMMTP (configs/model_config.py:1155-1157), whose
   one decoder layer is sparse (models/qwen3_moe_mtp.py:56; every Qwen3-MoE layer is,
   qwen3_moe.py:873-886); MixtralForCausalLM keeps its class, every layer a MixtralMoE
-  (mixtral.py:100, 227). Other draft classes are not restated (planned);
+  (mixtral.py:100, 227). s60d: the DeepSeek-V3 / V3.2, GLM-MoE-DSA, GLM-4-MoE(-Lite) and
+  Bailing drafts become their NextN classes (configs/model_config.py:1032-1065, 1115-1121),
+  whose one decoder layer is sparse even where `first_k_dense_replace` would make a target's
+  layer 0 dense (`_is_layer_sparse`: `is_nextn or ...`, e.g. deepseek_v2.py:2785-2791).
+  Other draft classes are not restated (planned);
 * `--deepep-mode` auto or normal: Mooncake raises a bare NotImplementedError
   (token_dispatcher/mooncake.py:343-344), NixlEP "Normal mode is not supported for Nixl EP
   yet." (token_dispatcher/nixl.py:481-482); the context changes the backend, not the mode.

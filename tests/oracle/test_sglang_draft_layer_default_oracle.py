@@ -1,0 +1,99 @@
+"""graphfit == SGLang 0.5.23 on a DFLASH / DSPARK draft whose config.json writes no
+`num_hidden_layers` (graphfit.inputs.sglang_draft_layer_default; issue 23, s60d).
+
+SGLang: the draft config its `get_config` loads (the model type's class, with its defaults),
+read by `parse_dflash_draft_config(...).require_num_layers()` and by the target runner's
+`_resolve_dflash_aux_hidden_state` (tests.oracle.sglang_dflash_layers.sglang_refusal with
+`loaded`). graphfit: the restated class defaults, its `refusal` on the same pairs, and a
+pasted DFLASH line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import sglang_dflash_layers, sglang_draft_layer_default  # noqa: E402
+from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
+from graphfit.inputs.sglang_dspark import draft_layers, target_layers  # noqa: E402
+from tests.oracle import sglang_dflash_layers as dl  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle.config_dirs import content_dir  # noqa: E402
+
+
+def _draft(model_type: str, **extra: object) -> dict[str, object]:
+    return {"architectures": ["DFlashDraftModel"], "model_type": model_type,
+            "block_size": 4, **extra}
+
+
+def test_class_defaults_are_sglangs() -> None:
+    """Each restated default is the layer count SGLang's DFLASH parse reads off the config
+    its loader builds from a config.json that writes none."""
+    so.oracle()
+    with so.sglang_stubs.imports():
+        from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+        from sglang.srt.utils.hf_transformers.config import get_config
+    wrong = []
+    for model_type, layers in CLASS_LAYERS.items():
+        directory = content_dir(dl._root(), json.dumps(_draft(model_type)))
+        loaded = get_config(directory, trust_remote_code=False)
+        theirs = parse_dflash_draft_config(draft_hf_config=loaded).require_num_layers()
+        if theirs != layers:
+            wrong.append(f"{model_type}: SGLang {theirs}, graphfit {layers}")
+    assert not wrong, wrong
+
+
+TARGETS = ({"num_hidden_layers": 3}, {"num_hidden_layers": 4}, {"num_hidden_layers": 40},
+           {"num_hidden_layers": 64})
+DRAFTS = (_draft("qwen3"), _draft("llama", target_layer_ids=[1, 35]),
+          _draft("qwen3_moe", dflash_config={"target_layer_ids": [2]}),
+          _draft("deepseek_v3"), _draft("minimax_m2", num_hidden_layers=2),
+          _draft("gpt_oss", target_layer_ids=[0, 2, 3]))
+
+
+def test_pairs_follow_sglang() -> None:
+    """SGLang's target-layer resolution with the loaded draft config: graphfit refuses with
+    its sentence exactly where it raises (class-default drafts of 24-61 layers beside small
+    and large targets, ids in and out of range, a written count; a null count fails at load,
+    transformers' typed field, and is not this rule's)."""
+    wrong, said = [], []
+    for target in TARGETS:
+        for draft in DRAFTS:
+            theirs = dl.sglang_refusal(target, draft, loaded=True)
+            ours = sglang_dflash_layers.refusal(target, draft)
+            said.append(theirs)
+            if theirs != ours:
+                wrong.append(f"{target} {draft}: SGLang {theirs}; graphfit {ours}")
+    assert not wrong, "\n".join(wrong)
+    # not vacuous: the class defaults pass a large target and refuse a small one
+    assert None in said and any(s and "num_target_layers >= 4" in s for s in said)
+    assert any(s and "out-of-range" in s for s in said)
+
+
+def test_dspark_reads_the_default() -> None:
+    """DSPARK's draft / captured layer counts take the class default as SGLang's parse does;
+    a text config or an unrestated model type stays unread."""
+    assert draft_layers(_draft("qwen3"), "d") == 32
+    assert target_layers(_draft("deepseek_v3"), "d")[0] == 61  # type: ignore[index]
+    assert draft_layers(_draft("qwen3", num_hidden_layers=3), "d") == 3
+    assert draft_layers(_draft("phi3"), "d") is None
+    assert sglang_draft_layer_default.class_default(
+        {"model_type": "qwen3", "text_config": {"model_type": "qwen3"}}) is None
+
+
+def test_a_pasted_dflash_line_is_planned() -> None:
+    """A DFLASH draft directory with no layer count beside a 40-layer target: SGLang resolves
+    the ids with the class default (32 layers, qwen3); graphfit plans the line."""
+    base = json.loads((so.oracle().model_dir / "config.json").read_text())
+    draft = {k: v for k, v in base.items() if k != "num_hidden_layers"}
+    draft.update(_draft("qwen3"))
+    assert dl.sglang_refusal({"num_hidden_layers": 40}, draft, loaded=True) is None
+    directory = content_dir(dl._root(), json.dumps(draft, sort_keys=True))
+    assert "num_hidden_layers" not in json.loads((Path(directory) / "config.json").read_text())
+    error = dl.pasted(dl.model_dir({"num_hidden_layers": 40}), "--speculative-algorithm",
+                      "DFLASH", "--speculative-draft-model-path", directory)
+    assert error is None or "num_hidden_layers" not in error, error
