@@ -74,10 +74,19 @@ MODEL_HOOK = frozenset({
     "LongcatFlashForCausalLM", "Dots3NoteForCausalLM"})
 
 
+# the architectures whose CP group is the TP group (cp_tp_group_sharing_hook.py:21-24)
+CP_TP_SHARING = frozenset({"Glm5NextForConditionalGeneration",
+                           "Qwen4ExpForConditionalGeneration"})
+
+
 def unplanned(values: Mapping[str, Any], found: CpWidths, arch: str | None) -> str | None:
     """Why a line SGLang serves stays "not modelled", else None."""
     if arch not in MODEL_HOOK:
         return f"{arch} takes the override but not the model hook's prefill rule"
+    if arch in CP_TP_SHARING and found.attn_cp_size > 1:
+        # the CP group is the TP group (cp_tp_group_sharing_hook.py:21-40) and the linear
+        # attention's state is split over the whole TP group (runtime_context.py:477-486)
+        return "CP-TP group sharing's state split, cp_tp_group_sharing_hook.py:21-40"
     if values.get("enable_dp_attention") is True:
         return "the deprecated --enable-dp-attention width beside the override"
     if found.attn_dp_size > 1 and values.get("enable_dp_lm_head") is True:

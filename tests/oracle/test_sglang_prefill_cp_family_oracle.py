@@ -43,7 +43,12 @@ def test_served_line_agrees(case: dsa.Case) -> None:
 
 def test_generated_lines_agree_or_same_refusal() -> None:
     results = [(case, *dsa.compare(case)) for case in dsa.generate(8, 69)]
-    assert {r[1] for r in results} == {"agree", "same refusal"}, results  # 4 served
+    # a Glm5Next line whose CP group is the TP group stays "not modelled": SGLang splits its
+    # linear-attention state over the whole TP group (test_sglang_mamba_memory_oracle's
+    # test_cp_tp_group_sharing_is_refused_not_mis_sized), which this oracle does not compare
+    unmodelled = [r for r in results if r[1] == "not modelled"]
+    assert all(r[0][2] == "glm5" and "CP-TP group sharing" in r[2][0] for r in unmodelled)
+    assert {r[1] for r in results} - {"not modelled"} == {"agree", "same refusal"}, results
 
 
 def _fresh(case: dsa.Case) -> dsa.Case:
