@@ -291,6 +291,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
     "moe_load_balancer": st.booleans(),
     "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
+    "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -527,6 +528,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "trtllm_moe_backend": st.sampled_from(["", 1, True]),
     "moe_load_balancer": st.sampled_from([None, 1, "true"]),
     "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
+    "moe_eplb_experts": st.sampled_from([0, True, "8"]),
 }
 
 
