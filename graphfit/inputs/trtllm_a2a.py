@@ -154,7 +154,8 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     """(key, count): the expert count the first architecture's MoE class passes as
     num_experts (module doc); None for another architecture or a missing count."""
     names = data.get("architectures")
-    if not isinstance(names, list) or not names or names[0] not in EXPERT_KEYS:
+    if not isinstance(names, list) or not names or not isinstance(names[0], str) \
+            or names[0] not in EXPERT_KEYS:
         return None
     key = EXPERT_KEYS[names[0]]
     count = _size(data.get(key))

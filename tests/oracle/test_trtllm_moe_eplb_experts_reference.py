@@ -105,3 +105,16 @@ def test_fixed_cases(tmp_path: Path) -> None:
     model = _checkpoint(tmp_path / "q", qwen)
     got = str(line(tmp_path, model, 8, True, {"load_balancer": "eplb.yaml"}, {}))
     assert _total(got) == ref.moe_a2a_workspace_size(8, 8, TOKENS, 2048, 2, 128), got
+
+
+def test_odd_architectures_read_no_count(tmp_path: Path) -> None:
+    """An architectures value that is not a list of names reads no expert count and refuses
+    nothing: the statistics stay a formula (no traceback on a nested or mapping entry)."""
+    base = {"hidden_size": 4096, "num_experts_per_tok": 2, "num_local_experts": 8,
+            "num_hidden_layers": 2, "num_attention_heads": 32}
+    for archs in ([["MixtralForCausalLM"]], [{}], "MixtralForCausalLM", [], None):
+        folder = tmp_path / str(abs(hash(repr(archs))))
+        folder.mkdir()
+        model = _checkpoint(folder, {**base, "architectures": archs})
+        got = str(line(folder, model, 4, True, {"load_balancer": {"num_slots": 8}}, {}))
+        assert "num_experts not read" in got, (archs, got)
