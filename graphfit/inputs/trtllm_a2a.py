@@ -39,9 +39,21 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184).
   graphfit reads them from a local config.json: hidden_size, num_experts_per_tok and
   torch_dtype (or transformers' newer `dtype`), at the top level or, when the top level has
-  no num_experts_per_tok, under text_config. Only bfloat16 and float16 are read (itemsize
-  2, as is the float16 fallback): which dtype the model hands its MoE module for a float32
-  or an untyped checkpoint was not pinned, so those leave the payload as a formula. Nor is
+  no num_experts_per_tok, under text_config. bfloat16 and float16 are read (itemsize 2), and
+  so is an untyped checkpoint (no dtype key, or null: s61t): transformers leaves its
+  torch_dtype None, the model class passes that on as the MoE module's dtype
+  (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:54,
+  tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:116), CutlassFusedMoE sizes with
+  `self.dtype or torch.float16`, and ConfigurableMoE's factory with ModelConfig.torch_dtype,
+  `pretrained_config.torch_dtype or torch.bfloat16`
+  (tensorrt_llm/_torch/model_config.py@1a0dc5f700:204-210): two bytes on either route.
+  A float32 checkpoint is not read: whether the loader keeps float32 activations was not
+  read, so it leaves the payload as a formula.
+* The expert count under EPLB (s61t, `moe_eplb_experts`): the `num_experts` the model class
+  passes to `create_moe`, config.json's num_local_experts for MixtralForCausalLM
+  (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35) and num_experts for
+  Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93);
+  other architectures' keys are not read (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
   not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
   to one before sizing the workspace
@@ -65,6 +77,8 @@ ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
 ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
+# the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
+EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts"}
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -127,7 +141,7 @@ def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
     dtype = text.get("torch_dtype", text.get("dtype"))
     if isinstance(dtype, str):
         dtype = dtype.removeprefix("torch.")
-    if hidden is None or top_k is None or dtype not in TWO_BYTE_DTYPES:
+    if hidden is None or top_k is None or (dtype is not None and dtype not in TWO_BYTE_DTYPES):
         return None
     quant = data.get("quantization_config")
     method = quant.get("quant_method") if isinstance(quant, dict) else None
@@ -136,19 +150,37 @@ def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
     return hidden, top_k, 2
 
 
+def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
+    """(key, count): the expert count the first architecture's MoE class passes as
+    num_experts (module doc); None for another architecture or a missing count."""
+    names = data.get("architectures")
+    if not isinstance(names, list) or not names or not isinstance(names[0], str) \
+            or names[0] not in EXPERT_KEYS:
+        return None
+    key = EXPERT_KEYS[names[0]]
+    count = _size(data.get(key))
+    return None if count is None else (key, count)
+
+
 def token_settings(model: str) -> list[Setting]:
-    """`moe_a2a_token` from a local checkpoint (weak: `--config` overrides it)."""
+    """`moe_a2a_token` and `moe_eplb_experts` from a local checkpoint (weak: `--config`
+    overrides them)."""
     path = config_path(model)
     if path is None:
         return []
     data = load_config(path)
+    out = []
     found = token_size(data)
-    if found is None:
-        return []
-    return [Setting("moe_a2a_token", list(found), f"{shown_path(path)}: hidden_size, "
-                    f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
+    if found is not None:
+        out.append(Setting("moe_a2a_token", list(found), f"{shown_path(path)}: hidden_size, "
+                           f"num_experts_per_tok, torch_dtype", FILE, weak=True))
+    experts = eplb_experts(data)
+    if experts is not None:
+        out.append(Setting("moe_eplb_experts", experts[1], f"{shown_path(path)}: {experts[0]}",
+                           FILE, weak=True))
+    return out
 
 
 __all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "environment",
+           "EXPERT_KEYS", "eplb_experts", "environment",
            "moe_config", "token_settings", "token_size"]

@@ -439,7 +439,8 @@ class EngineConfig:
             moe_comm_force_method: str | None = None,
             nvfp4_moe_layers: str | None = None,
             prefill_cp_family: str | None = None,
-            prefill_cp_given: tuple[int, int, int, int, str] | None = None) -> None: ...
+            prefill_cp_given: tuple[int, int, int, int, str] | None = None,
+            moe_eplb_experts: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -786,6 +787,11 @@ class EngineConfig:
     def moe_comm_force_method(self) -> str | None:
         """TrtllmOptions.moe_comm_force_method."""
         return cast("str | None", self._option("moe_comm_force_method"))
+
+    @property
+    def moe_eplb_experts(self) -> int | None:
+        """TrtllmOptions.moe_eplb_experts."""
+        return cast("int | None", self._option("moe_eplb_experts"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

@@ -3149,3 +3149,64 @@ def moe_a2a_forced_method(value: str) -> str:
         raise NotImplementedError(
             "DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE yet")
     return value
+
+
+# --------------------------------------------------------------------------------------------
+# The EPLB expert count and an untyped checkpoint's payload dtype (issue 23, s61t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/models/modeling_mixtral.py @b35ac1b643 (8,016 characters, one page), counted from
+# offset 0 to 57: `MixtralMoE.__init__` sets num_experts from config.num_local_experts (35)
+# and builds `create_moe(num_experts=self.num_experts, ..., dtype=config.torch_dtype, ...)`
+# (48-57, dtype at 54).
+# _torch/models/modeling_qwen3_moe.py @a678b91aaf (16,200 characters), counted from offset 0
+# to 120: `Qwen3MoE.__init__` sets num_experts from config.num_experts (93) and builds
+# `create_moe(num_experts=self.num_experts, ..., dtype=config.torch_dtype, ...)` (110-120,
+# dtype at 116).
+# _torch/model_config.py @1a0dc5f700 (26,037 characters; the one stored copy), counted from
+# offset 0 to 210: `ModelConfig.torch_dtype` is `pretrained_config.torch_dtype or
+# torch.bfloat16` (204-210), the dtype CommunicationFactory hands NVLinkOneSided (its :129).
+PINS["modeling_mixtral"] = ("tensorrt_llm/_torch/models/modeling_mixtral.py",
+                            "b35ac1b64368513d215c57d2ed01d62d910df8da")
+PINS["modeling_qwen3_moe"] = ("tensorrt_llm/_torch/models/modeling_qwen3_moe.py",
+                              "a678b91aafbeff265cd0b764abb59d7def624ac2")
+PINS["model_config"] = ("tensorrt_llm/_torch/model_config.py",
+                        "1a0dc5f70054f66d892df6a964996fc5ead6f81e")
+COUNTED_TO.update({"modeling_mixtral": 57, "modeling_qwen3_moe": 120, "model_config": 210})
+CITES.update({
+    "mixtral_num_experts": ("modeling_mixtral", "MixtralMoE.__init__: num_experts = "
+                            "config.num_local_experts", 0),
+    "mixtral_create_moe": ("modeling_mixtral", "MixtralMoE.__init__: create_moe(num_experts, "
+                           "dtype=config.torch_dtype)", 0),
+    "qwen3_moe_num_experts": ("modeling_qwen3_moe", "Qwen3MoE.__init__: num_experts = "
+                              "config.num_experts", 0),
+    "qwen3_moe_create_moe": ("modeling_qwen3_moe", "Qwen3MoE.__init__: create_moe(num_experts, "
+                             "dtype=config.torch_dtype)", 0),
+    "model_config_torch_dtype": ("model_config", "ModelConfig.torch_dtype: the pretrained "
+                                 "config's torch_dtype or bfloat16", 0),
+})
+LINES.update({"mixtral_num_experts": (35, 35), "mixtral_create_moe": (48, 57),
+              "qwen3_moe_num_experts": (93, 93), "qwen3_moe_create_moe": (110, 120),
+              "model_config_torch_dtype": (204, 210)})
+# the config.json key each architecture's MoE class reads as num_experts
+MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
+                  "Qwen3MoeForCausalLM": "num_experts"}
+DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
+
+
+def moe_num_experts(config_json: Mapping[str, Any]) -> int:
+    """The num_experts the served architecture's MoE class passes to `create_moe`
+    (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`)."""
+    return int(config_json[MOE_EXPERT_KEY[config_json["architectures"][0]]])
+
+
+def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
+    """The itemsize the one-sided workspace is sized with for a checkpoint whose
+    transformers torch_dtype is `torch_dtype` (None: untyped): the factory's
+    ModelConfig.torch_dtype, bfloat16 when None (`cite_fact("model_config_torch_dtype")`), on
+    ConfigurableMoE; else CutlassFusedMoE's `self.dtype or torch.float16`
+    (`cite_fact("moe_a2a_build")`), self.dtype the model's config.torch_dtype
+    (`cite_fact("mixtral_create_moe")`)."""
+    if torch_dtype is None:
+        return DTYPE_ITEMSIZE["bfloat16" if configurable else "float16"]
+    return DTYPE_ITEMSIZE[torch_dtype]

@@ -296,6 +296,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "nvfp4_moe_layers": st.sampled_from([None, "first", "later", "none"]),
     "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
+    "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -536,6 +537,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_family": st.sampled_from(["NSA", 1, ""]),
     "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
+    "moe_eplb_experts": st.sampled_from([0, True, "8"]),
 }
 
 

@@ -78,8 +78,14 @@ configured (:171). So for these backends the line is the same as for CUTLASS; an
 num_experts x 4 bytes, to the auxiliary part (CutlassFusedMoE passes num_experts when its
 layer has a load balancer,
 tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:173-183; the factory
-when one is configured); num_experts is the checkpoint's, not read, so the line gives the
-addition as a formula.
+when one is configured). num_experts is what the model class passes to `create_moe` (s61t):
+config.json's num_local_experts for MixtralForCausalLM
+(tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35), num_experts for
+Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93), each
+passed on as `num_experts` (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:48-57,
+tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:110-120); for those the line
+gives exact bytes with the statistics (`eplb_experts`), for other architectures the addition
+stays a formula.
 """
 
 from __future__ import annotations
@@ -285,10 +291,19 @@ def _with_eplb(text: str, aux: int) -> str:
                              f"read)")
 
 
+def _eplb_exact(text: str, aux: int, experts: int) -> str:
+    """The line with the EPLB statistics, ep_size x `experts` x 4 bytes, counted in the
+    auxiliary bytes (s61t)."""
+    old = f"{aux} bytes ({aux / MIB:.1f} MiB) aux"
+    return text.replace(old, f"{old} (with the EPLB statistics of moe_config.load_balancer "
+                             f"for the checkpoint's {experts} experts)")
+
+
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
           env_raw: str | None = None, force_raw: str | None = None,
           configurable_raw: str | None = None, backend: str | None = None,
-          eplb: bool = False, comm_raw: str | None = None) -> str:
+          eplb: bool = False, comm_raw: str | None = None,
+          eplb_experts: int | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
@@ -296,7 +311,8 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     the legacy route (`configurable_raw`, ENABLE_CONFIGURABLE_MOE: `legacy`); on the default
     route the line says the variable is not read. `backend` and `eplb` are moe_config's
     (`_backend_note`, `_with_eplb`); `comm_raw`, a set TRTLLM_FORCE_COMM_METHOD, is read on
-    the default route only (`forced_comm`)."""
+    the default route only (`forced_comm`). `eplb_experts`, the checkpoint's expert count
+    (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`)."""
     note = _backend_note(backend, configurable_raw)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
@@ -304,13 +320,16 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
         other = forced_comm(comm_raw)
         if other is not None:
             return f"where attention DP spans ranks and MoE TP is 1 (ConfigurableMoE): {other}"
-    space = A2aWorkspace(ep_size, max_num_tokens)
+    exact = eplb and eplb_experts is not None
+    space = A2aWorkspace(ep_size, max_num_tokens, eplb_experts if exact else None)
     unforced = (f"{ENV_FORCE} is unset" if legacy(configurable_raw) else
                 f"{ENV_FORCE_COMM} is unset (ConfigurableMoE)")
     if comm_raw is not None and not legacy(configurable_raw):
         unforced = f"{ENV_FORCE_COMM}={comm_raw!r} (ConfigurableMoE)"
-    text = space.describe(None if eplb else token, unforced)
-    if eplb:
+    text = space.describe(None if eplb and not exact else token, unforced)
+    if exact:
+        text = _eplb_exact(text, space.aux_bytes, eplb_experts or 0)
+    elif eplb:
         text = _with_eplb(text, space.aux_bytes)
     if force_raw is not None and legacy(configurable_raw):
         other = forced(force_raw)

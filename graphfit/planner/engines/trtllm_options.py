@@ -175,6 +175,11 @@ class TrtllmOptions(EngineOptions):
         unset. ConfigurableMoE's CommunicationFactory reads it (`is not None`) where it selects
         a strategy (cited in graphfit.inputs.trtllm_a2a; its outcomes:
         graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
+    moe_eplb_experts: the MoE layer's expert count as the model class passes it to
+        `create_moe` (config.json's num_local_experts for MixtralForCausalLM, num_experts
+        for Qwen3MoeForCausalLM; graphfit.inputs.trtllm_a2a.eplb_experts); None: not read.
+        Under `moe_config.load_balancer` it is the EPLB statistics' expert count
+        (graphfit.planner.engines.trtllm_moe_a2a, issue 23, s61t).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -214,6 +219,7 @@ class TrtllmOptions(EngineOptions):
     trtllm_moe_backend: str | None = None
     moe_load_balancer: bool = False
     moe_comm_force_method: str | None = None
+    moe_eplb_experts: int | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -287,6 +293,8 @@ class TrtllmOptions(EngineOptions):
         if self.moe_configurable is not None and not isinstance(self.moe_configurable, str):
             raise ConfigError(f"moe_configurable: expected a string (the environment's "
                               f"value), got {excerpt(self.moe_configurable)}")
+        if self.moe_eplb_experts is not None:
+            positive_int("moe_eplb_experts", self.moe_eplb_experts)
 
 
 def _a2a_token(value: object) -> tuple[int, int, int]:

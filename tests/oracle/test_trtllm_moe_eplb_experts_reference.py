@@ -1,0 +1,120 @@
+"""The EPLB expert count and an untyped checkpoint's itemsize in the one-sided all-to-all
+workspace line (issue 23, s61t), graphfit against the restated engine
+(tests/oracle/trtllm_reference.py):
+
+* the expert count: the architecture's MoE class passes config.json's num_local_experts
+  (Mixtral, `ref.cite_fact("mixtral_num_experts")`) or num_experts (Qwen3-MoE,
+  `ref.cite_fact("qwen3_moe_num_experts")`) to `create_moe`; under a load balancer the
+  workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
+  `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
+* the itemsize of an untyped checkpoint: bfloat16 through ModelConfig.torch_dtype on
+  ConfigurableMoE, float16 through CutlassFusedMoE's fallback on the legacy route
+  (`ref.moe_a2a_itemsize`): two bytes on both.
+
+Lines are pasted serving commands with an `--extra_llm_api_options` YAML over a local
+checkpoint directory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
+
+WHY = (ref.cite_fact("mixtral_num_experts"), ref.cite_fact("qwen3_moe_num_experts"),
+       ref.cite_fact("moe_eplb_count"), ref.cite_fact("model_config_torch_dtype"))
+
+
+def _checkpoint(folder: Path, data: dict[str, Any]) -> str:
+    model = folder / "ckpt"
+    model.mkdir(exist_ok=True)
+    (model / "config.json").write_text(json.dumps(data))
+    return str(model)
+
+
+def _total(text: str) -> int | None:
+    match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", text)
+    return int(match[1]) if match else None
+
+
+def _aux(text: str) -> int | None:
+    match = re.search(r"(\d+) bytes \([\d.]+ MiB\) aux", text)
+    return int(match[1]) if match else None
+
+
+@settings(max_examples=25, deadline=None)
+@given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
+                             "DeepseekV3ForCausalLM"]),
+       experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
+       top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
+       balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
+       configurable=st.sampled_from([None, "0"]))
+def test_the_eplb_count_and_itemsize_are_the_engines(
+        tmp_path_factory: Any, arch: str, experts: int, hidden: int, top_k: int,
+        dtype: str | None, balancer: bool, tp: int, configurable: str | None) -> None:
+    """Under a load balancer, a Mixtral / Qwen3-MoE line's total is the engine's workspace
+    with the checkpoint's expert count; another architecture's keeps the statistics a
+    formula; without one, the total has no statistics; an untyped checkpoint is two bytes."""
+    folder = Path(tmp_path_factory.mktemp("eplb"))
+    data: dict[str, Any] = {"architectures": [arch], "hidden_size": hidden,
+                            "num_experts_per_tok": top_k, "num_hidden_layers": 2,
+                            "num_attention_heads": 16, "num_local_experts": experts,
+                            "num_experts": experts, "n_routed_experts": experts}
+    if dtype is not None:
+        data["torch_dtype"] = dtype
+    moe_config = {"load_balancer": {"num_slots": experts}} if balancer else None
+    environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
+    got = str(line(folder, _checkpoint(folder, data), tp, True, moe_config, environ))
+    itemsize = ref.moe_a2a_itemsize(dtype, not ref.moe_a2a_selects_itself(configurable))
+    if balancer and arch not in ref.MOE_EXPERT_KEY:
+        assert "num_experts not read" in got and _total(got) is None, (got, WHY)
+        return
+    eplb = ref.moe_num_experts(data) if balancer else None
+    want = ref.moe_a2a_workspace_size(tp, top_k, TOKENS, hidden, itemsize, eplb)
+    assert _total(got) == want, (arch, balancer, dtype, got, want, WHY)
+    assert _aux(got) == ref.moe_a2a_offsets(tp, TOKENS, eplb)["payload_data"], got
+
+
+def test_fixed_cases(tmp_path: Path) -> None:
+    """Mixtral-8x7B's DEP line (tp 4): the statistics of its 8 experts under EPLB; an
+    untyped checkpoint sized as bf16; a float32 one keeps the formula; Qwen3-30B-A3B reads
+    num_experts (128), not num_local_experts."""
+    mixtral = {"architectures": ["MixtralForCausalLM"], "hidden_size": 4096,
+               "num_experts_per_tok": 2, "num_local_experts": 8, "num_hidden_layers": 2,
+               "num_attention_heads": 32}
+    model = _checkpoint(tmp_path, mixtral)
+    eplb = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 8}}, {}))
+    assert _total(eplb) == ref.moe_a2a_workspace_size(4, 2, TOKENS, 4096, 2, 8), eplb
+    assert "8 experts" in eplb, eplb
+    plain = str(line(tmp_path, model, 4, True, None, {}))
+    assert _total(plain) == ref.moe_a2a_workspace_size(4, 2, TOKENS, 4096, 2), plain
+    assert _total(eplb) != _total(plain)
+    (Path(model) / "config.json").write_text(json.dumps({**mixtral, "torch_dtype": "float32"}))
+    assert _total(str(line(tmp_path, model, 4, True, None, {}))) is None
+    qwen = {"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
+            "num_experts_per_tok": 8, "num_experts": 128, "num_local_experts": 3,
+            "num_hidden_layers": 2, "num_attention_heads": 32, "torch_dtype": "bfloat16"}
+    (tmp_path / "q").mkdir()
+    model = _checkpoint(tmp_path / "q", qwen)
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": "eplb.yaml"}, {}))
+    assert _total(got) == ref.moe_a2a_workspace_size(8, 8, TOKENS, 2048, 2, 128), got
+
+
+def test_odd_architectures_read_no_count(tmp_path: Path) -> None:
+    """An architectures value that is not a list of names reads no expert count and refuses
+    nothing: the statistics stay a formula (no traceback on a nested or mapping entry)."""
+    base = {"hidden_size": 4096, "num_experts_per_tok": 2, "num_local_experts": 8,
+            "num_hidden_layers": 2, "num_attention_heads": 32}
+    for archs in ([["MixtralForCausalLM"]], [{}], "MixtralForCausalLM", [], None):
+        folder = tmp_path / str(abs(hash(repr(archs))))
+        folder.mkdir()
+        model = _checkpoint(folder, {**base, "architectures": archs})
+        got = str(line(folder, model, 4, True, {"load_balancer": {"num_slots": 8}}, {}))
+        assert "num_experts not read" in got, (archs, got)
