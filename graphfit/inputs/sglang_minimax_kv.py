@@ -72,7 +72,8 @@ def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
     mxfp8's Fp8Config takes the checkpoint config's `kv_cache_quant_algo` (fp8.py:346-386;
     `quant_cls()` with no checkpoint config, weight_utils.py:344-351: None);
     compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`); ModelOpt's classes
-    read a flat config.json dict (`_modelopt_kv`, issue 23 s60m). Other classes and an
+    read a flat config.json dict (`_modelopt_kv`, issue 23 s60m; also under fp8 / mxfp8 /
+    w4afp8, s61m). Other classes and an
     unquantized line that may still read a hf_quant_config.json are KV_UNREAD: the planner's
     checkpoint_quant_config decides."""
     if quant == "minimax_m3_nvfp4":
@@ -80,7 +81,8 @@ def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
     config = checkpoint_quant(data)
     if quant == "compressed-tensors":
         return _ct_kv(config)
-    if quant in MODELOPT:
+    if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
+                             and config.get("quant_method") == "modelopt"):
         return _modelopt_kv(quant, config)
     if quant not in ("fp8", "mxfp8"):
         return KV_UNREAD
@@ -96,8 +98,8 @@ def modelopt_class(config: Mapping[str, Any]) -> str | None:
     """The quantization ModelConfig names for a flat ModelOpt `quantization_config`
     (`_parse_modelopt_quant_config`, configs/model_config.py:1838-1869, run by
     `_parse_quant_hf_config`, :1727-1740): MIXED_PRECISION with an NVFP4 / W4A16_NVFP4 layer
-    is modelopt_mixed, an algo naming FP4 modelopt_fp4, FP8 modelopt_fp8; None for what
-    graphfit does not restate (w4afp8, MXFP8, none)."""
+    is modelopt_mixed (without one, w4afp8), an algo naming FP4 modelopt_fp4, FP8
+    modelopt_fp8, MXFP8 mxfp8 (:1870-1895, issue 23 s61m); None for none."""
     algo = config.get("quant_algo")
     if not isinstance(algo, str):
         return None
@@ -107,19 +109,23 @@ def modelopt_class(config: Mapping[str, Any]) -> str | None:
             isinstance(info, Mapping)
             and str(info.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4")
             for info in layers.values())
-        return "modelopt_mixed" if nvfp4 else None
+        return "modelopt_mixed" if nvfp4 else "w4afp8"
     if "FP4" in algo:
         return "modelopt_fp4"
-    return "modelopt_fp8" if algo == "FP8" else None
+    return {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo)
 
 
-def _modelopt_kv(quant: str, config: Mapping[str, Any] | None) -> int:
+def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
     """A ModelOpt class's `kv_cache_quant_algo` from a flat config.json dict (quant_method
     "modelopt"), of the class the checkpoint parses to (`modelopt_class`): ModelOpt's
     `override_quantization_method` (layers/quantization/base_config.py:223-254, run for the
     line's --quantization at configs/model_config.py:2090-2103) makes any ModelOpt flag the
-    parsed modelopt_fp8 / modelopt_fp4; a mixed checkpoint is read with no flag, `modelopt`
-    or `modelopt_mixed` only (another flag: not restated):
+    parsed modelopt_fp8 / modelopt_fp4 (so do `fp8` / `mxfp8` / `w4afp8`, classes with no
+    override of their own); a mixed checkpoint is modelopt_mixed under any ModelOpt flag too (its
+    class's override names it whatever the flag, modelopt_quant.py:830-835; issue 23 s61m);
+    an MXFP8 checkpoint is mxfp8 with no flag, `modelopt` or `mxfp8`
+    (`canonicalize_modelopt_quant_algo`, layers/modelopt_utils.py:23-45; another flag is
+    refused by the compatibility check, model_config.py:2042-2055, 2104-2148):
     - modelopt_fp8 (`ModelOptFp8Config.from_config`, modelopt_quant.py:466-522): a
       `kv_cache_scheme` dict of type float, 8 bits is FP8 (another dict: none); with no dict,
       `kv_cache_quant_algo`;
@@ -129,15 +135,27 @@ def _modelopt_kv(quant: str, config: Mapping[str, Any] | None) -> int:
     - modelopt_mixed (`ModelOptMixedPrecisionConfig.from_config`, :850-878): a scheme dict
       of float, 8 bits is FP8; else `kv_cache_quant_algo`; a dict lacking
       `quantized_layers` or both KV keys is read from hf_quant_config.json instead
-      (model_loader/weight_utils.py:283-296): not restated.
+      (model_loader/weight_utils.py:283-296): not restated;
+    - mxfp8 (Fp8Config.from_config, fp8.py:346-386, on the dict ModelConfig parsed,
+      model_config.py:1870-1895): `kv_cache_quant_algo`, else FP8 for a scheme dict of
+      float, 8 bits;
+    - w4afp8 (MIXED_PRECISION without an NVFP4 layer, model_config.py:1855-1865): W4AFp8Config
+      keeps no KV algo (w4afp8.py:78-91), so the model dtype whatever the dict names.
     KV_FP8 where that is "FP8" upper-cased (kv_cache_dtype.py:49-59), KV_MODEL otherwise,
     KV_UNREAD for what is not restated (a nested hf_quant_config.json, another class)."""
     if config is None or config.get("quant_method") != "modelopt":
         return KV_UNREAD
     picked = modelopt_class(config)
-    if picked is None or (picked == "modelopt_mixed" and quant not in ("modelopt", picked)):
+    if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
         return KV_UNREAD
+    if picked == "w4afp8":
+        return KV_MODEL
     scheme, algo = config.get("kv_cache_scheme"), config.get("kv_cache_quant_algo")
+    if picked == "mxfp8":
+        fp8 = isinstance(scheme, dict) and scheme.get("type") == "float" \
+            and scheme.get("num_bits") == 8
+        algo = ("FP8" if fp8 else None) if algo is None else algo
+        return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
     if picked == "modelopt_fp4" and config.get("quant_algo") not in MODELOPT_FP4_ALGOS:
         return KV_UNREAD
     if picked == "modelopt_mixed" and ("quantized_layers" not in config or (

@@ -3,9 +3,9 @@
 `python -m tests.oracle.measure_sglang_minimax_modelopt_kv [COUNT] [SEED] [BEFORE]` (default
 40 draws, seed 23). A draw is the KV quant measure's line (test_sglang_minimax_kv_oracle's
 `draw` and a --page-size) with a ModelOpt `quantization_config` (FP8 / NVFP4 / W4A16_NVFP4 /
-MIXED_PRECISION; `kv_cache_quant_algo` FP8 / fp8 / NVFP4 / absent, a `kv_cache_scheme` dict of
-8 or 4 bits or a string) and, sometimes, a --quantization naming the class or another
-ModelOpt one. SGLang resolves
+MIXED_PRECISION with NVFP4 or W4A8 layers / MXFP8 (s61m); `kv_cache_quant_algo` FP8 / fp8 /
+NVFP4 / absent, a `kv_cache_scheme` dict of 8 or 4 bits or a string) and, sometimes, a
+--quantization naming the class, another ModelOpt one, fp8 or mxfp8 (s61m). SGLang resolves
 each line on a fake device of the GPU's memory. BEFORE (e.g. /work/main) counts the lines
 whose plan by that tree states SGLang's figures, printed first."""
 
@@ -17,10 +17,10 @@ from typing import Any
 
 from tests.oracle import measure_sglang_minimax_kv_quant as mq
 from tests.oracle.measure_sglang_minimax_kv import measure
-from tests.oracle.test_sglang_minimax_modelopt_kv_oracle import NVFP4_LAYERS
+from tests.oracle.test_sglang_minimax_modelopt_kv_oracle import NVFP4_LAYERS, W4A8_LAYERS
 
 ALGOS = {"FP8": "modelopt_fp8", "NVFP4": "modelopt_fp4", "W4A16_NVFP4": "modelopt_fp4",
-         "MIXED_PRECISION": "modelopt_mixed"}
+         "MIXED_PRECISION": "modelopt_mixed", "MXFP8": "mxfp8"}
 KV: tuple[dict[str, Any], ...] = (
     {}, {"kv_cache_quant_algo": "FP8"}, {"kv_cache_quant_algo": "fp8"},
     {"kv_cache_quant_algo": "NVFP4"}, {"kv_cache_scheme": {"type": "float", "num_bits": 8}},
@@ -34,8 +34,9 @@ def draw(rng: random.Random) -> dict[str, Any]:
     algo = rng.choice(list(ALGOS))
     config: dict[str, Any] = {"quant_method": "modelopt", "quant_algo": algo, **rng.choice(KV)}
     if algo == "MIXED_PRECISION":
-        config["quantized_layers"] = NVFP4_LAYERS
-    flag = rng.choice((ALGOS[algo], ALGOS[algo], "modelopt", "modelopt_fp8", "modelopt_fp4"))
+        config["quantized_layers"] = rng.choice((NVFP4_LAYERS, NVFP4_LAYERS, W4A8_LAYERS))
+    flag = rng.choice((ALGOS[algo], ALGOS[algo], "modelopt", "modelopt_fp8", "modelopt_fp4",
+                       "fp8", "mxfp8", "w4afp8"))
     more = tuple(c["more"]) + (("--quantization", flag) if rng.random() < 0.4 else ())
     return {**c, "fields": {**c["fields"], "quantization_config": config}, "more": more}
 

@@ -26,6 +26,7 @@ from tests.oracle.test_sglang_minimax_kv_quant_oracle import quantized  # noqa: 
 MO = {"quant_method": "modelopt"}
 NVFP4_LAYERS = {"model.layers.0.mlp": {"quant_algo": "NVFP4"}}
 FP8_SCHEME = {"type": "float", "num_bits": 8}
+W4A8_LAYERS = {"model.layers.0.mlp": {"quant_algo": "W4A8_AWQ"}}  # no NVFP4 layer: w4afp8
 CONFIGS: dict[str, dict[str, Any]] = {
     "fp8-algo": {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "fp8"},
     "fp8-scheme4-over-algo": {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
@@ -52,6 +53,26 @@ CASES = {
                                    {**MO, "quant_algo": "FP8", "kv_cache_scheme": "FP8"}),
     "nvfp4-ckpt-fp8-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp8")),
                                      {**MO, "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"}),
+    # issue 23 s61m: a mixed checkpoint under another ModelOpt flag is still modelopt_mixed
+    # (modelopt_quant.py:830-835); MXFP8 parses to mxfp8 (model_config.py:1870-1895), its
+    # KV from kv_cache_quant_algo, else an 8-bit float scheme dict
+    "mixed-ckpt-fp4-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp4")),
+                                     CONFIGS["mixed-scheme"]),
+    "mixed-ckpt-fp8-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp8")),
+                                     {**CONFIGS["mixed-scheme"], "kv_cache_scheme": None,
+                                      "kv_cache_quant_algo": "fp8"}),
+    "mxfp8-scheme": quantized(t.case([0, 1], gpu="B200"), {**MO, "quant_algo": "MXFP8",
+                                               "kv_cache_scheme": FP8_SCHEME}),
+    "mxfp8-algo-over-scheme": quantized(t.case([0, 1], gpu="B200",
+                                               more=("--quantization", "mxfp8")),
+                                        {**MO, "quant_algo": "MXFP8", "kv_cache_scheme":
+                                         FP8_SCHEME, "kv_cache_quant_algo": "NVFP4"}),
+    # MIXED_PRECISION without NVFP4 layers parses to w4afp8, whose class keeps no KV algo
+    "w4afp8-fp8-algo": quantized(t.case([0, 1]), {**MO, "quant_algo": "MIXED_PRECISION",
+                                                  "kv_cache_quant_algo": "FP8",
+                                                  "quantized_layers": W4A8_LAYERS}),
+    "fp8-ckpt-fp8-flag": quantized(t.case([0, 1], more=("--quantization", "fp8")),
+                                   {**MO, "quant_algo": "FP8", "kv_cache_scheme": FP8_SCHEME}),
 }
 
 
