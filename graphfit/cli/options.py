@@ -628,6 +628,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
         sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"),
                                           env)  # the NVFP4 hook's environment check (s57m)
+        from graphfit.inputs.sglang_file_drafts import settle as drafts_settle
+        from graphfit.inputs.values import normalize_key
+
+        # a MiniMax DSPARK draft's deferred refusal, after the hook's (issue 23 s60m)
+        drafts_settle({normalize_key(k): v for k, v in read_mapping(config_file).items()
+                       if isinstance(k, str)}, resolved)
         if pasted is None:  # prefill CP's breakable graphs: the file's prefill backend, else
             # SGLang's default on the named GPU (graphfit.inputs.sglang_prefill_cp_bcg, s55g)
             from graphfit.inputs.sglang_prefill_cp_bcg import settle_file as cp_bcg_settle

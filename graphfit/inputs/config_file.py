@@ -20,6 +20,7 @@ from graphfit.inputs import (
     sglang_context_length,
     sglang_draft_a2a,
     sglang_file_choices,
+    sglang_file_drafts,
     sglang_file_dtype,
     sglang_kv_dtype,
     sglang_mamba_flags,
@@ -237,6 +238,10 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         # an SGLang file without an `engine` key: its attention_backend is SGLang's too, as
         # in a file naming `engine: sglang` (issue 23 s45m)
         return mapping_settings(data, name, {**own, **SGLANG_FILE_KEYS})
+    if ignored and sglang_file_drafts.reads_draft(
+            {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}):
+        # a DFLASH / DSPARK draft is read (sglang_file_drafts, issue 23 s60m)
+        ignored = [k for k in ignored if normalize_key(k) != "speculative_draft_model_path"]
     if ignored:
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:
@@ -253,6 +258,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)
         sglang_minimax_target.line(keys, gpu_later=True)
+        # a DFLASH / DSPARK draft's config.json, read as on a pasted line (issue 23 s60m)
+        settings = sglang_file_drafts.settings(keys, settings, notes)
     # a MoE draft's class under speculative_moe_a2a_backend, read from the file's
     # speculative_draft_model_path (or the one SGLang fills in) as on a pasted line (s55e)
     settings += sglang_draft_a2a.settings(keys)

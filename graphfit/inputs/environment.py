@@ -8,7 +8,7 @@ NixlEP, Mooncake: s55e) and `SGLANG_MAMBA_SSM_DTYPE`
 `SGLANG_ENABLE_POST_CAPTURE_KV_SIZING`, `SGLANG_MOONCAKE_CUSTOM_MEM_POOL` and
 `MOONCAKE_PROTOCOL` (the memory reserve, graphfit.planner.engines.sglang_post_capture);
 TensorRT-LLM's `TRTLLM_MOE_A2A_WORKSPACE_MB` (the one-sided MoE all-to-all workspace,
-graphfit.inputs.trtllm_a2a).
+graphfit.inputs.trtllm_a2a) and `TRTLLM_FORCE_ALLTOALL_METHOD` (the method it selects, s60t).
 
 A module of its own, without the value readers, because every command consults the environment
 and most never read a flag table or a file (start-up: graphfit.cli imports this on every run).
@@ -45,8 +45,13 @@ SGLANG_BUDGETS = {
     "SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK": "mooncake_dispatch_tokens_per_rank",
 }
 
-__all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "TRTLLM_ENVIRONMENT",
-           "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
+# read as written, any sign: only a NixlEP / Mooncake dispatcher reads these, and it asserts
+# just `<= 1024` at model build (graphfit.planner.engines.sglang_first_dispatch, s60k)
+SIGNED_BUDGETS = frozenset({"nixl_dispatch_tokens_per_rank",
+                            "mooncake_dispatch_tokens_per_rank"})
+
+__all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "SIGNED_BUDGETS",
+           "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -121,7 +126,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             value = int(given)
         except ValueError:
             continue  # SGLang warns and keeps its default
-        if value < 0:
+        if value < 0 and field not in SIGNED_BUDGETS:
             raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
                               f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
@@ -215,8 +220,8 @@ SGLANG_ENVIRONMENT = sglang_environment
 
 
 def trtllm_environment(environ: Mapping[str, str]) -> list[Setting]:
-    """TensorRT-LLM's variables graphfit reads: the MoE all-to-all workspace's MiB
-    (graphfit.inputs.trtllm_a2a)."""
+    """TensorRT-LLM's variables graphfit reads: the MoE all-to-all workspace's MiB and the
+    forced all-to-all method (graphfit.inputs.trtllm_a2a)."""
     from graphfit.inputs.trtllm_a2a import environment as a2a_environment
 
     return a2a_environment(environ)

@@ -18,6 +18,11 @@ GPU_MEMORY_GB: dict[str, float] = {
     "A100-40GB": 40.0, "L40": 45.0, "L40S": 45.0, "A100": 80.0, "A100-80GB": 80.0,
     "H100": 79.6, "H100-NVL": 93.6, "H20": 95.6, "H200": 140.4, "B200": 179.1,
     "GB200": 184.0, "MI300X": 192.0, "MI325X": 256.0,
+    # issue 23 s60k: 284672 MiB, the memory NVIDIA's mock NVML profile of a GB300 NVL reports
+    # (NVIDIA/k8s-test-infra, nvml-mock profile gb300: 298500227072 bytes); not read off a
+    # real GB300's nvidia-smi. It only moves SGLang's default mem_fraction_static
+    # (memory_hook.py:314-336); the max_bs tier (>= 160 GiB) is the B200's.
+    "GB300": 278.0,
 }
 
 
@@ -26,7 +31,7 @@ GPU_MEMORY_GB: dict[str, float] = {
 GPU_CAPABILITY_MAJOR: dict[str, int] = {
     "T4": 7, "A10": 8, "A10G": 8, "L4": 8, "RTX4090": 8, "RTX5090": 12, "A100-40GB": 8,
     "L40": 8, "L40S": 8, "A100": 8, "A100-80GB": 8, "H100": 9, "H100-NVL": 9, "H20": 9,
-    "H200": 9, "B200": 10, "GB200": 10,
+    "H200": 9, "B200": 10, "GB200": 10, "GB300": 10,
 }
 
 
@@ -36,7 +41,7 @@ GPU_CAPABILITY_MAJOR: dict[str, int] = {
 GPU_CAPABILITY: dict[str, int] = {
     "T4": 75, "A10": 86, "A10G": 86, "L4": 89, "RTX4090": 89, "RTX5090": 120, "A100-40GB": 80,
     "L40": 89, "L40S": 89, "A100": 80, "A100-80GB": 80, "H100": 90, "H100-NVL": 90, "H20": 90,
-    "H200": 90, "B200": 100, "GB200": 100,
+    "H200": 90, "B200": 100, "GB200": 100, "GB300": 103,  # Blackwell Ultra: SM103
 }
 
 
@@ -60,7 +65,7 @@ def gpu_sm90(value: object) -> bool | None:
 
 def gpu_sm100(value: object) -> bool | None:
     """SGLang's `is_sm100_supported()` (utils/common.py:309-313: capability major 10 and CUDA
-    >= 12.8) for a named GPU: True for a datacenter Blackwell name (B200, GB200; CUDA >= 12.8
+    >= 12.8) for a named GPU: True for a datacenter Blackwell name (B200, GB200, GB300; CUDA >= 12.8
     assumed: set `sm100: false` in a config file otherwise), False for the other names (an
     RTX 5090 is SM120); None for a figure in GiB (the generation is unknown)."""
     name = gpu_name(value)
@@ -71,7 +76,8 @@ def gpu_sm100(value: object) -> bool | None:
 
 def gpu_mnnvl_fabric(value: object) -> bool | None:
     """SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053) for a named GPU: True
-    for a name with GB200 or GB300 in it, as SGLang's own name check (:1047-1049); None
+    for a name with GB200 or GB300 in it (both in the table since issue 23 s60k), as SGLang's
+    own name check (:1047-1049); None
     otherwise, where SGLang asks NVML whether the GPU completed NVLink fabric registration
     (`is_gpu_fabric_ready`, utils/cuda_vmm_utils.py:162-201), which no name tells (an HGX
     B200 may or may not report it). Only SM100's DCP fi_a2a reads it (issue 23 s55k)."""

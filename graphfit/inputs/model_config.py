@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_qwen4_text_only,
     sglang_sub_configs,
 )
+from graphfit.inputs import sglang_nvfp4_moe_layers as nvfp4_moe_layers
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_dtype import sglang_dtype
@@ -432,6 +433,7 @@ def quant_settings(model: str) -> list[Setting]:
     quant = hf_quantization_config(path, data)
     verified += _hf_config_quant(path, data, quant)
     verified += puzzle_block_experts(path, data)
+    verified += _nvfp4_moe_layers(path, data, cfg, quant)
     if quant is None:
         return verified
     out = _fp4_experts(path, quant)
@@ -482,6 +484,26 @@ def puzzle_block_experts(path: Path, data: dict[str, Any]) -> list[Setting]:
         return []
     return [Setting("moe_block_experts", tuple(counts),
                     f"{path}: block_configs[*].n_routed_experts", FILE, weak=True)]
+
+
+def _nvfp4_moe_layers(path: Path, data: dict[str, Any], cfg: dict[str, Any] | None,
+                      quant: dict[str, Any] | None) -> list[Setting]:
+    """SglangOptions.nvfp4_moe_layers ("first" / "later" / "none") where graphfit walks the
+    model's FusedMoE layers (graphfit.inputs.sglang_nvfp4_moe_layers); nothing where it
+    cannot tell."""
+    classes = data.get("architectures")
+    arch = classes[0] if isinstance(classes, list) and classes else None
+    hybrid = quant is not None and (
+        str(quant.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+        and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
+        and quant.get("group_size") is not None)  # configs/model_config.py:775-784
+    answer = nvfp4_moe_layers.built(arch, data.get("num_hidden_layers"), cfg,
+                                    None if quant is None else quant.get("ignore"), hybrid)
+    if answer is None:
+        return []
+    return [Setting("nvfp4_moe_layers", answer,
+                    f"{path}: its FusedMoE layers under the quantization config", FILE,
+                    weak=True)]
 
 
 def _fp8_experts(data: dict[str, Any], folder: Path) -> list[Setting]:

@@ -71,17 +71,83 @@ def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
     minimax_m3_nvfp4's class always passes "FP8" (minimax_m3_nvfp4.py:41-45, 56-63); fp8 /
     mxfp8's Fp8Config takes the checkpoint config's `kv_cache_quant_algo` (fp8.py:346-386;
     `quant_cls()` with no checkpoint config, weight_utils.py:344-351: None);
-    compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`). Other classes
-    (ModelOpt, ...) and an unquantized line that may still read a
-    hf_quant_config.json are KV_UNREAD: the planner's checkpoint_quant_config decides."""
+    compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`); ModelOpt's classes
+    read a flat config.json dict (`_modelopt_kv`, issue 23 s60m). Other classes and an
+    unquantized line that may still read a hf_quant_config.json are KV_UNREAD: the planner's
+    checkpoint_quant_config decides."""
     if quant == "minimax_m3_nvfp4":
         return KV_FP8
     config = checkpoint_quant(data)
     if quant == "compressed-tensors":
         return _ct_kv(config)
+    if quant in MODELOPT:
+        return _modelopt_kv(quant, config)
     if quant not in ("fp8", "mxfp8"):
         return KV_UNREAD
     algo = None if config is None else config.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+MODELOPT = ("modelopt", "modelopt_fp8", "modelopt_fp4", "modelopt_mixed")
+MODELOPT_FP4_ALGOS = ("NVFP4", "NVFP4_AWQ", "W4A16_NVFP4")  # modelopt_quant.py:1672-1678
+
+
+def modelopt_class(config: Mapping[str, Any]) -> str | None:
+    """The quantization ModelConfig names for a flat ModelOpt `quantization_config`
+    (`_parse_modelopt_quant_config`, configs/model_config.py:1838-1869, run by
+    `_parse_quant_hf_config`, :1727-1740): MIXED_PRECISION with an NVFP4 / W4A16_NVFP4 layer
+    is modelopt_mixed, an algo naming FP4 modelopt_fp4, FP8 modelopt_fp8; None for what
+    graphfit does not restate (w4afp8, MXFP8, none)."""
+    algo = config.get("quant_algo")
+    if not isinstance(algo, str):
+        return None
+    if algo == "MIXED_PRECISION":
+        layers = config.get("quantized_layers") or {}
+        nvfp4 = isinstance(layers, Mapping) and any(
+            isinstance(info, Mapping)
+            and str(info.get("quant_algo", "")).upper() in ("NVFP4", "W4A16_NVFP4")
+            for info in layers.values())
+        return "modelopt_mixed" if nvfp4 else None
+    if "FP4" in algo:
+        return "modelopt_fp4"
+    return "modelopt_fp8" if algo == "FP8" else None
+
+
+def _modelopt_kv(quant: str, config: Mapping[str, Any] | None) -> int:
+    """A ModelOpt class's `kv_cache_quant_algo` from a flat config.json dict (quant_method
+    "modelopt"), of the class the checkpoint parses to (`modelopt_class`): ModelOpt's
+    `override_quantization_method` (layers/quantization/base_config.py:223-254, run for the
+    line's --quantization at configs/model_config.py:2090-2103) makes any ModelOpt flag the
+    parsed modelopt_fp8 / modelopt_fp4; a mixed checkpoint is read with no flag, `modelopt`
+    or `modelopt_mixed` only (another flag: not restated):
+    - modelopt_fp8 (`ModelOptFp8Config.from_config`, modelopt_quant.py:466-522): a
+      `kv_cache_scheme` dict of type float, 8 bits is FP8 (another dict: none); with no dict,
+      `kv_cache_quant_algo`;
+    - modelopt_fp4 (`ModelOptFp4Config.from_config`, :1595-1640): a scheme dict of float, 8
+      bits is FP8; a scheme string FP8 / FLOAT8 (stripped, upper-cased) is FP8; else
+      `kv_cache_quant_algo`; its quant_algo must be one the class takes (:1672-1678);
+    - modelopt_mixed (`ModelOptMixedPrecisionConfig.from_config`, :850-878): a scheme dict
+      of float, 8 bits is FP8; else `kv_cache_quant_algo`; a dict lacking
+      `quantized_layers` or both KV keys is read from hf_quant_config.json instead
+      (model_loader/weight_utils.py:283-296): not restated.
+    KV_FP8 where that is "FP8" upper-cased (kv_cache_dtype.py:49-59), KV_MODEL otherwise,
+    KV_UNREAD for what is not restated (a nested hf_quant_config.json, another class)."""
+    if config is None or config.get("quant_method") != "modelopt":
+        return KV_UNREAD
+    picked = modelopt_class(config)
+    if picked is None or (picked == "modelopt_mixed" and quant not in ("modelopt", picked)):
+        return KV_UNREAD
+    scheme, algo = config.get("kv_cache_scheme"), config.get("kv_cache_quant_algo")
+    if picked == "modelopt_fp4" and config.get("quant_algo") not in MODELOPT_FP4_ALGOS:
+        return KV_UNREAD
+    if picked == "modelopt_mixed" and ("quantized_layers" not in config or (
+            "kv_cache_quant_algo" not in config and "kv_cache_scheme" not in config)):
+        return KV_UNREAD
+    if isinstance(scheme, dict):
+        fp8 = scheme.get("type") == "float" and scheme.get("num_bits") == 8
+        return KV_FP8 if fp8 else KV_MODEL
+    if picked == "modelopt_fp4" and isinstance(scheme, str):
+        return KV_FP8 if scheme.strip().upper() in ("FP8", "FLOAT8") else KV_MODEL
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
 
 

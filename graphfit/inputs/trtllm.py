@@ -23,6 +23,7 @@ from typing import Any
 
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.settings import Setting
+from graphfit.inputs.trtllm_a2a import moe_config
 from graphfit.inputs.trtllm_cp import context_parallel, cp_config
 from graphfit.inputs.trtllm_moe import moe_cluster_parallel, moe_tensor_parallel
 from graphfit.inputs.values import (
@@ -649,7 +650,8 @@ TRTLLM_ONLY_KEYS: dict[str, Handler] = {"tensor_parallel_size": _tensor_parallel
                                         "moe_expert_parallel_size": _expert_parallel,
                                         "cp_config": cp_config,
                                         "moe_tensor_parallel_size": moe_tensor_parallel,
-                                        "moe_cluster_parallel_size": moe_cluster_parallel}
+                                        "moe_cluster_parallel_size": moe_cluster_parallel,
+                                        "moe_config": moe_config}
 LINE_KEYS: dict[str, Handler] = {**FILE_KEYS, **TRTLLM_ONLY_KEYS}
 IGNORED = frozenset({
     "backend", "kv_cache_config", "moe_expert_parallel_size", "print_iter_log",

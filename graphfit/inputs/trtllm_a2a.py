@@ -9,6 +9,28 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   as written (`moe_a2a_workspace_mb`): whether int() accepts it matters only on lines that
   build the one-sided method, which the planner decides
   (graphfit.planner.engines.trtllm_moe_a2a.shown), so reading it never refuses a line.
+* `TRTLLM_FORCE_ALLTOALL_METHOD` (issue 23, s60t): `select_alltoall_method_type` reads it with
+  `os.environ.get` and tests `is not None`, so any set value, an empty one too, is looked up as
+  a method name
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263). It is
+  kept as written (`moe_a2a_force_method`); what it makes the module build is the planner's
+  (graphfit.planner.engines.trtllm_moe_a2a.forced), and reading it never refuses a line: the
+  engine reads it only where it selects a method.
+* `ENABLE_CONFIGURABLE_MOE` (s60t): `create_moe` reads it with a default of "1" and wraps a
+  CUTLASS backend in ConfigurableMoE when it is "1"
+  (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390); kept as written
+  (`moe_configurable`): only set to another value does the backend select its own
+  all-to-all, and so read TRTLLM_FORCE_ALLTOALL_METHOD.
+* `TRTLLM_FORCE_COMM_METHOD` (s60t): ConfigurableMoE's CommunicationFactory reads it
+  (`is not None`) where it selects a strategy
+  (tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:146-165);
+  kept as written (`moe_comm_force_method`, graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
+* `moe_config` (an LLM-API key of the YAML, s60t): its `backend` (kept upper-cased, as
+  `get_moe_cls` compares `moe_backend.upper()`,
+  tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85) as `trtllm_moe_backend`
+  and whether `load_balancer` is given (not null) as `moe_load_balancer`. What they change in
+  the all-to-all is the planner's (graphfit.planner.engines.trtllm_moe_a2a.shown); reading
+  them never refuses a line, and the key's other fields are left to TensorRT-LLM.
 * The token size: `calculate_required_workspace_size(ep_size, top_k, max_num_tokens,
   hidden_size, dtype, ...)`
   (tensorrt_llm/_torch/distributed/moe_alltoall.py@97317b1d7b:54-88) takes the MoE
@@ -35,18 +57,59 @@ from typing import Any
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
+from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import ConfigError, excerpt
 
 ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
+ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
+ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
+ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
-    """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test)."""
+    """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test);
+    `moe_a2a_force_method` when TRTLLM_FORCE_ALLTOALL_METHOD is set at all (`is not None`);
+    `moe_configurable` when ENABLE_CONFIGURABLE_MOE is set; `moe_comm_force_method` when
+    TRTLLM_FORCE_COMM_METHOD is set."""
+    out = []
     raw = environ.get(ENV_A2A_WORKSPACE_MB)
-    if not raw:
-        return []
-    return [Setting("moe_a2a_workspace_mb", raw, f"{ENV_A2A_WORKSPACE_MB}={raw}",
-                    COMMAND_LINE)]
+    if raw:
+        out.append(Setting("moe_a2a_workspace_mb", raw, f"{ENV_A2A_WORKSPACE_MB}={raw}",
+                           COMMAND_LINE))
+    force = environ.get(ENV_FORCE_METHOD)
+    if force is not None:
+        out.append(Setting("moe_a2a_force_method", force, f"{ENV_FORCE_METHOD}={force}",
+                           COMMAND_LINE))
+    comm = environ.get(ENV_FORCE_COMM)
+    if comm is not None:
+        out.append(Setting("moe_comm_force_method", comm, f"{ENV_FORCE_COMM}={comm}",
+                           COMMAND_LINE))
+    configurable = environ.get(ENV_CONFIGURABLE_MOE)
+    if configurable is not None:
+        out.append(Setting("moe_configurable", configurable,
+                           f"{ENV_CONFIGURABLE_MOE}={configurable}", COMMAND_LINE))
+    return out
+
+
+def moe_config(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`moe_config`: its backend and whether a load balancer is given (module doc); null is
+    TensorRT-LLM's default (no key read)."""
+    out = [Setting("engine", Engine.TRTLLM, origin, layer)]
+    if value is None:
+        return out, []
+    if not isinstance(value, Mapping):
+        raise ConfigError(f"{origin}: expected a mapping (backend, load_balancer, ...), got "
+                          f"{excerpt(value)}")
+    if "backend" in value:  # a Literal field: TensorRT-LLM's validation refuses null too
+        backend = value["backend"]
+        if not isinstance(backend, str) or not backend.strip():
+            raise ConfigError(f"{origin}: backend: expected a backend name, got "
+                              f"{excerpt(backend)}")
+        out.append(Setting("trtllm_moe_backend", backend.upper(), f"{origin}.backend", layer))
+    if value.get("load_balancer") is not None:
+        out.append(Setting("moe_load_balancer", True, f"{origin}.load_balancer", layer))
+    return out, []
 
 
 def _size(value: object) -> int | None:
@@ -86,4 +149,6 @@ def token_settings(model: str) -> list[Setting]:
                     f"num_experts_per_tok, torch_dtype", FILE, weak=True)]
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "environment", "token_settings", "token_size"]
+__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
+           "environment",
+           "moe_config", "token_settings", "token_size"]

@@ -431,7 +431,13 @@ class EngineConfig:
             mnnvl_fabric: bool | None = None,
             prefill_cp_hook_backend: str | None = None,
             nixl_dispatch_tokens_per_rank: int = 128,
-            mooncake_dispatch_tokens_per_rank: int = 128) -> None: ...
+            mooncake_dispatch_tokens_per_rank: int = 128,
+            moe_a2a_force_method: str | None = None,
+            moe_configurable: str | None = None,
+            trtllm_moe_backend: str | None = None,
+            moe_load_balancer: bool = False,
+            moe_comm_force_method: str | None = None,
+            nvfp4_moe_layers: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -753,6 +759,31 @@ class EngineConfig:
     def moe_a2a_token(self) -> tuple[int, int, int] | None:
         """TrtllmOptions.moe_a2a_token."""
         return cast("tuple[int, int, int] | None", self._option("moe_a2a_token"))
+
+    @property
+    def moe_a2a_force_method(self) -> str | None:
+        """TrtllmOptions.moe_a2a_force_method."""
+        return cast("str | None", self._option("moe_a2a_force_method"))
+
+    @property
+    def moe_configurable(self) -> str | None:
+        """TrtllmOptions.moe_configurable."""
+        return cast("str | None", self._option("moe_configurable"))
+
+    @property
+    def trtllm_moe_backend(self) -> str | None:
+        """TrtllmOptions.trtllm_moe_backend."""
+        return cast("str | None", self._option("trtllm_moe_backend"))
+
+    @property
+    def moe_load_balancer(self) -> bool:
+        """TrtllmOptions.moe_load_balancer."""
+        return cast(bool, self._option("moe_load_balancer"))
+
+    @property
+    def moe_comm_force_method(self) -> str | None:
+        """TrtllmOptions.moe_comm_force_method."""
+        return cast("str | None", self._option("moe_comm_force_method"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:
@@ -1390,6 +1421,11 @@ class EngineConfig:
     def mooncake_dispatch_tokens_per_rank(self) -> int:
         """SglangOptions.mooncake_dispatch_tokens_per_rank."""
         return cast(int, self._option("mooncake_dispatch_tokens_per_rank"))
+
+    @property
+    def nvfp4_moe_layers(self) -> str | None:
+        """SglangOptions.nvfp4_moe_layers."""
+        return cast("str | None", self._option("nvfp4_moe_layers"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -1,5 +1,5 @@
 """Measure (not a test): `python -m tests.oracle.measure_sglang_dcp [COUNT] [SEED] [kimi_k3 |
-fabric]`.
+fabric | gb300]`.
 
 COUNT generated `--dcp-size` 2 / 4 / 8 lines of a DeepSeek-V3-shaped MLA model or a
 Llama-shaped MHA one (tests/oracle/sglang_dcp_oracle.generate: backends, request pools,
@@ -12,8 +12,8 @@ the default mem_fraction_static with SGLANG_ENABLE_POST_CAPTURE_KV_SIZING unset 
 same lines in a child process (`kimi_k3`: Kimi-K3 lines only, sglang_dcp_oracle.generate's
 `models`, s47d; `fabric`: B200 / GB200 lines, --nnodes drawn on half of them, where SGLang's
 NVLink-fabric probe decides fi_a2a, s55k, then the lines left not modelled again with
-`mnnvl_fabric: false` in graphfit's config file): its refusal (a plan it makes is not compared) and
-its fractions.
+`mnnvl_fabric: false` in graphfit's config file; `gb300`: GB300 lines, --nnodes drawn on half,
+s60k): its refusal (a plan it makes is not compared) and its fractions.
 """
 
 from __future__ import annotations
@@ -95,8 +95,10 @@ def main() -> None:
     seed = int(sys.argv[2]) if len(sys.argv) > 2 else 42
     models = (dc.KIMI,) if sys.argv[3:] == [dc.KIMI] else dc.MODELS
     fabric = sys.argv[3:] == ["fabric"]
-    gpus = ("B200", "GB200") if fabric else dc.DRAWN
-    cases = dc.generate(count, seed, models=models, gpus=gpus, nodes=0.5 if fabric else 0.1)
+    gb300 = sys.argv[3:] == ["gb300"]  # issue 23 s60k: the GB300 named
+    gpus = ("B200", "GB200") if fabric else ("GB300",) if gb300 else dc.DRAWN
+    cases = dc.generate(count, seed, models=models, gpus=gpus,
+                        nodes=0.5 if fabric or gb300 else 0.1)
     for _, _, model in cases:
         dc.model_path(model)  # the before tree's child reads the same directory
     old = before(cases)

@@ -25,31 +25,49 @@ from tests.oracle.measure_root import count_seed_root, print_counts, tally
 VALUES = ("128", "1024", "1025", "2048", "8192", "abc")
 
 
-def main(argv: list[str]) -> int:
-    count, seed = count_seed_root(argv, 40)
+Start = tuple[Path, Path, random.Random, dict[str, int], list[str]]
+
+
+def start(seed: int) -> Start:
+    """SGLang loaded; a Qwen3-MoE target's and draft's directories, the line generator, the
+    counts and the noted lines (shared with measure_sglang_first_dispatch, s60k)."""
     from tests.oracle import sglang_oracle as so
     from tests.oracle import sglang_stubs
-    from tests.oracle import test_sglang_dispatch_budget_oracle as t
-    from tests.oracle.environ_patch import patched_environ
 
     so.oracle()
     root = Path(tempfile.mkdtemp())
-    target = sglang_stubs.write_moe_model_dir(root / "target")
-    draft = sglang_stubs.write_moe_model_dir(root / "qwen3-draft")
-    rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0}
-    lines: list[str] = []
+    return (sglang_stubs.write_moe_model_dir(root / "target"),
+            sglang_stubs.write_moe_model_dir(root / "qwen3-draft"), random.Random(seed),
+            {"agree": 0, "differ": 0, "not modelled": 0}, [])
+
+
+def draw(rng: random.Random, draft: Path,
+         modes: tuple[str, ...] = ("auto", "normal", "low_latency", "low_latency")) -> list[str]:
+    """One line's flags: TP = EP 2 / 4, the target's --moe-a2a-backend and a --deepep-mode of
+    `modes`, and on a third of the lines an EAGLE draft under a drawn
+    --speculative-moe-a2a-backend."""
+    tp = rng.choice(("2", "4"))
+    args = ["--tp-size", tp, "--ep-size", tp, "--moe-a2a-backend",
+            rng.choice(("mooncake", "nixl", "nixl", "mooncake", "none", "deepep")),
+            "--deepep-mode", rng.choice(modes)]
+    if rng.random() < 1 / 3:
+        args += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+                 "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
+                 "--speculative-draft-model-path", str(draft),
+                 "--speculative-moe-a2a-backend", rng.choice(("mooncake", "nixl", "none"))]
+    return args
+
+
+def main(argv: list[str]) -> int:
+    count, seed = count_seed_root(argv, 40)
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import test_sglang_dispatch_budget_oracle as t
+    from tests.oracle.environ_patch import patched_environ
+
+    target, draft, rng, counts, lines = start(seed)
     refused = asserted = 0
     for _ in range(count):
-        tp = rng.choice(("2", "4"))
-        args = ["--tp-size", tp, "--ep-size", tp, "--moe-a2a-backend",
-                rng.choice(("mooncake", "nixl", "nixl", "mooncake", "none", "deepep")),
-                "--deepep-mode", rng.choice(("auto", "normal", "low_latency", "low_latency"))]
-        if rng.random() < 1 / 3:
-            args += ["--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
-                     "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
-                     "--speculative-draft-model-path", str(draft),
-                     "--speculative-moe-a2a-backend", rng.choice(("mooncake", "nixl", "none"))]
+        args = draw(rng, draft)
         name = rng.choice((t.NIXL, t.MOONCAKE, t.NIXL, t.MOONCAKE, "SGLANG_UNRELATED"))
         value = rng.choice(VALUES)
         with patched_environ({name: value}):

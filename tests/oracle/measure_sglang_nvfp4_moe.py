@@ -48,7 +48,8 @@ def main(argv: list[str]) -> int:
         agree += ok
         started += sg.rejected is None
         at_load = sg.runner_error is not None and any(
-            words in sg.runner_error for words in (nm.LORA_WORDS, nm.PLATFORM_WORDS))
+            words in sg.runner_error for words in (nm.LORA_WORDS, nm.PLATFORM_WORDS,
+                                                   nm.CUTLASS_WORDS))
         load_lines += at_load
         load_agree += at_load and ok
         if not ok:

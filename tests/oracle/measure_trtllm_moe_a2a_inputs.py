@@ -39,11 +39,25 @@ def _engine_env_bytes(ref: Any, raw: str | None) -> int | None:
     return value if value >= 1 else None
 
 
+def workspace_line(ref: Any, raw: dict[str, Any], environ: dict[str, str], words: list[str]
+                   ) -> tuple[Any, Any, str | None] | None:
+    """(the restated mapping's sizes, graphfit's plan, its moe_a2a_workspace line) of the pasted
+    line `words` with `environ` (raw: its LLM-API values); None where the mapping or graphfit
+    refuses it. Shared with measure_trtllm_moe_a2a_force, which loads this file by path."""
+    from graphfit import ConfigError, plan
+    from graphfit.cli.options import build_config
+
+    try:
+        sizes = ref.moe_mapping(raw, 1, None)
+        p = plan(build_config({}, environ, words))
+    except (ref.Rejected, ConfigError):
+        return None
+    return sizes, p, dict(p.engine_inputs).get("moe_a2a_workspace")
+
+
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, planned, one-sided, shown with the engine's aux and rows, not one-sided,
     none shown, env lines, env bytes shown, checkpoint lines, total shown]."""
-    from graphfit import ConfigError, plan
-    from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
@@ -68,13 +82,11 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             if item["ep"] is not None:
                 raw["moe_expert_parallel_size"] = item["ep"]
             environ = {} if item["env"] is None else {ENV: item["env"]}
-            try:
-                sizes = ref.moe_mapping(raw, 1, None)
-                p = plan(build_config({}, environ, words))
-            except (ref.Rejected, ConfigError):
+            found = workspace_line(ref, raw, environ, words)
+            if found is None:
                 continue
+            sizes, p, shown = found
             c[1] += 1
-            shown = dict(p.engine_inputs).get("moe_a2a_workspace")
             if not ref.moe_a2a_one_sided(raw, sizes):
                 c[4] += 1
                 c[5] += shown is None

@@ -40,13 +40,14 @@ MHA_BACKENDS = ("flashinfer", "fa3", "triton", "trtllm_mha", "flashmla")
 # `is_mnnvl_fabric_device`, utils/common.py:1038-1053), each at graphfit's memory for the name
 # (graphfit/inputs/gpus.py)
 GPUS: dict[str, tuple[float, tuple[int, int]]] = {**ub.GPUS, "B200": (179.1, (10, 0)),
-                                                   "GB200": (184.0, (10, 0))}
+                                                   "GB200": (184.0, (10, 0)),
+                                                   "GB300": (278.0, (10, 3))}  # s60k
 # the GPUs `generate` draws by default (the GB200 only where asked, issue 23 s55k)
 DRAWN = (*ub.GPUS, "B200")
 # the device name the fake GPU reports where it is not the stubs' H100 name: SGLang's fabric
 # probe reads it (`is_mnnvl_fabric_device`, utils/common.py:1047-1049: GB200 / GB300 are on
 # an NVLink fabric; any other name asks NVML, which the oracle lacks: no fabric)
-DEVICE_NAMES = {"GB200": "NVIDIA GB200"}
+DEVICE_NAMES = {"GB200": "NVIDIA GB200", "GB300": "NVIDIA GB300"}
 Case = tuple[tuple[str, ...], str, str]  # argv, GPU name (GPUS), model (MODELS)
 SPEC = "--speculative-algorithm"
 STEPS = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",

@@ -39,9 +39,26 @@ def line(algo: str, *extra: str) -> tuple[str, ...]:
     return ("--speculative-algorithm", algo, *extra, kc.DRAFT, kc.minimax_dir(m.LAYERS))
 
 
-def compare(gpu: str, flags: tuple[str, ...]) -> tuple[str, list[str]]:
+def file_keys(argv: tuple[str, ...]) -> dict[str, Any]:
+    """The launch line's flags as graphfit's own `--config` file keys (SGLang's spelling, an
+    integer where the value is one, a list for a flag given several values; issue 23 s60m)."""
+    keys: dict[str, Any] = {"engine": "sglang"}
+    name = ""
+    for word in argv:
+        if word.startswith("--"):
+            name = word[2:].replace("-", "_")
+            keys[name] = []
+        else:
+            keys[name].append(int(word) if word.isdigit() else word)
+    return {k: v[0] if isinstance(v, list) and len(v) == 1 else v for k, v in keys.items()}
+
+
+def compare(gpu: str, flags: tuple[str, ...], file: str | None = None
+            ) -> tuple[str, list[str]]:
     """(outcome, differences) for the pasted line on `gpu` (H100 / B200): "runner" when both
-    plan and SGLang builds the draft runner, "rejected" when both refuse, "differs"."""
+    plan and SGLang builds the draft runner, "rejected" when both refuse, "differs". With
+    `file` (a path to write), graphfit reads the same settings from its own JSON `--config`
+    file instead of the pasted line (`file_keys`, issue 23 s60m)."""
     from graphfit.inputs.gpus import GPU_MEMORY_GB
 
     path = m.target(True)
@@ -49,8 +66,12 @@ def compare(gpu: str, flags: tuple[str, ...]) -> tuple[str, list[str]]:
     resolved = so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu], model=path,
                           capability=m.CAPABILITY[gpu])
     sg = _sglang(resolved)
-    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", gpu, "--", "python", "-m",
-                               "sglang.launch_server", *argv])
+    given = ["--", "python", "-m", "sglang.launch_server", *argv]
+    if file is not None:
+        with open(file, "w", encoding="utf-8") as handle:
+            json.dump(file_keys(argv), handle)
+        given = ["--config", file]
+    code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", gpu, *given])
     if code != 0:
         errors = [ln for ln in text.splitlines() if "error" in ln]
         gf = sc.GraphfitAnswer(argv, (errors or [f"exit {code}"])[-1])

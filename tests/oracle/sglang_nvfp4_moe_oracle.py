@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import json
+import types
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ _ALGOS = ("NVFP4", "W4A16_NVFP4")
 # the two sentences `ModelOptNvFp4FusedMoEMethod.__init__` raises (modelopt_quant.py:2375, 2383)
 LORA_WORDS = "NVFP4 MoE LoRA requires"
 PLATFORM_WORDS = "Current platform does not support NVFP4"
+CUTLASS_WORDS = "moe_runner_backend=cutlass is not supported"  # :3146 (s60q)
 
 
 def method_refusal(runner: str, capability: int, quant_algo: str = "NVFP4") -> str | None:
@@ -55,13 +57,34 @@ def method_refusals(capability: int, runners: tuple[str, ...], quant_algo: str =
             for runner in runners:
                 flags.runner_backend = moe_utils.MoeRunnerBackend(runner)
                 try:
-                    ModelOptNvFp4FusedMoEMethod(config)
-                    out[runner] = None
+                    method = ModelOptNvFp4FusedMoEMethod(config)
                 except ValueError as exc:
                     out[runner] = str(exc)
+                    continue
+                out[runner] = _runner_refusal(method)
         finally:
             flags.runner_backend = saved
     return out
+
+
+def _runner_refusal(method: Any) -> str | None:
+    """What the method's own `create_moe_runner` (modelopt_quant.py:3111-3148; FusedMoE calls
+    it as it is built, layers/moe/fused_moe_triton/layer.py:576) raises with the installed
+    runner: its NotImplementedError's text (s60q). Glue: a layer and runner config with no
+    fields, and the runner object itself (`MoeRunner`, whose fused-function registry is
+    filled by imports this CPU process may not make) not built: only the method's own checks
+    answer."""
+    from unittest import mock
+
+    from sglang.srt.layers.moe.moe_runner.base import MoeRunnerConfig
+    from sglang.srt.layers.quantization import modelopt_quant
+
+    with mock.patch.object(modelopt_quant, "MoeRunner", lambda *args, **kwargs: None):
+        try:
+            method.create_moe_runner(types.SimpleNamespace(), MoeRunnerConfig())
+        except NotImplementedError as exc:
+            return str(exc)
+    return None
 
 
 def nvfp4_moe_model(model_dir: str | None) -> str | None:

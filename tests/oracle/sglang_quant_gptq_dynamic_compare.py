@@ -20,6 +20,7 @@ so the measure scores an older graphfit tree too."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib
@@ -27,6 +28,7 @@ import json
 import random
 import tempfile
 import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -76,17 +78,39 @@ def _dir(architecture: str, tied: bool, body: str, found: bool = False) -> str:
     return str(root)
 
 
+@contextlib.contextmanager
+def one_rank_on_meta(module: Any) -> Iterator[None]:
+    """The glue a whole-model build on the meta device needs (inside `so.published`): one TP
+    rank of every group, one pipeline stage, no CUDA side stream in `module`, the dual-GEMM
+    kernel pick off. Shared with tests.oracle.sglang_nvfp4_moe_layers_oracle (s60q)."""
+    import sglang.srt.layers.dual_gemm as dual_gemm
+    import torch
+    from sglang.srt.runtime_context import get_parallel
+
+    def group(size: int) -> Any:
+        return types.SimpleNamespace(world_size=size, rank_in_group=0, cpu_group=None,
+                                     device_group=None)
+
+    stage = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
+                                  is_last_rank=True)
+    with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0, moe_ep_rank=0,
+                                 moe_tp_rank=0, tp_group=group(1), attn_tp_group=group(1),
+                                 moe_tp_group=group(1), moe_ep_group=group(1),
+                                 pp_group=stage), \
+            torch.device("meta"), \
+            mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
+            mock.patch.object(module, "get_stream", lambda name: None, create=True):
+        yield
+
+
 def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> str:
     """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised."""
     r = so.resolve(["--model-path", th.target_dir(architecture, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
-        import sglang.srt.layers.dual_gemm as dual_gemm
-        import torch
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
         from sglang.srt.layers.moe.utils import initialize_moe_config
         from sglang.srt.layers.quantization.gptq.gptq import GPTQMarlinConfig
-        from sglang.srt.runtime_context import get_parallel
         from sglang.srt.utils.hf_transformers_utils import get_config
 
         config = copy.deepcopy(get_config(folder, trust_remote_code=False))
@@ -95,20 +119,7 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> s
         module = importlib.import_module(f"sglang.srt.models.{th.MODEL_TYPES[architecture]}")
         quant = GPTQMarlinConfig.from_config(copy.deepcopy(spec))
         quant.quant_type = None  # glue: a stub deepcopy cannot copy (see the module text)
-
-        def group(size: int) -> Any:
-            return types.SimpleNamespace(world_size=size, rank_in_group=0, cpu_group=None,
-                                         device_group=None)
-
-        stage = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
-                                      is_last_rank=True)
-        with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0, moe_ep_rank=0,
-                                     moe_tp_rank=0, tp_group=group(1), attn_tp_group=group(1),
-                                     moe_tp_group=group(1), moe_ep_group=group(1),
-                                     pp_group=stage), \
-                torch.device("meta"), \
-                mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
-                mock.patch.object(module, "get_stream", lambda name: None, create=True):
+        with one_rank_on_meta(module):
             try:
                 getattr(module, architecture)(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller

@@ -112,3 +112,41 @@ def test_live_path_on_a_gb200() -> None:
     assert dict(live.engine_inputs)["dcp_comm_backend"].startswith("fi_a2a: FlashInfer")
     with pytest.raises(ConfigError, match="not modelled"):
         graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gb, sm100=True))
+
+
+# issue 23 s60k: a GB300 (SM103: capability 10.3, SGLang's sm100 probes answer as on 10.0;
+# the fake device reports "NVIDIA GB300", so SGLang's own name check finds the fabric)
+GB300_SERVED: list[dc.Case] = [
+    (NODES, "GB300", "mla"),  # default fi_a2a on the fabric, 4 TP ranks a node vs DCP 8
+    ((*NODES[:4], *MRR, *FI_A2A, "--nnodes", "4"), "GB300", "llama"),  # named: it starts
+]
+
+
+@pytest.mark.parametrize("case", GB300_SERVED, ids=range(len(GB300_SERVED)))
+def test_gb300_lines_agree(case: dc.Case) -> None:
+    """GB300 is named in graphfit's GPU table: its lines plan fi_a2a as SGLang picks and
+    starts it, and the default mem_fraction_static (from the table's memory) is SGLang's."""
+    outcome, diffs = dc.compare(case)
+    assert outcome == "agree", diffs
+    gf, _ = dc.graphfit_answer(case)
+    assert dc.comm_backends(dc.sglang_answer(case), gf) == ("fi_a2a", "fi_a2a")
+    theirs, ours, _ = dc.fraction(case, None)
+    assert theirs is not None and ours == theirs
+
+
+def test_unknown_fabric_message_names_the_option() -> None:
+    """A B200 line whose fabric decides stays not modelled, and the CLI's one error line
+    (at most 200 characters, graphfit.cli.errors.error_line keeps its start and end) names
+    the config key and the GPU names that settle it, uncut."""
+    from graphfit.cli.errors import error_line
+    from graphfit.inputs.gpus import gpu_capability, gpu_memory_gb, gpu_mnnvl_fabric, gpu_sm100
+
+    assert (gpu_mnnvl_fabric("GB300"), gpu_sm100("gb300"), gpu_capability("GB300")) == (
+        True, True, 103)
+    assert gpu_memory_gb("x", "GB300") == dc.GPUS["GB300"][0]
+    for extra in ((), FI_A2A):
+        gf, _ = dc.graphfit_answer(((*NODES, *extra), "B200", "llama"))
+        assert gf.rejected is not None and dc.NOT_MODELLED in gf.rejected
+        line = error_line(gf.rejected)
+        assert " ... " not in line and len(line) <= 200, line
+        assert "set mnnvl_fabric in a config file or name a GB200 / GB300" in line

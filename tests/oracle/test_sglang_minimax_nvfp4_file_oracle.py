@@ -23,6 +23,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import measure_sglang_minimax_nvfp4_hook as m  # noqa: E402
 from tests.oracle import sglang_compare as sc  # noqa: E402
+from tests.oracle import sglang_minimax_nvfp4_runner as r  # noqa: E402
 
 # (algorithm, environment, the file's extra SGLang keys): each hook rule past Blackwell
 CASES: tuple[tuple[str, tuple[tuple[str, str], ...], dict[str, object]], ...] = (
@@ -64,3 +65,63 @@ def test_nvfp4_file_hook_matches_sglang(tmp_path: Path, monkeypatch: pytest.Monk
                                         extra: dict[str, object]) -> None:
     outcome, detail = _file_verdict(tmp_path, monkeypatch, algo, env, extra)
     assert outcome == "agree", detail
+
+
+# (issue 23 s60m) a file SGLang's hook accepts: the draft's config.json is read as on a pasted
+# line (graphfit.inputs.sglang_file_drafts), and the plan is compared with SGLang's runners
+@pytest.mark.parametrize(("gpu", "flags"), [r.LINES[0], r.LINES[3]], ids=["DSPARK", "DFLASH"])
+def test_accepted_file_plans_sglang_runner(tmp_path: Path, gpu: str,
+                                           flags: tuple[str, ...]) -> None:
+    outcome, diffs = r.compare(gpu, flags, file=str(tmp_path / "serve.json"))
+    assert outcome == "runner" and diffs == [], (gpu, flags, outcome, diffs)
+
+
+def test_file_megamoe_budget_as_sglang(tmp_path: Path) -> None:
+    """The hook's megamoe token budget on a file: B200's default chunk 16384 is over the
+    8192 tokens a rank may take (mega_moe_hook.py:78-91), so SGLang refuses and so does the
+    file (before s60m the file, reading no MiniMax pool shape, planned it)."""
+    outcome, diffs = r.compare("B200", r.line("DSPARK"), file=str(tmp_path / "serve.json"))
+    assert outcome == "rejected", (outcome, diffs)
+
+
+def _file_plan(tmp: Path, gpu: str, argv: tuple[str, ...]) -> tuple[int, str]:
+    """graphfit's plan (exit code, output on one line) of `argv` written as a config file."""
+    from tests.oracle.sglang_block_drafts import run_cli
+
+    config = tmp / "serve.json"
+    config.write_text(json.dumps(r.file_keys(argv)))
+    code, out, err = run_cli(["plan", "--gpu-memory-gb", gpu, "--config", str(config)])
+    return code, " ".join((out + err).split())
+
+
+def test_file_states_sglang_price_with_the_draft_kv(tmp_path: Path) -> None:
+    """The sparse KV pool's price SGLang's configurator computes, the draft's own KV
+    included (tests/oracle/sglang_minimax_draft_kv_oracle), stated by the file's plan: the
+    file now reads the pool's shape and the draft's (before s60m: no price line)."""
+    for gpu, flags in (r.LINES[3],):  # DFLASH, a bf16 draft KV
+        argv = ("--model-path", m.target(True), "--tp-size", "1", *flags)
+        theirs = m.price(m.target(True), argv, gpu, ())
+        assert not isinstance(theirs, str), theirs
+        (total,), page = theirs
+        code, text = _file_plan(tmp_path, gpu, argv)
+        assert code == 0 and f"{total} B a token" in text and "the draft's KV" in text, text
+        assert f"{total * page} B a page of {page}" in text, text
+
+
+def test_file_draft_refusal_after_the_hook(tmp_path: Path) -> None:
+    """At TP 2 the MiniMax draft does not build (minimax_m3.py:858-865), after the target's
+    worker: with the default B200 chunk SGLang's argument resolution refuses first (the
+    megamoe budget), with a 4096 chunk it resolves and the draft's reason is graphfit's; the
+    file keeps that order (graphfit.inputs.sglang_file_drafts.settle)."""
+    from tests.oracle import sglang_dspark_compare as kc
+
+    base = ("--model-path", m.target(True), "--tp-size", "2", "--speculative-algorithm",
+            "DSPARK", kc.DRAFT, kc.minimax_dir(m.LAYERS))
+    first = m.price(m.target(True), base, "B200", ())
+    assert isinstance(first, str) and "MEGA_MOE" in first.upper(), first
+    code, text = _file_plan(tmp_path, "B200", base)
+    assert code == 2 and "mega_moe_hook.py" in text and "858-865" not in text, text
+    chunked = (*base, "--chunked-prefill-size", "4096")
+    assert not isinstance(m.price(m.target(True), chunked, "B200", ()), str)
+    code, text = _file_plan(tmp_path, "B200", chunked)
+    assert code == 2 and "DSPARK draft fails to build" in text and "858-865" in text, text

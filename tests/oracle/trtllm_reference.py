@@ -3004,3 +3004,148 @@ CITES.update({
                             "virtual stride in whole 512 MiB fabric pages", 0),
 })
 LINES.update({"mnnvl_granularity": (196, 213), "mnnvl_fabric_stride": (170, 182)})
+
+
+# --------------------------------------------------------------------------------------------
+# TRTLLM_FORCE_ALLTOALL_METHOD (issue 23, s60t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_cutlass.py @97317b1d7b (the pin above), counted part:
+# `select_alltoall_method_type` reads TRTLLM_FORCE_ALLTOALL_METHOD with os.environ.get after
+# its three NotEnabled returns and, when it `is not None`, looks it up as
+# `AlltoallMethodType[value]`, raising NotImplementedError for DeepEP / DeepEPLowLatency and
+# returning the member otherwise (254-263). `__init__` then builds: nothing when the method is
+# NotEnabled (`enable_alltoall`, 151), the two-sided MnnvlMoe workspaces for NVLinkTwoSided
+# (154-159), the one-sided workspace for NVLinkOneSided (160-184). The enum's member names are
+# the five the pinned file uses; a stored copy of `_torch/modules/fused_moe/interface.py` (the
+# index gives no commit for it) defines exactly NotEnabled 0, NVLinkOneSided 1,
+# NVLinkTwoSided 2, DeepEP 3, DeepEPLowLatency 4.
+CITES.update({
+    "moe_a2a_force": ("fused_moe_cutlass", "CutlassFusedMoE.select_alltoall_method_type: a set "
+                      "TRTLLM_FORCE_ALLTOALL_METHOD is AlltoallMethodType[value]; DeepEP and "
+                      "DeepEPLowLatency raise NotImplementedError", 0),
+    "moe_a2a_two_sided": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: NVLinkTwoSided gets "
+                          "MnnvlMoe's workspaces", 0),
+})
+LINES.update({"moe_a2a_force": (254, 263), "moe_a2a_two_sided": (154, 159)})
+# _torch/modules/fused_moe/create_moe.py @01f8de52fe (20,462 characters; the stored copy the
+# index gives, a later commit than the pinned CutlassFusedMoE), counted from offset 0 to 390:
+# `get_moe_cls` maps moe_backend.upper() to a class, "CUTLASS" to CutlassFusedMoE (25-85);
+# `create_moe` reads ENABLE_CONFIGURABLE_MOE with a default of "1" and, when it is "1", builds
+# DeepGemm / TRTLLMGen / CuteDsl / Cutlass / DenseGEMM backends inside ConfigurableMoE
+# (385-390), which builds the backend without its communication (the pinned CutlassFusedMoE:
+# `without_comm`, "ConfigurableMoE will handle it", 142-143) and selects the all-to-all with
+# its CommunicationFactory (TRTLLM_FORCE_COMM_METHOD; not restated).
+PINS["create_moe"] = ("tensorrt_llm/_torch/modules/fused_moe/create_moe.py",
+                      "01f8de52fefe0a885a9cb5d31a271f3576f9cf32")
+COUNTED_TO["create_moe"] = 390
+CITES.update({
+    "moe_configurable": ("create_moe", "create_moe: ENABLE_CONFIGURABLE_MOE (default \"1\") "
+                         "wraps a CUTLASS backend in ConfigurableMoE", 16000),
+    "moe_without_comm": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: without_comm skips "
+                         "its communication (ConfigurableMoE handles it)", 0),
+})
+LINES.update({"moe_configurable": (385, 390), "moe_without_comm": (142, 143)})
+
+
+def moe_a2a_selected(tp: int, attention_dp: bool, ep: int | None) -> bool:
+    """`moe_a2a_one_sided` for a serving line `--tp_size tp [--ep_size ep]` with
+    enable_attention_dp `attention_dp`: whether an all-to-all method is selected at all."""
+    raw = {"tensor_parallel_size": tp, "enable_attention_dp": attention_dp,
+           "moe_expert_parallel_size": ep}
+    return moe_a2a_one_sided(raw, moe_mapping(raw, 1, None))
+
+
+def moe_a2a_selects_itself(enable_configurable_moe: str | None) -> bool:
+    """Whether a CUTLASS backend selects its own all-to-all, and so reads
+    TRTLLM_FORCE_ALLTOALL_METHOD (`cite_fact("moe_configurable")`,
+    `cite_fact("moe_without_comm")`): only outside ConfigurableMoE, which `create_moe` uses
+    when ENABLE_CONFIGURABLE_MOE (unset: "1") is "1"."""
+    return os_environ_get(enable_configurable_moe, "1") != "1"
+
+
+def os_environ_get(value: str | None, default: str) -> str:
+    """`os.environ.get(name, default)` for a variable whose value (None: unset) is given."""
+    return default if value is None else value
+
+
+# _torch/modules/fused_moe/communication/communication_factory.py @03c36d6222 (19,364
+# characters; the stored copy the index gives, 2026), counted from offset 0 to 192:
+# `CommunicationFactory.create_strategy` (81-): the activation dtype is model_config.torch_dtype
+# (129), max_num_tokens model_config.max_num_tokens (131); no strategy without attention DP or
+# at dp_size 1 (137-138); AllGatherReduceScatter under MoE TP (142-143); TRTLLM_FORCE_COMM_METHOD
+# forces a method (146-165); else NVLinkOneSided is tried first, with the EPLB count when
+# model_config.moe_load_balancer is set (170-192). Counted on to 420 (the second page too):
+# `_create_forced_method` (294-) upper-cases the name (325), refuses a method other than
+# NVLINK_ONE_SIDED and ALLGATHER when num_experts is not a multiple of moe_ep_size (327-334),
+# builds NVLINK_TWO_SIDED (337-355), NVLINK_ONE_SIDED (356-374), DEEPEP (375-384),
+# DEEPEPLOWLATENCY (385-396), NCCL_EP (397-416), ALLGATHER (417-418), and raises ValueError
+# for any other name (419-420).
+PINS["communication_factory"] = (
+    "tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py",
+    "03c36d6222ad928c6956cf65ab168836b208aee5")
+COUNTED_TO["communication_factory"] = 420
+CITES.update({
+    "moe_factory_select": ("communication_factory", "CommunicationFactory.create_strategy: "
+                           "none without attention DP, allgather under MoE TP, the forced "
+                           "method, else NVLinkOneSided first", 0),
+    "moe_factory_eplb": ("communication_factory", "CommunicationFactory.create_strategy: the "
+                         "EPLB count when a load balancer is configured", 0),
+    "moe_get_cls": ("create_moe", "get_moe_cls: moe_backend.upper() to a MoE class", 0),
+    "moe_comm_force": ("communication_factory", "CommunicationFactory._create_forced_method: "
+                       "the upper-cased name's strategy; ValueError for another name", 16000),
+    "moe_eplb_count": ("fused_moe_cutlass", "CutlassFusedMoE.__init__: num_experts as the "
+                       "EPLB count when the layer has a load balancer", 0),
+})
+LINES.update({"moe_comm_force": (325, 420), "moe_factory_select": (137, 192),
+              "moe_factory_eplb": (171, 171), "moe_get_cls": (25, 85),
+              "moe_eplb_count": (173, 173)})
+CONFIGURABLE_MOE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
+
+
+COMM_METHODS = ("NVLINK_TWO_SIDED", "NVLINK_ONE_SIDED", "DEEPEP", "DEEPEPLOWLATENCY",
+                "NCCL_EP", "ALLGATHER")
+
+
+def moe_comm_forced(value: str) -> str:
+    """The strategy `_create_forced_method` builds for TRTLLM_FORCE_COMM_METHOD=`value`
+    (`cite_fact("moe_comm_force")`), num_experts a multiple of the EP size: the upper-cased
+    name; ValueError for a name it does not know."""
+    method = value.upper()
+    if method not in COMM_METHODS:
+        raise ValueError(f"Unknown communication method: {method}")
+    return method
+
+
+def moe_a2a_backend_sized(backend: str | None, enable_configurable_moe: str | None) -> bool:
+    """Whether the one-sided workspace of a line whose `moe_config.backend` is `backend`
+    (None: not given, CUTLASS assumed) is the one restated here: CutlassFusedMoE's own
+    selection outside ConfigurableMoE (`moe_a2a_selects_itself`); inside it, a backend
+    `create_moe` wraps (`cite_fact("moe_configurable")`), whose all-to-all the factory picks
+    under the same conditions, NVLinkOneSided first (`cite_fact("moe_factory_select")`)."""
+    name = "CUTLASS" if backend is None else backend.upper()
+    if moe_a2a_selects_itself(enable_configurable_moe):
+        return name == "CUTLASS"
+    return name in CONFIGURABLE_MOE_BACKENDS
+
+
+def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
+    """The auxiliary bytes with EPLB statistics for `num_experts` experts
+    (`cite_fact("moe_eplb_count")`, `cite_fact("moe_factory_eplb")`)."""
+    return moe_a2a_offsets(ep_size, max_num_tokens, num_experts)["payload_data"]
+
+
+ALLTOALL_METHOD_TYPES = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP",
+                         "DeepEPLowLatency")
+
+
+def moe_a2a_forced_method(value: str) -> str:
+    """The method `select_alltoall_method_type` returns with TRTLLM_FORCE_ALLTOALL_METHOD set
+    to `value`, past its NotEnabled tests (`cite_fact("moe_a2a_force")`): KeyError for a name
+    the enum lacks (a member-name lookup), NotImplementedError for the DeepEP methods."""
+    if value not in ALLTOALL_METHOD_TYPES:
+        raise KeyError(value)
+    if value in ("DeepEP", "DeepEPLowLatency"):
+        raise NotImplementedError(
+            "DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE yet")
+    return value

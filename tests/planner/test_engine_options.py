@@ -284,8 +284,14 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM"]),
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
-    "nixl_dispatch_tokens_per_rank": st.integers(0, 10**6),
-    "mooncake_dispatch_tokens_per_rank": st.integers(0, 10**6),
+    "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)
+    "mooncake_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),
+    "moe_a2a_force_method": st.sampled_from([None, "", "NVLinkOneSided", "DeepEP", "x y"]),
+    "moe_configurable": st.sampled_from([None, "", "1", "0"]),
+    "trtllm_moe_backend": st.sampled_from([None, "CUTLASS", "WIDEEP", "AUTO"]),
+    "moe_load_balancer": st.booleans(),
+    "moe_comm_force_method": st.sampled_from([None, "", "nvlink_one_sided", "DEEPEP"]),
+    "nvfp4_moe_layers": st.sampled_from([None, "first", "later", "none"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -515,8 +521,14 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from(["LlamaForCausalLM", 1, ""]),
     "mnnvl_fabric": st.sampled_from([1, 0, "true", "yes"]),
     "prefill_cp_hook_backend": st.sampled_from(["", 1, True, "x" * 41]),
-    "nixl_dispatch_tokens_per_rank": st.sampled_from([-5, None, 2.0]),
-    "mooncake_dispatch_tokens_per_rank": st.sampled_from([-1, None, "128"]),
+    "nixl_dispatch_tokens_per_rank": st.sampled_from([None, 2.0, True]),
+    "mooncake_dispatch_tokens_per_rank": st.sampled_from([None, "128", 2**80]),
+    "moe_a2a_force_method": st.sampled_from([1, True, b"DeepEP"]),
+    "moe_configurable": st.sampled_from([1, True, b"1"]),
+    "trtllm_moe_backend": st.sampled_from(["", 1, True]),
+    "moe_load_balancer": st.sampled_from([None, 1, "true"]),
+    "moe_comm_force_method": st.sampled_from([1, True, b"ALLGATHER"]),
+    "nvfp4_moe_layers": st.sampled_from([1, True, "FIRST", ""]),
 }
 
 
@@ -823,6 +835,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dspark_early_verify_metadata": False, "draft_moe_class": None,
         "mnnvl_fabric": None,
         "prefill_cp_hook_backend": None,
-        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128}
+        "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
+        "nvfp4_moe_layers": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

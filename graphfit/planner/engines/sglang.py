@@ -52,6 +52,7 @@ from graphfit.planner.engines import (
     sglang_elastic_ep,
     sglang_ep_rules,
     sglang_eplb_checks,
+    sglang_first_dispatch,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
     sglang_mamba_strategy,
@@ -790,6 +791,7 @@ class SglangModel:
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
         sglang_draft_dispatch.check(config)  # the draft's build after it (s54e)
+        sglang_first_dispatch.check(config)  # a budget <= 0 at the first dispatch (s60k)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

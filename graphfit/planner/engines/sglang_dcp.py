@@ -56,7 +56,7 @@ What DCP adds outside the runner's buffers, and how graphfit treats it:
   utils/common.py:1038-1064), else a2a; the runner refuses fi_a2a outside that
   (layers/dcp/comm.py:435-448). SGLang's fabric probe (`is_mnnvl_fabric_device`,
   utils/common.py:1038-1053) answers True for a device named GB200 / GB300, else asks NVML:
-  graphfit reads it as SglangOptions.mnnvl_fabric (True from a GB200 name, or given in a
+  graphfit reads it as SglangOptions.mnnvl_fabric (True from a GB200 / GB300 name, or given in a
   config file, issue 23 s55k), so a line whose TP per node does not divide by --dcp-size on
   SM100 is planned with fi_a2a on a fabric, with a2a (default) or refused (fi_a2a named)
   where the fabric is given false, and stays not modelled where it is unknown, as does any
@@ -98,12 +98,11 @@ def check(config: EngineSettings) -> None:
         fabric = config.mnnvl_fabric
         if fabric is None:
             picked = "starts" if given else "picks"
-            raise ConfigError(f"{DCP}: {config.tp_size // _node_groups(config)} TP ranks per "
-                              f"node do not divide by --dcp-size {size}, so whether SGLang "
-                              f"{picked} fi_a2a depends on an NVLink fabric "
-                              f"(is_mnnvl_fabric_device, utils/common.py:1038-1064), which the "
-                              f"GPU's name does not tell: not modelled; name a GB200, set "
-                              f"mnnvl_fabric in a config file, or pass --dcp-comm-backend a2a")
+            # one CLI error line (<= 200 characters, issue 23 s60k: the option's name whole)
+            raise ConfigError(f"DCP not modelled: {config.tp_size // _node_groups(config)} TP "
+                              f"ranks/node, --dcp-size {size}: SGLang {picked} fi_a2a only on an "
+                              f"NVLink fabric (utils/common.py:1038-1064), unknown: set "
+                              f"mnnvl_fabric in a config file or name a GB200 / GB300")
         if given and not fabric:  # the runner's start check (issue 23 s55k)
             raise ConfigError(f"SGLang refuses --dcp-comm-backend fi_a2a when the runner "
                               f"starts: it needs a Blackwell system whose DCP group shares one "

@@ -60,6 +60,12 @@ def _builds(config: EngineSettings) -> str | None:
     return name
 
 
+def draft_builds(config: EngineSettings) -> str | None:
+    """The draft class that makes a Mooncake / NixlEP dispatcher on this line, or None (the
+    first dispatch's budget, graphfit.planner.engines.sglang_first_dispatch, issue 23 s60k)."""
+    return _builds(config)
+
+
 def problem(config: EngineSettings) -> str | None:
     """SGLang's draft-build raise for a resolved line (module docstring), or None. s55e: in
     auto / low_latency mode the dispatcher's low-latency half asserts its token budget first
@@ -96,4 +102,4 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "problem"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "draft_builds", "problem"]

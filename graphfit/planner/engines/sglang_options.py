@@ -500,7 +500,8 @@ class SglangOptions(EngineOptions):
     mnnvl_fabric: SGLang's `is_mnnvl_fabric_device()` (utils/common.py:1038-1053), which makes
         the DCP fi_a2a backend possible on SM100 whatever the TP ranks per node
         (`is_fi_a2a_supported`, :1056-1064; graphfit.planner.engines.sglang_dcp). True: set by
-        the CLI from a GB200 name (SGLang's name check, :1047-1049) or given in a config file;
+        the CLI from a GB200 / GB300 name (SGLang's name check, :1047-1049) or given in a
+        config file;
         False: given (no fabric); None: unknown (NVML's fabric state decides, :1050-1053).
     prefill_cp_hook_backend: the prefill attention backend a prefill-CP line's flags name
         (`--prefill-attention-backend`, else `--attention-backend`): the one SGLang's
@@ -514,7 +515,18 @@ class SglangOptions(EngineOptions):
         (EnvInt, environ.py:1452, 128) and SGLANG_MOONCAKE_EP_NUM_MAX_DISPATCH_TOKENS_PER_RANK
         (get_int_env_var, token_dispatcher/mooncake.py:157-159, 128), read by
         graphfit.inputs.environment; each low-latency dispatcher asserts it <= 1024 at model
-        build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e).
+        build (graphfit.planner.engines.sglang_dispatch_budget; issue 23 s55e). Any sign
+        (s60k): 0 and below build too; -1 fails the first dispatch, the rest is the
+        package's (graphfit.planner.engines.sglang_first_dispatch).
+    nvfp4_moe_layers: which FusedMoE layers SGLang's model build gives ModelOpt's NVFP4 MoE
+        method under the checkpoint's own quantization config (modelopt_fp4 layers its
+        exclusions leave, modelopt_mixed layers whose quantized_layers entry is NVFP4 /
+        W4A16_NVFP4, modelopt_quant.py:1089-1092, the fp8 + NVFP4 hybrid's layers,
+        HybridFp8NvFp4Config, :1731-1768): "first" (the first MoE layer built), "later"
+        (only layers after one that builds another method), "none". Read from a local
+        config.json where graphfit walks the class's MoE layers
+        (graphfit.inputs.sglang_nvfp4_moe_layers); None: unknown. The NVFP4 method's runner
+        checks then apply (sglang_nvfp4_moe; issue 23 s60q).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -675,6 +687,7 @@ class SglangOptions(EngineOptions):
     prefill_cp_hook_backend: str | None = None
     nixl_dispatch_tokens_per_rank: int = 128
     mooncake_dispatch_tokens_per_rank: int = 128
+    nvfp4_moe_layers: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -775,13 +788,18 @@ class SglangOptions(EngineOptions):
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank",
                      "nixl_dispatch_tokens_per_rank", "mooncake_dispatch_tokens_per_rank"):
+            # NixlEP / Mooncake: any sign, as SGLang reads them (issue 23 s60k)
+            low = -MAX_INT if name.startswith(("nixl", "mooncake")) else 0
             if getattr(self, name) is None:
-                raise ConfigError(f"{name}: must be an integer in 0..{MAX_INT}, got None")
-            _optional_int(name, getattr(self, name), 0)
+                raise ConfigError(f"{name}: must be an integer in {low}..{MAX_INT}, got None")
+            _optional_int(name, getattr(self, name), low)
         _optional_int("flashinfer_dispatch_tokens_per_rank",
                       self.flashinfer_dispatch_tokens_per_rank, 0)
         if self.moe_fp4_checkpoint is not None:
             true_false("moe_fp4_checkpoint", self.moe_fp4_checkpoint)
+        if self.nvfp4_moe_layers not in (None, "first", "later", "none"):
+            raise ConfigError(f"nvfp4_moe_layers: must be first, later or none, got "
+                              f"{excerpt(self.nvfp4_moe_layers)}")
         true_false("megamoe_fc2_reduce", self.megamoe_fc2_reduce)
         true_false("nvfp4_w4a16", self.nvfp4_w4a16)
         if self.post_capture_kv_sizing is not None:

@@ -422,8 +422,9 @@ def check(config: EngineSettings) -> None:
     method = loader_method(config)
     capability.check(method, config.gpu_capability, config.sm100)
     loader_dtype.check(method, config.dtype)
-    if method == "modelopt_fp4":  # its MoE method as the model is built (issue 23 s54q)
-        nvfp4_moe.check(config, method, class_runner(config))
+    hybrid = method == "fp8" and hybrid_nvfp4(config) is True
+    if nvfp4_moe.asked(config, method, hybrid) is not None:  # its MoE method at model build
+        nvfp4_moe.check(config, method, class_runner(config), hybrid)  # (issue 23 s54q, s60q)
 
 
 def _check_args(config: EngineSettings) -> None:

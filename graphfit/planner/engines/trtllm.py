@@ -642,7 +642,9 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
     if a2a_one_sided(config, sizes):  # the one-sided all-to-all workspace (s51t, s54t)
         out.append(("moe_a2a_workspace", a2a_shown(
             sizes.ep, config.max_num_batched_tokens, config.moe_a2a_token,
-            config.moe_a2a_workspace_mb)))
+            config.moe_a2a_workspace_mb, config.moe_a2a_force_method,
+            config.moe_configurable, config.trtllm_moe_backend, config.moe_load_balancer,
+            config.moe_comm_force_method)))
     if config.prefill_cuda_graph_backend != "disabled":
         kept, _ = prefill_counts(config)
         shown = (f"{len(kept)} token counts {kept[0]}..{kept[-1]}" if kept

@@ -38,6 +38,48 @@ max_num_tokens) and the payload as a formula of (hidden x itemsize, top_k). The 
 `TRTLLM_MOE_A2A_WORKSPACE_MB` (`moe_a2a_workspace_mb`) is shown as the engine reads it: a
 non-empty value goes through int(), so a value int() refuses makes the one-sided method's
 constructor raise, and the plan says so instead of giving a size (`shown`).
+
+`TRTLLM_FORCE_ALLTOALL_METHOD` (`moe_a2a_force_method`, issue 23, s60t) is read by
+`select_alltoall_method_type` after its three NotEnabled tests (no attention DP, MoE TP, no
+MNNVL) and before it picks NVLinkOneSided
+(tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263): a set value
+(`is not None`, so an empty one too) is looked up by member name, `AlltoallMethodType[value]`
+(`METHODS`, the five names the pinned file itself uses; a stored interface.py copy, whose
+commit the index does not give, defines exactly these five). An unknown name raises KeyError,
+DeepEP and DeepEPLowLatency raise NotImplementedError (:256-262), and any other member is the
+method: NotEnabled builds no all-to-all (`enable_alltoall` is false), NVLinkTwoSided the
+two-sided `MnnvlMoe` workspaces (:154-159, not sized here), NVLinkOneSided this workspace
+(`forced`).
+
+That selection is CutlassFusedMoE's own, made only when it is built with its communication
+(`without_comm` false: :142-143, "ConfigurableMoE will handle it" otherwise). `create_moe`
+wraps a CUTLASS backend in `ConfigurableMoE` unless `ENABLE_CONFIGURABLE_MOE` is set to
+something other than "1" (`os.environ.get("ENABLE_CONFIGURABLE_MOE", "1") == "1"`,
+tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390, a stored copy later
+than the pinned CutlassFusedMoE), and ConfigurableMoE picks the communication itself (its
+CommunicationFactory, which reads TRTLLM_FORCE_COMM_METHOD instead: `forced_comm`). So
+TRTLLM_FORCE_ALLTOALL_METHOD is applied only on the legacy route (`legacy`,
+`moe_configurable`); on the default route the line says the variable is not read there.
+
+`moe_config` (s60t). Its backend picks the MoE class (`get_moe_cls`,
+tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); `create_moe` puts
+the DEEPGEMM, TRTLLM, CUTEDSL, CUTLASS and DENSEGEMM classes in ConfigurableMoE
+(tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390; TRTLLM, CUTEDSL and
+DENSEGEMM may first fall back to CutlassFusedMoE, which is wrapped too). ConfigurableMoE's
+CommunicationFactory (`create_strategy`, a stored 2026 copy:
+tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:81-192)
+builds no all-to-all without attention DP or at dp_size 1 (:137-138), allgather /
+reduce-scatter under MoE TP (:142-143), the TRTLLM_FORCE_COMM_METHOD method when that is set
+(:146-165; `forced_comm`), and else tries NVLinkOneSided first (:170-192) with the model's
+max_num_tokens (:131), its torch_dtype (:129) and the EPLB count when a load balancer is
+configured (:171). So for these backends the line is the same as for CUTLASS; another backend
+(VANILLA, TRITON, WIDEEP, ...) or, without ConfigurableMoE, a backend other than CUTLASS is
+"not modelled" in the line. `load_balancer` given adds the EPLB statistics, ep_size x
+num_experts x 4 bytes, to the auxiliary part (CutlassFusedMoE passes num_experts when its
+layer has a load balancer,
+tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:173-183; the factory
+when one is configured); num_experts is the checkpoint's, not read, so the line gives the
+addition as a formula.
 """
 
 from __future__ import annotations
@@ -52,6 +94,15 @@ CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, 
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
 INT32 = 4
 MIB = 1024 * 1024
+ENV_FORCE = "TRTLLM_FORCE_ALLTOALL_METHOD"
+# the backends create_moe builds inside ConfigurableMoE (module doc)
+CONFIGURABLE_BACKENDS = ("DEEPGEMM", "TRTLLM", "CUTEDSL", "CUTLASS", "DENSEGEMM")
+ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
+# the names CommunicationFactory._create_forced_method knows, upper-cased (`forced_comm`)
+COMM_METHODS = ("NVLINK_TWO_SIDED", "NVLINK_ONE_SIDED", "DEEPEP", "DEEPEPLOWLATENCY", "NCCL_EP",
+                "ALLGATHER")
+# AlltoallMethodType's members, by the names select_alltoall_method_type looks up (module doc)
+METHODS = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency")
 
 
 def _align(offset: int) -> int:
@@ -117,13 +168,14 @@ class A2aWorkspace:
             return self.env_mb * MIB
         return self.aux_bytes + self.payload_bytes(hidden_bytes, top_k, extra_bytes)
 
-    def describe(self, token: tuple[int, int, int] | None = None) -> str:
+    def describe(self, token: tuple[int, int, int] | None = None,
+                 unforced: str = "TRTLLM_FORCE_ALLTOALL_METHOD is unset") -> str:
         """The plan's line: exact auxiliary bytes; the payload exact when `token` (the
         checkpoint's hidden_size, top_k, itemsize) is known, else a formula; and that no
-        capacity counts it."""
+        capacity counts it. `unforced` names the variable that would force another method."""
         rows = self.ep_size * self.max_num_tokens
         head = (f"one-sided (NVLink) method, where MNNVL is supported and "
-                f"TRTLLM_FORCE_ALLTOALL_METHOD is unset: {self.aux_bytes} bytes "
+                f"{unforced}: {self.aux_bytes} bytes "
                 f"({self.aux_bytes / MIB:.1f} MiB) aux + {rows} rows "
                 f"(ep_size x max_num_tokens)")
         tail = ("once per process (MNNVL memory, rounded up to the driver's allocation "
@@ -161,13 +213,118 @@ def env_megabytes(raw: str) -> int | None:
         return None
 
 
+def forced(raw: str) -> str | None:
+    """What `TRTLLM_FORCE_ALLTOALL_METHOD=raw` makes the MoE module build where the method is
+    selected at all (module doc): None for the one-sided method, else the plan's words for
+    the other outcome (no all-to-all, the two-sided workspaces, or the error raised)."""
+    given = f"{ENV_FORCE}={raw!r}"
+    if raw not in METHODS:  # AlltoallMethodType[raw]: a member-name lookup
+        return (f"{given} is not an AlltoallMethodType name ({', '.join(METHODS)}): "
+                f"KeyError when the MoE module selects its all-to-all method")
+    if raw in ("DeepEP", "DeepEPLowLatency"):
+        return (f"{given}: NotImplementedError when the MoE module selects its all-to-all "
+                f"method (DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE)")
+    if raw == "NotEnabled":
+        return f"{given}: no all-to-all is built, so no workspace"
+    if raw == "NVLinkTwoSided":
+        return (f"{given}: the two-sided method's MnnvlMoe workspaces instead "
+                f"(not sized by graphfit)")
+    return None
+
+
+def forced_comm(raw: str) -> str | None:
+    """What `TRTLLM_FORCE_COMM_METHOD=raw` makes ConfigurableMoE's CommunicationFactory build
+    where it selects at all (after no attention DP and MoE TP: communication_factory.py
+    :137-146, module doc): `_create_forced_method` upper-cases the name (:325), refuses a
+    name other than NVLINK_ONE_SIDED and ALLGATHER when num_experts is not a multiple of the
+    EP size (:327-334; num_experts is not read), and builds the named strategy (:336-418) or
+    raises ValueError for an unknown one (:419-420). None for NVLINK_ONE_SIDED (the
+    one-sided workspace), else the plan's words."""
+    given = f"{ENV_FORCE_COMM}={raw!r}"
+    method = raw.upper()
+    if method not in COMM_METHODS:
+        return (f"{given}: ValueError (unknown communication method {method!r}) when the MoE "
+                f"module builds its communication")
+    if method == "NVLINK_ONE_SIDED":
+        return None
+    if method == "NVLINK_TWO_SIDED":
+        return (f"{given}: the two-sided method's workspaces instead (not sized by graphfit; "
+                f"ValueError unless num_experts is a multiple of the EP size)")
+    unless = "" if method == "ALLGATHER" else (
+        "; ValueError unless num_experts is a multiple of the EP size")
+    return f"{given}: the {method} strategy, no one-sided workspace{unless}"
+
+
+def legacy(configurable_raw: str | None) -> bool:
+    """Whether `ENABLE_CONFIGURABLE_MOE` (None: unset) leaves a CUTLASS backend to select its
+    own all-to-all: set to anything but "1" (module doc)."""
+    return configurable_raw is not None and configurable_raw != "1"
+
+
+def _backend_note(backend: str | None, configurable_raw: str | None) -> str | None:
+    """Why the line cannot size the workspace of a `moe_config` backend (module doc), or None
+    where it can (unset: CUTLASS assumed)."""
+    if backend is None or backend == "CUTLASS":
+        return None
+    if legacy(configurable_raw):
+        return (f"moe_config backend {backend} without ConfigurableMoE "
+                f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r}): its MoE class's own "
+                f"all-to-all selection is not modelled")
+    if backend in CONFIGURABLE_BACKENDS:
+        return None
+    return (f"moe_config backend {backend}: which all-to-all its MoE class builds is not "
+            f"modelled (the workspace is sized for {', '.join(CONFIGURABLE_BACKENDS)}, "
+            f"built inside ConfigurableMoE)")
+
+
+def _with_eplb(text: str, aux: int) -> str:
+    """The line with the EPLB statistics named as an addition to the auxiliary bytes."""
+    old = f"{aux} bytes ({aux / MIB:.1f} MiB) aux"
+    return text.replace(old, f"{old} + ep_size x num_experts x 4 bytes of EPLB statistics "
+                             f"(moe_config.load_balancer; 128-byte aligned, num_experts not "
+                             f"read)")
+
+
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
-          env_raw: str | None = None) -> str:
+          env_raw: str | None = None, force_raw: str | None = None,
+          configurable_raw: str | None = None, backend: str | None = None,
+          eplb: bool = False, comm_raw: str | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
-    the environment's override as the engine reads it."""
+    the environment's override as the engine reads it. `force_raw`, a set
+    TRTLLM_FORCE_ALLTOALL_METHOD, replaces it where it names another outcome (`forced`) on
+    the legacy route (`configurable_raw`, ENABLE_CONFIGURABLE_MOE: `legacy`); on the default
+    route the line says the variable is not read. `backend` and `eplb` are moe_config's
+    (`_backend_note`, `_with_eplb`); `comm_raw`, a set TRTLLM_FORCE_COMM_METHOD, is read on
+    the default route only (`forced_comm`)."""
+    note = _backend_note(backend, configurable_raw)
+    if note is not None:
+        return f"where attention DP spans ranks and MoE TP is 1: {note}"
+    if comm_raw is not None and not legacy(configurable_raw):
+        other = forced_comm(comm_raw)
+        if other is not None:
+            return f"where attention DP spans ranks and MoE TP is 1 (ConfigurableMoE): {other}"
     space = A2aWorkspace(ep_size, max_num_tokens)
-    text = space.describe(token)
+    unforced = (f"{ENV_FORCE} is unset" if legacy(configurable_raw) else
+                f"{ENV_FORCE_COMM} is unset (ConfigurableMoE)")
+    if comm_raw is not None and not legacy(configurable_raw):
+        unforced = f"{ENV_FORCE_COMM}={comm_raw!r} (ConfigurableMoE)"
+    text = space.describe(None if eplb else token, unforced)
+    if eplb:
+        text = _with_eplb(text, space.aux_bytes)
+    if force_raw is not None and legacy(configurable_raw):
+        other = forced(force_raw)
+        if other is not None:
+            return f"where MNNVL is supported: {other}"
+        text = text.replace(f" and {ENV_FORCE} is unset", f" and {ENV_FORCE}=NVLinkOneSided")
+    elif force_raw is not None:
+        text = (f"{text}; {ENV_FORCE}={force_raw!r} is not read: ConfigurableMoE (the "
+                f"default, ENABLE_CONFIGURABLE_MOE unset or 1) builds the CUTLASS backend "
+                f"without its communication and selects the all-to-all itself "
+                f"({ENV_FORCE_COMM})")
+    if comm_raw is not None and legacy(configurable_raw):
+        text = (f"{text}; {ENV_FORCE_COMM}={comm_raw!r} is not read: without ConfigurableMoE "
+                f"the MoE class selects its own all-to-all")
     if env_raw is None:
         return text
     text = text.removesuffix("; TRTLLM_MOE_A2A_WORKSPACE_MB replaces it")
@@ -183,4 +340,6 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "MAX_TOP_K", "env_megabytes", "one_sided", "shown"]
+__all__ = ["A2aWorkspace", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS", "ENV_FORCE",
+           "ENV_FORCE_COMM", "MAX_TOP_K", "METHODS", "env_megabytes", "forced", "forced_comm",
+           "legacy", "one_sided", "shown"]

@@ -152,6 +152,29 @@ class TrtllmOptions(EngineOptions):
         (config.json's hidden_size, num_experts_per_tok and dtype; graphfit.inputs.
         trtllm_a2a): with them the plan gives the all-to-all workspace's exact bytes. None:
         not read, so the plan gives the payload as a formula.
+    moe_a2a_force_method: the environment's `TRTLLM_FORCE_ALLTOALL_METHOD`, kept as written
+        (the engine reads any set value, an empty one too, as an `AlltoallMethodType` name
+        where it selects the method,
+        tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:254-263).
+        None: unset. Shown in the `moe_a2a_workspace` line (graphfit.planner.engines.
+        trtllm_moe_a2a.forced), never counted.
+    moe_configurable: the environment's `ENABLE_CONFIGURABLE_MOE`, kept as written; None:
+        unset. `create_moe` wraps a CUTLASS backend in ConfigurableMoE unless it is set to
+        something other than "1"
+        (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:385-390), and only
+        then does TRTLLM_FORCE_ALLTOALL_METHOD reach the backend's own selection
+        (graphfit.planner.engines.trtllm_moe_a2a.legacy).
+    trtllm_moe_backend: `moe_config.backend`, upper-cased as `get_moe_cls` compares it
+        (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85); None: not
+        given. Read for the all-to-all workspace line only (graphfit.planner.engines.
+        trtllm_moe_a2a: which backends' workspace the line sizes).
+    moe_load_balancer: whether `moe_config.load_balancer` is given (EPLB): the workspace's
+        auxiliary part then holds the EPLB statistics (graphfit.planner.engines.
+        trtllm_moe_a2a).
+    moe_comm_force_method: the environment's `TRTLLM_FORCE_COMM_METHOD`, kept as written; None:
+        unset. ConfigurableMoE's CommunicationFactory reads it (`is not None`) where it selects
+        a strategy (cited in graphfit.inputs.trtllm_a2a; its outcomes:
+        graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -186,6 +209,11 @@ class TrtllmOptions(EngineOptions):
     moe_cluster_parallel_size: int | None = None
     moe_a2a_workspace_mb: str | None = None
     moe_a2a_token: tuple[int, int, int] | None = None
+    moe_a2a_force_method: str | None = None
+    moe_configurable: str | None = None
+    trtllm_moe_backend: str | None = None
+    moe_load_balancer: bool = False
+    moe_comm_force_method: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -243,6 +271,22 @@ class TrtllmOptions(EngineOptions):
                               f"environment's value), got {excerpt(self.moe_a2a_workspace_mb)}")
         if self.moe_a2a_token is not None:
             object.__setattr__(self, "moe_a2a_token", _a2a_token(self.moe_a2a_token))
+        if self.moe_a2a_force_method is not None and not isinstance(
+                self.moe_a2a_force_method, str):
+            raise ConfigError(f"moe_a2a_force_method: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_a2a_force_method)}")
+        if self.trtllm_moe_backend is not None and (
+                not isinstance(self.trtllm_moe_backend, str) or not self.trtllm_moe_backend):
+            raise ConfigError(f"trtllm_moe_backend: expected a backend name, got "
+                              f"{excerpt(self.trtllm_moe_backend)}")
+        true_false("moe_load_balancer", self.moe_load_balancer)
+        if self.moe_comm_force_method is not None and not isinstance(
+                self.moe_comm_force_method, str):
+            raise ConfigError(f"moe_comm_force_method: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_comm_force_method)}")
+        if self.moe_configurable is not None and not isinstance(self.moe_configurable, str):
+            raise ConfigError(f"moe_configurable: expected a string (the environment's "
+                              f"value), got {excerpt(self.moe_configurable)}")
 
 
 def _a2a_token(value: object) -> tuple[int, int, int]:

@@ -1,0 +1,178 @@
+"""Whether SGLang 0.5.23's model build gives a FusedMoE layer ModelOpt's NVFP4 MoE method, and
+whether the first one built (SglangOptions.nvfp4_moe_layers; issue 23, s60q).
+
+Three quantization configs hand FusedMoE layers `ModelOptNvFp4FusedMoEMethod`, whose
+`__init__` refuses some MoE runners below Blackwell (graphfit.planner.engines.sglang_nvfp4_moe):
+
+* `modelopt_fp4` (ModelOptFp4Config, layers/quantization/modelopt_quant.py:1704-1728): every
+  FusedMoE layer the config's exclusions do not name (`_get_quant_method`, :350-355).
+  Exclusions: a flat config's `ignore`, else `modules_to_not_convert`, else
+  `exclude_modules` (:1660-1663); a nested (hf_quant_config.json) one's
+  `quantization.exclude_modules` (:1665-1672).
+* `modelopt_mixed` (ModelOptMixedPrecisionConfig, :806-1095): a FusedMoE layer not excluded
+  (flat `ignore`, else `exclude_modules`; nested `quantization.exclude_modules`, :850-881)
+  whose `quantized_layers` algorithm resolves to NVFP4 or W4A16_NVFP4 (:1089-1092;
+  `_resolve_quant_algo`, :978-1008: the prefix itself, then its `model.language_model.`
+  spelling, then the first key under either).
+* `fp8` with the ModelConfig's `nvfp4_moe_meta` (HybridFp8NvFp4Config, :1731-1768, built by
+  model_loader/loader.py:229-251): every FusedMoE layer not excluded by config.json's
+  `ignore` plus `model.decoder.*` and `stages.*`.
+
+Exclusion is `ModelOptQuantConfig.is_layer_excluded` (:379-424: each pattern, "." literal and
+"*" any run, full-matches the prefix or one of its dotted parts, or a fused q/kv tail). The
+FusedMoE prefixes are the model class's: graphfit knows them for Qwen3-MoE and Qwen2-MoE
+(every decoder layer sparse, `model.layers.{i}.mlp.experts`: models/qwen3_moe.py:272,
+843-886; models/qwen2_moe.py:335, 1022-1066; neither maps weight names). Other classes, a
+layer count config.json does not state, or a config SGLang itself stops on (a non-string
+pattern, a bad regex, a layer entry without quant_algo) give no answer (None).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+ARCHITECTURES = {
+    "Qwen3MoeForCausalLM": "models/qwen3_moe.py:272, 843-886",
+    "Qwen2MoeForCausalLM": "models/qwen2_moe.py:335, 1022-1066",
+}
+NVFP4_ALGOS = ("NVFP4", "W4A16_NVFP4")
+# the fused q/kv component names is_layer_excluded looks for in a prefix's last part (:407)
+_FUSED = ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")
+# the hybrid config's extra exclusions: draft experts stay MXFP4 (loader.py:238-241)
+HYBRID_EXCLUDED = ("model.decoder.*", "stages.*")
+
+
+class _Unjudged(Exception):
+    """SGLang stops on an error of its own here: no answer."""
+
+
+def prefixes(layers: int) -> Iterator[str]:
+    """The FusedMoE prefixes of a Qwen3-MoE / Qwen2-MoE model, in build order."""
+    for index in range(layers):
+        yield f"model.layers.{index}.mlp.experts"
+
+
+def excluded(patterns: list[Any], prefix: str) -> bool:
+    """`ModelOptQuantConfig.is_layer_excluded(prefix)` (modelopt_quant.py:379-424)."""
+    shapes = [prefix]
+    if prefix.startswith("language_model."):
+        shapes.append(prefix.removeprefix("language_model."))
+    for pattern in patterns:
+        if not isinstance(pattern, str):
+            raise _Unjudged  # `pattern.replace`: an AttributeError
+        try:
+            compiled = re.compile(pattern.replace(".", r"\.").replace("*", ".*"))
+        except re.error as exc:
+            raise _Unjudged from exc
+        for shape in shapes:
+            if compiled.fullmatch(shape) or any(compiled.fullmatch(p) for p in shape.split(".")):
+                return True
+        tail = pattern.rsplit(".", maxsplit=1)[-1]
+        if tail in _FUSED and any(tail in s.rsplit(".", maxsplit=1)[-1] for s in shapes):
+            return True
+    return False
+
+
+def _candidates(prefix: str) -> tuple[str, ...]:
+    """`_quantized_layer_prefix_candidates` (modelopt_quant.py:1010-1030) for a prefix under
+    `model.` (the only ones `prefixes` spells)."""
+    return prefix, "model.language_model." + prefix.removeprefix("model.")
+
+
+def _algo(info: object) -> str:
+    if not isinstance(info, Mapping) or not isinstance(info.get("quant_algo"), str):
+        raise _Unjudged  # `info["quant_algo"].upper()`: a KeyError / AttributeError
+    return str(info["quant_algo"]).upper()
+
+
+def mixed_algo(layers: Mapping[str, Any], prefix: str) -> str | None:
+    """`_resolve_quant_algo(prefix)` for a FusedMoE prefix (modelopt_quant.py:978-1008; the
+    packed-modules step never applies: no mapping names `experts`)."""
+    for candidate in _candidates(prefix):
+        if candidate in layers:
+            return _algo(layers[candidate])
+    for candidate in _candidates(prefix):
+        for key, info in layers.items():
+            if isinstance(key, str) and key.startswith(candidate + "."):
+                return _algo(info)
+    return None
+
+
+def _section(cfg: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The flat config, or a nested (hf_quant_config.json) one's `quantization` section."""
+    if cfg.get("quant_algo") is not None:
+        return cfg
+    inner = cfg.get("quantization")
+    if not isinstance(inner, Mapping):
+        raise _Unjudged
+    return inner
+
+
+def _patterns(value: object) -> list[Any]:
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Unjudged
+    return value
+
+
+def _fp4_exclusions(cfg: Mapping[str, Any]) -> list[Any]:
+    if cfg.get("quant_algo") is not None:  # modelopt_quant.py:1660-1663
+        value = cfg.get("ignore", cfg.get("modules_to_not_convert",
+                                          cfg.get("exclude_modules", [])))
+        if value is None:
+            raise _Unjudged  # "NVFP4 quantization requires group_size and exclude_modules"
+        return _patterns(value)
+    return _patterns(_section(cfg).get("exclude_modules", []))
+
+
+def _mixed(cfg: Mapping[str, Any], moe: list[str]) -> list[bool]:
+    section = _section(cfg)
+    if section is cfg:
+        patterns = _patterns(cfg.get("ignore", cfg.get("exclude_modules")))
+    else:
+        patterns = _patterns(section.get("exclude_modules"))
+    layers = section.get("quantized_layers", {})
+    if not isinstance(layers, Mapping) or not layers:
+        raise _Unjudged
+    return [not excluded(patterns, p) and mixed_algo(layers, p) in NVFP4_ALGOS for p in moe]
+
+
+def _where(flags: list[bool]) -> str:
+    """"first" (the first FusedMoE layer built takes the NVFP4 method), "later" (a later one
+    does; an earlier one builds another method first), "none"."""
+    if not any(flags):
+        return "none"
+    return "first" if flags[0] else "later"
+
+
+def built(architecture: object, layers: object, cfg: Mapping[str, Any] | None,
+          hybrid_ignore: object = None, hybrid: bool = False) -> str | None:
+    """Which FusedMoE layers of the model build the NVFP4 MoE method under the checkpoint's
+    quantization config `cfg` (as SGLang verifies it: its `quant_method` parsed), in build
+    order (`_where`); `hybrid`: config.json sets the ModelConfig's nvfp4_moe_meta, whose
+    exclusions are `hybrid_ignore` (config.json's `ignore`). None where graphfit cannot
+    tell."""
+    if architecture not in ARCHITECTURES or cfg is None or isinstance(layers, bool) or (
+            not isinstance(layers, int)) or layers < 1:
+        return None
+    moe = list(prefixes(layers))
+    method = cfg.get("quant_method")
+    try:
+        if method == "fp8" and hybrid:
+            patterns = [*_patterns(hybrid_ignore), *HYBRID_EXCLUDED]
+            return _where([not excluded(patterns, p) for p in moe])
+        if method == "modelopt_fp4":
+            patterns = _fp4_exclusions(cfg)
+            return _where([not excluded(patterns, p) for p in moe])
+        if method == "modelopt_mixed":
+            return _where(_mixed(cfg, moe))
+    except _Unjudged:
+        return None
+    return None
+
+
+__all__ = ["ARCHITECTURES", "HYBRID_EXCLUDED", "NVFP4_ALGOS", "built", "excluded",
+           "mixed_algo", "prefixes"]

@@ -1,0 +1,53 @@
+"""Measure graphfit's MiniMax-M3 sparse KV price and page against SGLang's own
+`_compute_cell_size` on lines whose checkpoint is a flat ModelOpt config (issue 23 s60m):
+`python -m tests.oracle.measure_sglang_minimax_modelopt_kv [COUNT] [SEED] [BEFORE]` (default
+40 draws, seed 23). A draw is the KV quant measure's line (test_sglang_minimax_kv_oracle's
+`draw` and a --page-size) with a ModelOpt `quantization_config` (FP8 / NVFP4 / W4A16_NVFP4 /
+MIXED_PRECISION; `kv_cache_quant_algo` FP8 / fp8 / NVFP4 / absent, a `kv_cache_scheme` dict of
+8 or 4 bits or a string) and, sometimes, a --quantization naming the class or another
+ModelOpt one. SGLang resolves
+each line on a fake device of the GPU's memory. BEFORE (e.g. /work/main) counts the lines
+whose plan by that tree states SGLang's figures, printed first."""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any
+
+from tests.oracle import measure_sglang_minimax_kv_quant as mq
+from tests.oracle.measure_sglang_minimax_kv import measure
+from tests.oracle.test_sglang_minimax_modelopt_kv_oracle import NVFP4_LAYERS
+
+ALGOS = {"FP8": "modelopt_fp8", "NVFP4": "modelopt_fp4", "W4A16_NVFP4": "modelopt_fp4",
+         "MIXED_PRECISION": "modelopt_mixed"}
+KV: tuple[dict[str, Any], ...] = (
+    {}, {"kv_cache_quant_algo": "FP8"}, {"kv_cache_quant_algo": "fp8"},
+    {"kv_cache_quant_algo": "NVFP4"}, {"kv_cache_scheme": {"type": "float", "num_bits": 8}},
+    {"kv_cache_scheme": {"type": "float", "num_bits": 4}, "kv_cache_quant_algo": "FP8"},
+    {"kv_cache_scheme": "FP8"}, {"kv_cache_scheme": "nvfp4", "kv_cache_quant_algo": "FP8"})
+
+
+def draw(rng: random.Random) -> dict[str, Any]:
+    """One line: the KV quant measure's draw with a ModelOpt config and maybe its flag."""
+    c = mq.draw(rng)
+    algo = rng.choice(list(ALGOS))
+    config: dict[str, Any] = {"quant_method": "modelopt", "quant_algo": algo, **rng.choice(KV)}
+    if algo == "MIXED_PRECISION":
+        config["quantized_layers"] = NVFP4_LAYERS
+    flag = rng.choice((ALGOS[algo], ALGOS[algo], "modelopt", "modelopt_fp8", "modelopt_fp4"))
+    more = tuple(c["more"]) + (("--quantization", flag) if rng.random() < 0.4 else ())
+    return {**c, "fields": {**c["fields"], "quantization_config": config}, "more": more}
+
+
+def main(count: int = 40, seed: int = 23, root: str | None = None) -> None:
+    measure(draw, mq.verdict, lambda c: (mq.t.argv_of(c), c["gpu"],
+                                         c["fields"].get("quantization_config")),
+            count, seed, root, states=mq._before_states, labels=("agree", "differ"),
+            ours_width=160)
+
+
+if __name__ == "__main__":
+    args = sys.argv[1:]
+    main(int(args[0]) if args else 40, int(args[1]) if len(args) > 1 else 23,
+         args[2] if len(args) > 2 else None)

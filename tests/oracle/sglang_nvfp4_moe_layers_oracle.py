@@ -1,0 +1,210 @@
+"""SGLang 0.5.23's own model build for a ModelOpt NVFP4 MoE checkpoint whose FusedMoE layers may
+or may not take `ModelOptNvFp4FusedMoEMethod` (not a test; issue 23, s60q): modelopt_fp4 with
+exclusions, modelopt_mixed (layers/quantization/modelopt_quant.py:806-1095) and the fp8 +
+NVFP4 hybrid (HybridFp8NvFp4Config, :1731-1768). graphfit's restatement:
+graphfit.inputs.sglang_nvfp4_moe_layers with graphfit.planner.engines.sglang_nvfp4_moe.
+
+`sglang(line)`: SGLang resolves the line (tests.oracle.sglang_oracle.resolve, the named GPU's
+capability), then, with the record published, its own ModelConfig and loader build the
+quantization config (model_loader/loader.py:174-281: the model class's packed modules, the
+hybrid wrap, the capability and dtype checks), and the model's own class (models/qwen3_moe.py,
+qwen2_moe.py) is built whole on the meta device with it, the MoE runner being the one the
+line resolved (`initialize_moe_config`). Glue (not SGLang logic): one TP rank, one stage, no
+CUDA side stream, the dual-GEMM kernel pick off (as tests.oracle.sglang_quant_gptq_dynamic_compare).
+
+Verdicts: "refused" (the build raised the NVFP4 MoE method's ValueError, or its
+create_moe_runner's NotImplementedError for the cutlass runner), "built", "args"
+(the server arguments refused), "other" (the loader or the build stopped otherwise: graphfit
+must then not cite the method, unless it says an earlier MoE layer builds another method
+first and SGLang's build, not its loader, stopped). It imports
+no graphfit module this work added, so the measure scores an older graphfit tree too."""
+
+from __future__ import annotations
+
+import copy
+import functools
+import importlib
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle.sglang_quant_gptq_dynamic_compare import one_rank_on_meta
+
+# the method's refusals: its __init__ (modelopt_quant.py:2375, 2383) and create_moe_runner (:3146)
+WORDS = ("NVFP4 MoE LoRA requires", "Current platform does not support NVFP4",
+         "moe_runner_backend=cutlass is not supported")
+MARKS = ("modelopt_quant.py:23", "modelopt_quant.py:3144")  # graphfit's cites of them
+LATER = "a later MoE layer (other method first)"  # graphfit's words: another comes first
+MODULES = {"Qwen3MoeForCausalLM": "qwen3_moe", "Qwen2MoeForCausalLM": "qwen2_moe"}
+_SHAPES: dict[str, Any] = {
+    "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 128,
+    "shared_expert_intermediate_size": 256, "num_experts": 8, "num_experts_per_tok": 2,
+    "decoder_sparse_step": 1, "norm_topk_prob": True, "num_attention_heads": 8,
+    "num_key_value_heads": 4, "head_dim": 32, "vocab_size": 1024,
+    "max_position_embeddings": 4096, "rms_norm_eps": 1e-6, "torch_dtype": "bfloat16",
+    "hidden_act": "silu", "tie_word_embeddings": False, "mlp_only_layers": [],
+}
+
+
+@functools.cache
+def model_dir(architecture: str, layers: int, quant: str) -> str:
+    """A small config.json of `architecture` with `layers` decoder layers and
+    `quant` (JSON) as its quantization_config."""
+    root = Path(tempfile.mkdtemp(prefix="graphfit-nvfp4-layers-"))
+    config = {"architectures": [architecture], "model_type": MODULES[architecture],
+              "num_hidden_layers": layers, **_SHAPES, "quantization_config": json.loads(quant)}
+    (root / "config.json").write_text(json.dumps(config))
+    return str(root)
+
+
+def _build(architecture: str, r: so.Resolved) -> str:
+    """The loader's quantization config and the model class on the meta device: "" or the
+    exception's "Type: message"."""
+    from sglang.srt.configs.load_config import LoadConfig
+    from sglang.srt.configs.model_config import ModelConfig
+    from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
+    from sglang.srt.model_loader.loader import _get_quantization_config
+    from sglang.srt.model_loader.utils import set_default_torch_dtype
+
+    try:
+        model_config = ModelConfig.from_server_args(r.record)
+        quant = _get_quantization_config(model_config, LoadConfig())
+    except Exception as exc:  # reported, judged by the caller
+        return f"{type(exc).__name__}: {exc}"[:300]
+    initialize_dp_attention_flags(None)
+    module = importlib.import_module(f"sglang.srt.models.{MODULES[architecture]}")
+    with set_default_torch_dtype(model_config.dtype), one_rank_on_meta(module):
+        try:
+            getattr(module, architecture)(copy.deepcopy(model_config.hf_config),
+                                          quant_config=quant)
+        except Exception as exc:  # reported, judged by the caller
+            return f"build {type(exc).__name__}: {exc}"[:300]
+    return ""
+
+
+@functools.lru_cache(maxsize=512)
+def sglang(architecture: str, folder: str, runner: str, gpu: str) -> tuple[str, str]:
+    """(verdict, SGLang's words) for `--model-path folder --moe-runner-backend runner` on the
+    named GPU."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+
+    gib, capability = mc._device(gpu)
+    r = so.resolve(["--moe-runner-backend", runner], gpu_mem_gb=gib, model=folder,
+                   capability=capability)
+    if isinstance(r, so.Rejected):
+        return "args", str(r)[:200]
+    with so.sglang_stubs.stubbed(), so.published(r):
+        said = _build(architecture, r)
+    if not said:
+        return "built", ""
+    if said.startswith(("build ValueError: ", "build NotImplementedError: ")) and any(
+            w in said for w in WORDS):
+        return "refused", said
+    return "other", said
+
+
+def graphfit(folder: str, runner: str, gpu: str) -> tuple[int, str]:
+    """graphfit's exit code and last line on the same pasted line."""
+    from tests.oracle.sglang_quant_capability_compare import planned
+
+    return planned(folder, ("--moe-runner-backend", runner), gpu)
+
+
+def compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, gpu: str
+            ) -> tuple[str, str | None]:
+    """(SGLang's verdict, a disagreement or None): a refusal must be graphfit's too, in the
+    same words, citing the method; any other answer must not be refused for that reason."""
+    folder = model_dir(architecture, layers, json.dumps(quant))
+    verdict, said = sglang(architecture, folder, runner, gpu)
+    code, ours = graphfit(folder, runner, gpu)
+    where = f"{architecture} x{layers} {runner} {gpu} {json.dumps(quant)[:160]}"
+    if verdict == "other" and said.startswith("build ") and LATER in ours and code == 2:
+        return verdict, None  # an earlier layer's other method stopped the build first
+    if verdict == "refused":
+        same = code == 2 and any(m in ours for m in MARKS) and any(
+            w in ours and w in said for w in WORDS)
+        return verdict, None if same else f"{where}: SGLang {said[:100]}; graphfit {code} {ours}"
+    if any(m in ours for m in MARKS):
+        return verdict, f"{where}: SGLang {verdict} {said[:80]}; graphfit {ours}"
+    return verdict, None
+
+
+RUNNERS = ("auto", "flashinfer_cutlass", "marlin", "triton", "flashinfer_trtllm", "cutlass")
+GPUS = ("H100", "A100", "B200", "L40S")
+_KEYS = ("model.layers.{i}.mlp.experts.0.gate_proj", "model.layers.{i}.mlp.experts",
+         "model.language_model.layers.{i}.mlp.experts.3.down_proj",
+         "model.layers.{i}.self_attn.q_proj", "model.layers.{i}.mlp.gate")
+_PATTERNS = ("lm_head", "model.layers.0.mlp.experts", "*experts*", "model.layers.1*",
+             "mlp", "model.layers.*.self_attn*", "experts", "*.mlp.*", "model.layers.3.*")
+
+
+def generated_line(rng: random.Random) -> tuple[str, int, dict[str, Any], str, str]:
+    """One (architecture, layers, quantization_config, runner, GPU)."""
+    arch = rng.choice(tuple(MODULES))
+    layers = rng.randint(1, 4)
+    ignore = rng.sample(_PATTERNS, rng.randint(0, 2))
+    form = rng.choice(("fp4", "mixed", "mixed", "hybrid"))
+    if form == "fp4":
+        quant: dict[str, Any] = {"quant_method": "modelopt",
+                                 "quant_algo": rng.choice(("NVFP4", "W4A16_NVFP4")),
+                                 "group_size": 16, "ignore": ignore}
+    elif form == "mixed":
+        entries = {}
+        for _ in range(rng.randint(1, 4)):
+            key = rng.choice(_KEYS).format(i=rng.randrange(layers + 1))
+            algo = rng.choice(("NVFP4", "FP8", "W4A16_NVFP4", "nvfp4"))
+            entries[key] = {"quant_algo": algo, "group_size": 16}
+        entries.setdefault("model.layers.9.mlp.experts.0.up_proj",
+                           {"quant_algo": "NVFP4", "group_size": 16})  # keeps it mixed
+        quant = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+                 "kv_cache_quant_algo": None, "quantized_layers": entries, "ignore": ignore}
+    else:
+        quant = {"quant_method": "fp8", "activation_scheme": "dynamic",
+                 "weight_block_size": [128, 128], "quant_algo": "MIXED_PRECISION",
+                 "moe_quant_algo": "NVFP4", "group_size": 16, "ignore": ignore}
+    return arch, layers, quant, rng.choice(RUNNERS), rng.choice(GPUS)
+
+
+def generated_lines(count: int, seed: int) -> list[tuple[str, int, dict[str, Any], str, str]]:
+    rng = random.Random(seed)
+    return [generated_line(rng) for _ in range(count)]
+
+
+_MIXED = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION",
+          "kv_cache_quant_algo": None}
+_NV = {"quant_algo": "NVFP4", "group_size": 16}
+_HYBRID = {"quant_method": "fp8", "activation_scheme": "dynamic",
+           "weight_block_size": [128, 128], "quant_algo": "MIXED_PRECISION",
+           "moe_quant_algo": "NVFP4", "group_size": 16}
+# name: (architecture, layers, quantization_config, runner, GPU)
+FIXED: dict[str, tuple[str, int, dict[str, Any], str, str]] = {
+    "mixed_experts_nvfp4_h100": ("Qwen3MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100"),
+    "mixed_experts_fp8_h100": ("Qwen3MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts": {"quant_algo": "FP8"},
+        "model.layers.1.self_attn.qkv_proj": _NV}}, "flashinfer_cutlass", "H100"),
+    "mixed_excluded_h100": ("Qwen2MoeForCausalLM", 2, {**_MIXED, "ignore": ["*experts*"],
+        "quantized_layers": {"model.layers.0.mlp.experts.1.up_proj": _NV}},
+        "flashinfer_cutlass", "H100"),
+    "mixed_language_model_key": ("Qwen2MoeForCausalLM", 1, {**_MIXED, "quantized_layers": {
+        "model.language_model.layers.0.mlp.experts.0.down_proj": _NV}}, "triton", "A100"),
+    "mixed_b200": ("Qwen3MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.0.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "B200"),
+    "fp4_all_excluded": ("Qwen3MoeForCausalLM", 2, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["experts"]}, "flashinfer_cutlass", "H100"),
+    "fp4_one_left": ("Qwen3MoeForCausalLM", 2, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["model.layers.0.mlp.experts"]}, "flashinfer_cutlass", "H100"),
+    "hybrid_h100": ("Qwen3MoeForCausalLM", 2, {**_HYBRID, "ignore": []},
+                    "flashinfer_cutlass", "H100"),
+    "cutlass_b200": ("Qwen2MoeForCausalLM", 1, {**_MIXED, "quantized_layers": {
+        "model.layers.0.mlp.experts.0.gate_proj": _NV}}, "cutlass", "B200"),
+    "hybrid_fp8_layer_first": ("Qwen2MoeForCausalLM", 2, {
+        **_HYBRID, "ignore": ["model.layers.0.mlp.experts"]}, "cutlass", "L40S"),
+    "hybrid_excluded": ("Qwen3MoeForCausalLM", 2, {**_HYBRID, "ignore": ["mlp"]},
+                        "flashinfer_cutlass", "H100"),
+}

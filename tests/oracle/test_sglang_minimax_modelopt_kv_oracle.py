@@ -1,0 +1,76 @@
+"""graphfit's MiniMax-M3 sparse KV price with `auto` KV on a ModelOpt checkpoint (a flat
+config.json `quantization_config`, quant_method "modelopt") against SGLang's own
+`_compute_cell_size`, `configure_kv_cache_dtype` reading the ModelOpt class SGLang's loader
+builds (tests/oracle/sglang_minimax_kv_oracle; issue 23 s60m).
+
+The classes' readings (graphfit.inputs.sglang_minimax_kv._modelopt_kv): modelopt_fp8
+(modelopt_quant.py:466-522), modelopt_fp4 (:1595-1640) and modelopt_mixed (:850-878), each
+picked as ModelConfig parses the dict (configs/model_config.py:1838-1869), with no
+--quantization, one naming it or another ModelOpt one (base_config.py:223-254).
+`python -m tests.oracle.measure_sglang_minimax_modelopt_kv` draws more lines.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from tests.oracle import test_sglang_minimax_kv_oracle as t  # noqa: E402
+from tests.oracle.test_sglang_minimax_kv_quant_oracle import quantized  # noqa: E402
+
+MO = {"quant_method": "modelopt"}
+NVFP4_LAYERS = {"model.layers.0.mlp": {"quant_algo": "NVFP4"}}
+FP8_SCHEME = {"type": "float", "num_bits": 8}
+CONFIGS: dict[str, dict[str, Any]] = {
+    "fp8-algo": {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "fp8"},
+    "fp8-scheme4-over-algo": {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "FP8",
+                              "kv_cache_scheme": {"type": "float", "num_bits": 4}},
+    "nvfp4-scheme-string": {**MO, "quant_algo": "NVFP4", "kv_cache_scheme": " float8 "},
+    "nvfp4-nvfp4-string": {**MO, "quant_algo": "NVFP4", "kv_cache_scheme": "nvfp4",
+                           "kv_cache_quant_algo": "FP8"},
+    "mixed-scheme": {**MO, "quant_algo": "MIXED_PRECISION", "kv_cache_scheme": FP8_SCHEME,
+                     "quantized_layers": NVFP4_LAYERS},
+}
+CASES = {
+    "fp8-algo-H100": quantized(t.case([0, 1]), CONFIGS["fp8-algo"]),
+    "fp8-flag-B200": quantized(t.case([0, 1], gpu="B200",
+                                      more=("--quantization", "modelopt_fp8")),
+                               CONFIGS["fp8-algo"]),
+    "fp8-scheme4-H100": quantized(t.case([0, 1]), CONFIGS["fp8-scheme4-over-algo"]),
+    "nvfp4-string-B200": quantized(t.case([0, 1, 1], [0, 0, 1], gpu="B200"),
+                                   CONFIGS["nvfp4-scheme-string"]),
+    "nvfp4-nvfp4-H100": quantized(t.case([0, 1]), CONFIGS["nvfp4-nvfp4-string"]),
+    "mixed-H100-tp2": quantized(t.case([0, 1, 1], tp=(2, 1)), CONFIGS["mixed-scheme"]),
+    # another ModelOpt flag: the checkpoint's class all the same (base_config.py:223-254);
+    # the FP8 class reads no scheme string, the FP4 class does
+    "fp8-ckpt-fp4-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp4")),
+                                   {**MO, "quant_algo": "FP8", "kv_cache_scheme": "FP8"}),
+    "nvfp4-ckpt-fp8-flag": quantized(t.case([0, 1], more=("--quantization", "modelopt_fp8")),
+                                     {**MO, "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"}),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_auto_kv_on_a_modelopt_checkpoint(name: str) -> None:
+    outcome, theirs, ours = t.verdict(CASES[name])
+    assert outcome == "agree", (theirs, ours)
+
+
+def test_rule_binds_and_a_plant_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang's own figures: the FP8 reading halves the main price against the
+    NVFP4-string one (not vacuous); graphfit with the ModelOpt reading planted as "model
+    dtype" differs from SGLang on the FP8 line."""
+    fp8, model = t.sglang_prices(CASES["fp8-algo-H100"]), t.sglang_prices(
+        CASES["nvfp4-nvfp4-H100"])
+    assert not isinstance(fp8, str) and not isinstance(model, str)
+    assert fp8[0][0] < model[0][0]
+    from graphfit.inputs import sglang_minimax_kv as reader
+    from graphfit.planner.engines.sglang_minimax_kv import KV_MODEL
+
+    monkeypatch.setattr(reader, "_modelopt_kv", lambda quant, config: KV_MODEL)
+    assert t.graphfit_prices(CASES["fp8-algo-H100"]) != fp8

@@ -1,0 +1,54 @@
+"""graphfit == SGLang 0.5.23 on which FusedMoE layers take ModelOpt's NVFP4 MoE method
+(graphfit.inputs.sglang_nvfp4_moe_layers, graphfit.planner.engines.sglang_nvfp4_moe; issue 23,
+s60q): modelopt_mixed's quantized_layers, the fp8 + NVFP4 hybrid, modelopt_fp4's exclusions,
+and the method's cutlass refusal. SGLang's side builds its own Qwen3-MoE / Qwen2-MoE class on
+the meta device with the config its loader builds (tests.oracle.sglang_nvfp4_moe_layers_oracle).
+
+Judged: where the build raises the method's refusal, graphfit refuses in the same words citing
+modelopt_quant.py; elsewhere it does not cite it.
+Larger counts: `python -m tests.oracle.measure_sglang_nvfp4_moe_layers 60 1` ."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import sglang_nvfp4_moe_layers as layers  # noqa: E402
+from graphfit.planner.engines import sglang_nvfp4_moe as rule  # noqa: E402
+from tests.oracle import sglang_nvfp4_moe_layers_oracle as lo  # noqa: E402
+from tests.oracle.agreement import agreed  # noqa: E402
+
+
+def test_fixed_lines_agree() -> None:
+    """Mixed NVFP4 / FP8 experts, exclusions, the language_model key spelling, Blackwell, the
+    hybrid, modelopt_fp4 with every or all but one MoE layer excluded, the cutlass runner, an
+    earlier layer's FP8 method stopping the build first."""
+    verdicts = agreed(lo.FIXED.values(), lo.compare)
+    assert verdicts.count("refused") >= 5 and verdicts.count("built") >= 5, verdicts
+
+
+def test_generated_lines_agree() -> None:
+    """A few generated checkpoints, runners and GPUs."""
+    agreed(lo.generated_lines(4, 2), lo.compare)
+
+
+@pytest.mark.parametrize(("line", "target", "plant"), [
+    ("mixed_experts_nvfp4_h100", layers, ("mixed_algo", lambda table, prefix: "FP8")),
+    ("fp4_all_excluded", layers, ("excluded", lambda patterns, prefix: False)),
+    ("hybrid_h100", rule, ("asked", lambda config, method, hybrid=False: None)),
+    ("cutlass_b200", rule, ("runner_problem", lambda runner: None)),
+    ("hybrid_fp8_layer_first", layers, ("_where", lambda flags: "first" if any(flags)
+                                        else "none")),
+])
+def test_a_planted_error_is_caught(line: str, target: object, plant: tuple[str, object],
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each part of the rule switched off or bent: the compare sees the difference."""
+    fixed = lo.FIXED[line]
+    verdict, bad = lo.compare(*fixed)
+    assert bad is None
+    monkeypatch.setattr(target, *plant)
+    planted, bad = lo.compare(*fixed)
+    assert planted == verdict and bad is not None
