@@ -2,8 +2,10 @@
 script's own `emit` run again in a subprocess whose graphfit and tests come from the other
 checkout, on the very items this checkout measured, so both figures come from one draw.
 
-Only the parent process imports this module: the subprocess (the script run by path with
-`--emit`) must not, since an older checkout has no such module.
+Only the parent process imports this module. The subprocess loads this checkout's script by
+path (`runpy.run_path`, not as `__main__`) and calls its `emit` with the items on stdin, so
+a script needs no `--emit` branch of its own and the other checkout needs no helper newer
+than the modules the script imports at its top.
 """
 
 from __future__ import annotations
@@ -16,16 +18,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+# the subprocess: the script's module namespace (its `if __name__ == "__main__"` not run),
+# items on stdin, the script's `emit` answer as JSON on stdout
+_EMIT = ("import json, runpy, sys; emit = runpy.run_path(sys.argv[1])['emit']; "
+         "print(json.dumps(emit(json.loads(sys.stdin.read()))))")
+
 
 def emit_before(script: str, args: list[str], items: Any) -> Any | None:
-    """`script --emit` run with the checkout after `--before` in `args` on its PYTHONPATH
-    and as its directory, `items` as JSON on stdin; its JSON answer, or None without
-    `--before`."""
+    """`script`'s `emit` run in a subprocess with the checkout after `--before` in `args` on
+    its PYTHONPATH and as its directory, `items` as JSON on stdin; its JSON answer, or None
+    without `--before`."""
     if "--before" not in args:
         return None
     before = Path(args[args.index("--before") + 1])
     env = {**os.environ, "PYTHONPATH": str(before)}
-    done = subprocess.run([sys.executable, str(Path(script).resolve()), "--emit"],
+    done = subprocess.run([sys.executable, "-c", _EMIT, str(Path(script).resolve())],
                           input=json.dumps(items), capture_output=True, text=True,
                           env=env, check=True, cwd=before)
     return json.loads(done.stdout)

@@ -158,6 +158,35 @@ def child_result(code: str, tree: str, *, differs: bool = True) -> Any:
     return dict(json.loads(line[len("RESULT "):]))
 
 
+# the first lines of a prefill-CP measure's CHILD code: `graphfit` from the tree scored, the
+# `tests` package this tree's
+CHILD_HEAD = """
+import json, sys
+sys.path.insert(0, {graphfit!r})
+import graphfit  # this tree's or the "before" tree's, first on the path
+sys.path.insert(0, {tests!r})
+from collections import Counter
+"""
+
+
+def count_seed(argv: list[str], count: int, seed: int) -> tuple[int, int]:
+    """COUNT and SEED from a measure script's arguments (`argv` without the program name),
+    `count` and `seed` where absent."""
+    return (int(argv[0]) if argv else count, int(argv[1]) if len(argv) > 1 else seed)
+
+
+def child_before_after(body: str, count: int, seed: int, *, differs: bool = True,
+                       **fields: Any) -> tuple[Any, Any]:
+    """A prefill-CP measure's CHILD (`CHILD_HEAD` + `body`, formatted with `count`, `seed`
+    and `fields`) run with GRAPHFIT_BEFORE's graphfit (default /work/main), then with this
+    tree's (`child_result`): the (before, after) results."""
+    here = os.getcwd()
+    return tuple(child_result((CHILD_HEAD + body).format(graphfit=tree, tests=here,
+                                                         count=count, seed=seed, **fields),
+                              tree, differs=differs)
+                 for tree in (os.environ.get("GRAPHFIT_BEFORE", "/work/main"), here))
+
+
 def tally(counts: dict[str, int], lines: list[str], agree: bool, said: str,
           differs: str) -> None:
     """Count one line of the agree / differ / not-modelled scripts (`print_counts`): agreed,

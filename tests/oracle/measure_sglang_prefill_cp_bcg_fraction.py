@@ -9,18 +9,12 @@ process under this tree's oracle."""
 
 from __future__ import annotations
 
-import os
 import sys
 
-from tests.oracle.measure_root import child_result
+from tests.oracle.measure_root import child_before_after, count_seed
 
-CHILD = """
-import json, sys
-sys.path.insert(0, {graphfit!r})
-import graphfit  # this tree's or the "before" tree's, first on the path
-sys.path.insert(0, {tests!r})
-from collections import Counter
-from tests.oracle import sglang_dcp_oracle as dc
+# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
+CHILD = """from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_prefill_cp_bcg_oracle as bo
 
 out = Counter()
@@ -34,16 +28,9 @@ print("RESULT", json.dumps(dict(sorted(out.items()))))
 """
 
 
-def run(tree: str, count: int, seed: int) -> dict[str, int]:
-    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed)
-    return dict(child_result(code, tree, differs=False))
-
-
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 80
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 1
-    was = run(os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed)
-    now = run(os.getcwd(), count, seed)
+    count, seed = count_seed(sys.argv[1:], 80, 1)
+    was, now = child_before_after(CHILD, count, seed, differs=False)
     print(f"{count} lines with --attn-cp-size == --tp-size (seed {seed}): default fraction")
     print("before:", was)
     print("after: ", now)

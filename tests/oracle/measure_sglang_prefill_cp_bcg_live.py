@@ -10,18 +10,12 @@ component with SGLang's prefill runner). "after" is this tree's graphfit, "befor
 
 from __future__ import annotations
 
-import os
 import sys
 
-from tests.oracle.measure_root import child_result
+from tests.oracle.measure_root import child_before_after, count_seed
 
-CHILD = """
-import json, sys
-sys.path.insert(0, {graphfit!r})
-import graphfit  # this tree's or the "before" tree's, first on the path
-sys.path.insert(0, {tests!r})
-from collections import Counter
-from tests.oracle import sglang_prefill_cp_bcg_oracle as bo
+# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
+CHILD = """from tests.oracle import sglang_prefill_cp_bcg_oracle as bo
 
 out = {{"live": Counter(), "file": Counter()}}
 for case in bo.generate({count}, {seed}):
@@ -33,16 +27,9 @@ print("RESULT", json.dumps({{k: dict(sorted(v.items())) for k, v in out.items()}
 """
 
 
-def run(tree: str, count: int, seed: int) -> dict[str, dict[str, int]]:
-    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed)
-    return dict(child_result(code, tree))
-
-
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 40
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    was = run(os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed)
-    now = run(os.getcwd(), count, seed)
+    count, seed = count_seed(sys.argv[1:], 40, 0)
+    was, now = child_before_after(CHILD, count, seed)
     print(f"{count} lines with --attn-cp-size == --tp-size (seed {seed})")
     for name in ("live", "file"):
         print(f"{name}: before {was[name]}")

@@ -11,18 +11,12 @@ process. `family`: sglang_prefill_cp_dsa_oracle.generate's lines (issue 23 s54c)
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
 
-CHILD = """
-import json, sys
-sys.path.insert(0, {graphfit!r})
-import graphfit  # this tree's or the "before" tree's, first on the path
-sys.path.insert(0, {tests!r})
-from collections import Counter
-from tests.oracle import sglang_prefill_cp_oracle as cp
+from tests.oracle.measure_root import child_before_after, count_seed
+
+# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
+CHILD = """from tests.oracle import sglang_prefill_cp_oracle as cp
 from tests.oracle import sglang_prefill_cp_dsa_oracle as dsa
 
 count, seed = {count}, {seed}
@@ -37,22 +31,10 @@ print("RESULT", json.dumps({{k: dict(sorted(v.items())) for k, v in out.items()}
 """
 
 
-def run(tree: str, count: int, seed: int, family: bool = False) -> dict[str, dict[str, int]]:
-    here = os.getcwd()
-    code = CHILD.format(graphfit=tree, tests=here, count=count, seed=seed, family=family)
-    env = {**os.environ, "PYTHONPATH": here}
-    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
-                          text=True, check=True, cwd=here)
-    line = [t for t in done.stdout.splitlines() if t.startswith("RESULT ")][-1]
-    return dict(json.loads(line[len("RESULT "):]))
-
-
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
+    count, seed = count_seed(sys.argv[1:], 60, 0)
     family = len(sys.argv) > 3 and sys.argv[3] == "family"  # issue 23 s54c
-    was = run(os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed, family)
-    now = run(os.getcwd(), count, seed, family)
+    was, now = child_before_after(CHILD, count, seed, differs=False, family=family)
     print(f"{count} lines (seed {seed})")
     for name in ("live", "file", "yaml"):
         print(f"{name}: before {was[name]}")

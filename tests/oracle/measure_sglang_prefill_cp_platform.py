@@ -9,18 +9,12 @@ each compared with SGLang's resolution on the fake ROCm platform
 
 from __future__ import annotations
 
-import os
 import sys
 
-from tests.oracle.measure_root import child_result
+from tests.oracle.measure_root import child_before_after, count_seed
 
-CHILD = """
-import json, sys
-sys.path.insert(0, {graphfit!r})
-import graphfit  # this tree's or the "before" tree's, first on the path
-sys.path.insert(0, {tests!r})
-from collections import Counter
-from tests.oracle import sglang_prefill_cp_platform_oracle as po
+# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
+CHILD = """from tests.oracle import sglang_prefill_cp_platform_oracle as po
 
 out = Counter()
 for case in po.generate({count}, {seed}):
@@ -36,21 +30,12 @@ for case in po.generate({count}, {seed}):
 print("RESULT", json.dumps(dict(sorted(out.items()))))
 """
 
-
 FILES = "file" in sys.argv[3:]  # `file`: graphfit's config file too (issue 23 s60r)
 
 
-def run(tree: str, count: int, seed: int) -> dict[str, int]:
-    code = CHILD.format(graphfit=tree, tests=os.getcwd(), count=count, seed=seed,
-                        files=FILES)
-    return dict(child_result(code, tree))
-
-
 def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 60
-    seed = int(sys.argv[2]) if len(sys.argv) > 2 else 0
-    was = run(os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed)
-    now = run(os.getcwd(), count, seed)
+    count, seed = count_seed(sys.argv[1:], 60, 0)
+    was, now = child_before_after(CHILD, count, seed, files=FILES)
     print(f"{count} prefill-CP lines on the MI300X (seed {seed})")
     print("before:", was)
     print("after: ", now)

@@ -20,7 +20,6 @@ the reason `helix_reason` gives (what the helix rank runs).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -129,9 +128,6 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
 
     return measure(__file__, args, "TensorRT-LLM LLM-API lines with context_parallel_size",

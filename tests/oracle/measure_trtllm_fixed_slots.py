@@ -18,7 +18,6 @@ eager.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -86,9 +85,6 @@ def _print(label: str, c: list[int]) -> None:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: configs on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
     from tests.oracle.trtllm_measure_draws import draw_encdec_configs
 

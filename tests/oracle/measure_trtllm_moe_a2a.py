@@ -16,7 +16,6 @@ tests/oracle/measure_trtllm_moe_a2a_inputs.py draws lines with it.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from pathlib import Path
@@ -71,9 +70,6 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
 
     return measure(__file__, args, "TensorRT-LLM LLM-API lines with MoE parallel sizes",

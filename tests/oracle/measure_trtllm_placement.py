@@ -19,7 +19,6 @@ a subprocess), and prints, for both in the same run:
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
@@ -119,9 +118,6 @@ def _engine_bytes(case: dict[str, Any]) -> tuple[int, int] | None:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: cases on stdin, figures on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import emit_before
 
     n = int(args[0]) if args else 100

@@ -18,7 +18,6 @@ and those where the engine's tensor held stale lengths before the refill.
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from pathlib import Path
@@ -89,9 +88,6 @@ def _print(label: str, c: list[int]) -> None:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: configs on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
     from tests.oracle.trtllm_measure_draws import draw_encdec_configs
 

@@ -20,7 +20,6 @@ then 1 per dummy (`trtllm_reference.cite_fact("encoder_graph_seq_lens_cuda")`).
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -116,9 +115,6 @@ def _print(label: str, c: list[int]) -> None:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
 
     return measure(__file__, args, "encoder-only lines", _draw, emit, _print)

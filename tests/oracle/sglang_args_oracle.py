@@ -31,7 +31,6 @@ import contextlib
 import dataclasses
 import io
 import logging
-import shlex
 import sys
 import warnings
 from collections.abc import Iterator, Sequence
@@ -40,12 +39,16 @@ from pathlib import Path
 from typing import Any
 
 from tests.oracle.paths import require
-from tests.oracle.vllm_args_oracle import plain, stable_message, stubbed, working_files
+from tests.oracle.vllm_args_oracle import (
+    command_words,
+    plain,
+    stable_message,
+    stubbed,
+    working_files,
+)
 
 SGLANG_STUBS = ("triton", "IPython")
 
-_SHELL_STOP = {"|", "||", "&&", ";", "&", "2>&1", "1>&2"}
-_LAUNCHERS = {"nohup", "exec", "time", "env", "sudo"}
 
 
 @cache
@@ -93,21 +96,7 @@ def split_command(line: str) -> tuple[str, list[str]]:
     """`(entry, argv)`: entry "launch_server" (`python -m sglang.launch_server ARGS`, argv =
     ARGS) or "serve" (`sglang serve ARGS`, argv = ["serve", *ARGS] as sglang's main sees it).
     Same shell handling as vllm_args_oracle.split_command."""
-    tokens = shlex.split(line.replace("\\\r\n", " ").replace("\\\n", " "), comments=True)
-    words: list[str] = []
-    for tok in tokens:
-        if tok in _SHELL_STOP or tok.startswith((">", "1>", "2>", "<")):
-            break
-        words.append(tok)
-    i = 0
-    while i < len(words) and (("=" in words[i] and not words[i].startswith("-"))
-                              or words[i] in _LAUNCHERS):
-        i += 1
-    words = words[i:]
-    if words[:2] == ["uv", "run"]:  # `uv run vllm serve ...`, `uv run python -m ...`
-        words = words[2:]
-    if not words:
-        raise ValueError(f"no command in {line!r}")
+    words = command_words(line)
     prog = Path(words[0]).name
     if prog == "sglang":
         return ("serve" if words[1:2] == ["serve"] else "other"), words[1:]

@@ -435,7 +435,7 @@ def published(r: Resolved) -> Any:
     from sglang.srt.layers.moe.utils import initialize_moe_config
     from sglang.srt.runtime_context import get_flags, publish
 
-    with sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=r.capability):
+    with sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=r.capability), _unpublished():
         publish(r.record, role="scheduler")
         if _moe_model(r.record):  # scheduler.py:995-1008: a MoE model seeds the MoE flags
             initialize_moe_config()
@@ -443,6 +443,27 @@ def published(r: Resolved) -> Any:
             get_flags().moe.a2a_backend = None
             get_flags().moe.speculative_a2a_backend = None
         yield
+
+
+@contextlib.contextmanager
+def _unpublished() -> Any:
+    """On exit, the process context as it was on entry: what `publish` installs (record,
+    config bags, role, flags, parallel config and stamped ranks) does not outlive the block,
+    so a later test sees the process as it finds it (nothing published, or the outer
+    block's record). SGLang's own `snapshot_context` / `restore_context`
+    (runtime_context.py:1705-1747), with the parallel context's override and stamp
+    tables copied: publish stamps ranks into the same dict (runtime_context.py:418)."""
+    from sglang.srt import runtime_context as rc
+
+    parallel = rc.get_parallel()
+    tables = {name: dict(getattr(parallel, name)) for name in ("_overrides", "_stamp")}
+    state = rc.snapshot_context()
+    try:
+        yield
+    finally:
+        rc.restore_context(state)
+        for name, table in tables.items():
+            setattr(parallel, name, table)
 
 
 _MOE_TOPK_ATTRS = ("num_experts_per_tok", "num_experts_per_token", "top_k_experts",

@@ -96,21 +96,32 @@ def compare(flag: str, content: dict[str, Any], gpu: str) -> tuple[str, str | No
     (Path(folder) / "quantize_config.json").write_text(json.dumps(content))
     cap = gpu_capability(gpu)
     assert cap is not None
-    theirs = sglang_reason(flag, folder, cap)
     code, said = planned(folder, ("--quantization", flag), gpu)
+    return _verdict(sglang_reason(flag, folder, cap), code, said,
+                    f"--quantization {flag} on {json.dumps(content)[:90]} ({gpu})")
+
+
+def _verdict(theirs: str, code: int, said: str, line: str) -> tuple[str, str | None]:
+    """(SGLang's reason `theirs`, None where graphfit's exit `code` and error `said` give the
+    same reason or SGLang crashed, else the disagreement on `line`)."""
     ours = reason(said, sglang=False) if code == 2 else "passed"
     if theirs == "crash" or theirs == ours:
         return theirs, None
-    return theirs, (f"--quantization {flag} on {json.dumps(content)[:90]} ({gpu}): SGLang "
-                    f"{theirs}, graphfit {code} {said[:160]}")
+    return theirs, f"{line}: SGLang {theirs}, graphfit {code} {said[:160]}"
+
+
+def _triples(count: int, seed: int, places: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """`count` (flag, body, place) triples: each seeded body under both flags at every one
+    of `places`."""
+    rng = random.Random(seed)
+    bodies = [body(rng) for _ in range(max(1, count // (len(FLAGS) * len(places))))]
+    return [(flag, content, place)
+            for content, flag, place in itertools.product(bodies, FLAGS, places)]
 
 
 def lines(count: int, seed: int) -> list[tuple[str, dict[str, Any], str]]:
     """`count` (flag, body, GPU) triples: each seeded body under both flags on every GPU."""
-    rng = random.Random(seed)
-    bodies = [body(rng) for _ in range(max(1, count // (len(FLAGS) * len(GPUS))))]
-    return [(flag, content, gpu)
-            for content, flag, gpu in itertools.product(bodies, FLAGS, GPUS)]
+    return _triples(count, seed, GPUS)
 
 
 # capabilities no named GPU has (V100 7.0, P100 6.0), and T4's: a config file's
@@ -138,22 +149,16 @@ def compare_file(flag: str, content: dict[str, Any], capability: int
     graphfit config file's gpu_capability."""
     folder = llama_dir("graphfit-quant-class-gpu-file-", None)
     (Path(folder) / "quantize_config.json").write_text(json.dumps(content))
-    theirs = sglang_reason(flag, folder, capability)
     code, said = planned_file(folder, flag, capability)
-    ours = reason(said, sglang=False) if code == 2 else "passed"
-    if theirs == "crash" or theirs == ours:
-        return theirs, None
-    return theirs, (f"config file: quantization {flag} on {json.dumps(content)[:90]} "
-                    f"(SM{capability}): SGLang {theirs}, graphfit {code} {said[:160]}")
+    return _verdict(sglang_reason(flag, folder, capability), code, said,
+                    f"config file: quantization {flag} on {json.dumps(content)[:90]} "
+                    f"(SM{capability})")
 
 
 def file_lines(count: int, seed: int) -> list[tuple[str, dict[str, Any], int]]:
     """`count` (flag, body, capability) triples: seeded bodies under both flags on each of
     FILE_CAPABILITIES."""
-    rng = random.Random(seed)
-    bodies = [body(rng) for _ in range(max(1, count // (len(FLAGS) * len(FILE_CAPABILITIES))))]
-    return [(flag, content, cap)
-            for content, flag, cap in itertools.product(bodies, FLAGS, FILE_CAPABILITIES)]
+    return _triples(count, seed, FILE_CAPABILITIES)
 
 
 def compare_config_json(flag: str, layout: str, capability: int) -> tuple[str, str | None]:
@@ -164,11 +169,8 @@ def compare_config_json(flag: str, layout: str, capability: int) -> tuple[str, s
     folder = wc.config_dir(layout)
     theirs = _sglang_reason(co.load(flag, wc.CONFIG_LAYOUTS[layout], capability, folder))
     code, said = planned_file(folder, flag, capability)
-    ours = reason(said, sglang=False) if code == 2 else "passed"
-    if theirs == "crash" or theirs == ours:
-        return theirs, None
-    return theirs, (f"config file: quantization {flag} on config.json {layout} "
-                    f"(SM{capability}): SGLang {theirs}, graphfit {code} {said[:160]}")
+    return _verdict(theirs, code, said,
+                    f"config file: quantization {flag} on config.json {layout} (SM{capability})")
 
 
 def config_json_lines() -> list[tuple[str, str, int]]:

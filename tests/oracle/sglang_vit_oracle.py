@@ -248,9 +248,15 @@ def tower_runs_data_parallel(model_file: str, model_class: str,
 
 def entry_classes(model_file: str) -> tuple[str, ...]:
     """The class names sglang/srt/models/`model_file` registers (its `EntryClass`)."""
+    return entry_classes_in(_model_source(model_file))
+
+
+def entry_classes_in(tree: Any) -> tuple[str, ...]:
+    """The class names a parsed SGLang model file (`ast.Module`) registers (its
+    `EntryClass`)."""
     import ast
 
-    for node in _model_source(model_file).body:
+    for node in tree.body:
         if isinstance(node, ast.Assign) and any(
                 isinstance(t, ast.Name) and t.id == "EntryClass" for t in node.targets):
             return tuple(n.id for n in ast.walk(node.value) if isinstance(n, ast.Name))

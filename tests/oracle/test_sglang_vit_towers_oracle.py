@@ -109,7 +109,7 @@ def test_every_entry_class_on_a_modelled_tower_is_planned_or_refused_by_name() -
                 bases.setdefault(node.name, set()).update(
                     b.id if isinstance(b, ast.Name) else getattr(b, "attr", "")
                     for b in node.bases)
-        entries.update(vo.entry_classes(path.stem))
+        entries.update(vo.entry_classes_in(tree))  # the same parse, not a second one
 
     def derives(name: str, roots: set[str], seen: frozenset[str] = frozenset()) -> bool:
         if name in roots:

@@ -3,7 +3,7 @@
 keep measuring the very configs they measured when each had its own copy.
 
 Only the parent process imports this module (like tests/oracle/measure_before.py): the
-`--emit` subprocess of an older checkout has no such module.
+`--before` subprocess, on an older checkout's `tests` package, may have no such module.
 
 The nested `draw` keeps its text to the letter: hypothesis derandomizes from the decorated
 function's source, so any edit to those lines would change the configs drawn.

@@ -296,14 +296,10 @@ _SHELL_STOP = {"|", "||", "&&", ";", "&", "2>&1", "1>&2"}
 _LAUNCHERS = {"nohup", "exec", "time", "env", "sudo"}
 
 
-def split_command(line: str) -> tuple[str, list[str]]:
-    """`(entry, argv)` for a pasted shell line: entry is "serve" (`vllm serve ...`, argv starts
-    with "serve" as `vllm`'s main parser sees it) or "api_server" (`python -m
-    vllm.entrypoints.openai.api_server ...`, argv without a subcommand).
-
-    Handles backslash-newline continuations, leading `VAR=value` assignments and launchers
-    (`nohup`, `env`, ...), and stops at a pipe, `&&`, `;`, `&` or a redirection.
-    """
+def command_words(line: str) -> list[str]:
+    """The words of a pasted shell line's command: backslash-newline continuations joined,
+    leading `VAR=value` assignments, launchers (`nohup`, `env`, ...) and `uv run` dropped,
+    cut at a pipe, `&&`, `;`, `&` or a redirection. Shared with sglang_args_oracle."""
     tokens = shlex.split(line.replace("\\\r\n", " ").replace("\\\n", " "), comments=True)
     words: list[str] = []
     for tok in tokens:
@@ -319,6 +315,18 @@ def split_command(line: str) -> tuple[str, list[str]]:
         words = words[2:]
     if not words:
         raise ValueError(f"no command in {line!r}")
+    return words
+
+
+def split_command(line: str) -> tuple[str, list[str]]:
+    """`(entry, argv)` for a pasted shell line: entry is "serve" (`vllm serve ...`, argv starts
+    with "serve" as `vllm`'s main parser sees it) or "api_server" (`python -m
+    vllm.entrypoints.openai.api_server ...`, argv without a subcommand).
+
+    Handles backslash-newline continuations, leading `VAR=value` assignments and launchers
+    (`nohup`, `env`, ...), and stops at a pipe, `&&`, `;`, `&` or a redirection.
+    """
+    words = command_words(line)
     prog = Path(words[0]).name
     if prog == "vllm":
         return ("serve" if words[1:2] == ["serve"] else "other"), words[1:]
