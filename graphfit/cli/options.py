@@ -21,6 +21,7 @@ an engine's key to settings.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -600,8 +601,9 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         settings += [s for s in pasted.settings if s.field not in _skipped_fields(skip)]
         notes = [*pasted.notes, *notes]
         env.update(pasted.environ)
-    try:
-        resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
+    try:  # graphfit's --model-path: the target of a file naming none (issue 23 s62c)
+        with _flag_target(values, config_file, pasted):
+            resolved = resolve(settings, config_file=config_file, environ=env, notes=notes)
     except ConfigError as exc:  # the file's prefill-CP reading: on a ROCm GPU SGLang's HIP
         raise _after_hip(exc, values, config_file) from None  # refusal first (s60r)
     if pasted is not None:
@@ -633,14 +635,18 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         from graphfit.inputs import sglang_file_tokenizer, sglang_minimax_target
 
         # a MiniMax-M3 target on the GPU's platform (issue 23 s53m: AMD skips DeepEP asserts)
-        sglang_minimax_target.settle_file(read_mapping(config_file), values.get("gpu_memory_gb"),
-                                          env)  # the NVFP4 hook's environment check (s57m)
+        # (the target: the file's model_path, else graphfit's --model-path, issue 23 s62c)
+        from graphfit.inputs.config_file import with_target
         from graphfit.inputs.sglang_file_drafts import settle as drafts_settle
         from graphfit.inputs.values import normalize_key
 
+        targeted = with_target({normalize_key(k): v for k, v in read_mapping(
+            config_file).items() if isinstance(k, str)},
+            values.get("model_path") if pasted is None else None)
+        sglang_minimax_target.settle_file(targeted, values.get("gpu_memory_gb"),
+                                          env)  # the NVFP4 hook's environment check (s57m)
         # a MiniMax DSPARK draft's deferred refusal, after the hook's (issue 23 s60m)
-        drafts_settle({normalize_key(k): v for k, v in read_mapping(config_file).items()
-                       if isinstance(k, str)}, resolved)
+        drafts_settle(targeted, resolved)
         if pasted is None:  # prefill CP's breakable graphs: the file's prefill backend, else
             # SGLang's default on the named GPU (graphfit.inputs.sglang_prefill_cp_bcg, s55g)
             from graphfit.inputs.sglang_prefill_cp_bcg import settle_file as cp_bcg_settle
@@ -651,6 +657,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # the file's tokenizer_path: s45l's connector-scheme rule (issue 23 s46f)
         sglang_file_tokenizer.check(read_mapping(config_file), resolved.values.get("engine"),
                                     pasted.values if pasted is not None else None)
+        from dataclasses import replace as replaced
+
+        # a hub-id target's processor note on the file's tokenizer_path (issue 23 s62c)
+        resolved = replaced(resolved, notes=(*resolved.notes, *sglang_file_tokenizer.note(
+            read_mapping(config_file), resolved.values.get("engine"),
+            pasted.values if pasted is not None else None)))
     if pasted is None and config_file is not None:
         from dataclasses import replace
 
@@ -666,6 +678,18 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # graphfit's own SGLang flags: multi-layer EAGLE's draft backend, SGLang's default
         resolved = settle_flags(resolved, values["model_path"], values.get("gpu_memory_gb"))
     return resolved
+
+
+def _flag_target(values: Mapping[str, Any], config_file: Path | None,
+                 pasted: PastedLine | None) -> contextlib.AbstractContextManager[None]:
+    """graphfit's --model-path as the target of a config file naming no `model_path`
+    (graphfit.inputs.config_file.flag_target, issue 23 s62c); the file's module is imported
+    only when a file is given."""
+    if config_file is None or pasted is not None:
+        return contextlib.nullcontext()
+    from graphfit.inputs.config_file import flag_target
+
+    return flag_target(values.get("model_path"))
 
 
 def _after_hip(exc: ConfigError, values: Mapping[str, Any], config_file: Path | None

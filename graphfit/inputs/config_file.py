@@ -11,7 +11,8 @@ unknown and ignored, so whole serve configs can be read.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -176,6 +177,30 @@ def _target(data: Mapping[Any, Any]) -> contextlib.AbstractContextManager[None]:
     return target_overrides.applied(config_path(model), keys[OVERRIDES])
 
 
+_FLAG_MODEL: ContextVar[str | None] = ContextVar("graphfit_flag_model", default=None)
+
+
+@contextlib.contextmanager
+def flag_target(model: object) -> Iterator[None]:
+    """graphfit's own `--model-path` flag while a config file is read: the target of a file
+    naming no `model_path`, as SGLang's `--model-path` beside its `--config` file is
+    (utils/server_args_config_parser.py:75-106; issue 23 s62c)."""
+    token = _FLAG_MODEL.set(model if isinstance(model, str) else None)
+    try:
+        yield
+    finally:
+        _FLAG_MODEL.reset(token)
+
+
+def with_target(keys: Mapping[str, Any], model: object = None) -> dict[str, Any]:
+    """The file's normalized keys with graphfit's `--model-path` (`model`, else the one
+    `flag_target` holds) as `model_path` where the file names none (issue 23 s62c)."""
+    flag = model if isinstance(model, str) else _FLAG_MODEL.get()
+    if "model_path" in keys or flag is None:
+        return dict(keys)
+    return {**keys, "model_path": flag}
+
+
 def read_mapping(path: Path) -> dict[str, Any]:
     """The file's top-level mapping (graphfit.inputs.reading: bounded, strict JSON or YAML)."""
     origin = shown_path(path)
@@ -242,8 +267,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         # an SGLang file without an `engine` key: its attention_backend is SGLang's too, as
         # in a file naming `engine: sglang` (issue 23 s45m)
         return mapping_settings(data, name, {**own, **SGLANG_FILE_KEYS})
-    if ignored and sglang_file_drafts.reads_draft(
-            {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}):
+    if ignored and sglang_file_drafts.reads_draft(with_target(
+            {normalize_key(k): v for k, v in data.items() if isinstance(k, str)})):
         # a DFLASH / DSPARK draft is read (sglang_file_drafts, issue 23 s60m)
         ignored = [k for k in ignored if normalize_key(k) != "speculative_draft_model_path"]
     if ignored:
@@ -258,7 +283,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes += sglang_prefill_cp.file(data, brief(name))
         settings += sglang_prefill_cp.file_family(data, brief(name))  # s60p
     settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
-    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    # the target: the file's model_path, else graphfit's --model-path flag (s62c)
+    keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)
@@ -279,12 +305,43 @@ def sglang_length_check(path: Path, settings: list[Setting], environ: Mapping[st
     context length (the file's `context_length` or graphfit's flag) above the model's derived
     one is refused unless the environment allows it; none given where graphfit does not know
     the class default SGLang takes: a warning asking for one (model_config.ask_length)."""
-    keys = {normalize_key(k): v for k, v in read_mapping(path).items() if isinstance(k, str)}
-    model = keys.get("model_path")
-    if not isinstance(model, str):
-        return []
+    data = read_mapping(path)
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
     given = merge([s for s in settings if s.field == "max_model_len" and not s.weak]
                   ).values.get("max_model_len")
-    with _target(keys):
-        sglang_context_length.check_flag(given, model_config.sglang_length(model), environ)
-        return model_config.ask_length(model, given)
+    model = keys.get("model_path")
+    notes: list[str] = []
+    if isinstance(model, str):
+        with _target(keys):
+            sglang_context_length.check_flag(given, model_config.sglang_length(model), environ)
+            notes += model_config.ask_length(model, given)
+    return notes + _draft_length_check(with_target(keys), given, environ)
+
+
+def _draft_length_check(keys: Mapping[str, Any], given: object, environ: Mapping[str, str]
+                        ) -> list[str]:
+    """The file's draft checked at the target's length, as on a pasted line (issue 23 s62c):
+    every draft worker builds its ModelConfig with the target's context length (managers/
+    tp_worker.py:481, speculative/draft_worker_common.py:100) and refuses one above the
+    draft's derived length (configs/model_config.py:1295-1316,
+    graphfit.inputs.sglang_context_length.check_draft). The draft: the file's
+    `speculative_draft_model_path`, or DSPARK's filled-in one (sglang_dspark.fill); the
+    target: the file's `model_path`, or graphfit's `--model-path` (`with_target`); the
+    draft's config gets the file's `json_model_override_args` too (model_config.py:962).
+    NGRAM has no draft model. A draft class whose default length graphfit does not know: a
+    warning (model_config.ask_draft_length)."""
+    from graphfit.inputs import sglang_dspark
+
+    model = keys.get("model_path")
+    algorithm = str(keys.get("speculative_algorithm") or "").upper()
+    if not isinstance(model, str) or not algorithm or algorithm == "NGRAM":
+        return []
+    values = dict(keys)
+    sglang_dspark.fill(values)
+    draft = values.get("speculative_draft_model_path")
+    if not isinstance(draft, str):
+        return []
+    target = given if given is not None else model_config.sglang_length(model)
+    with target_overrides.applied(config_path(draft), keys.get(OVERRIDES)):
+        sglang_context_length.check_draft(target, model_config.sglang_length(draft), environ)
+        return model_config.ask_draft_length(draft)

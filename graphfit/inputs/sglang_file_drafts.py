@@ -71,8 +71,9 @@ def settings(keys: Mapping[str, Any], found: list[Setting], notes: list[str]
 
 def reads_draft(keys: Mapping[str, Any]) -> bool:
     """Whether `settings` reads the file's `speculative_draft_model_path` (not listed as
-    ignored then)."""
-    return values_of(keys) is not None
+    ignored then): a DFLASH / DSPARK file with a target (its `model_path`, or graphfit's
+    `--model-path` flag: config_file.with_target, issue 23 s62c)."""
+    return "model_path" in keys and values_of(keys) is not None
 
 
 def settle(keys: Mapping[str, Any], resolved: Resolved) -> None:

@@ -43,3 +43,21 @@ def check(data: Mapping[Any, Any], engine: object,
     sglang_processor_path.check({**merged, KEY: keys[KEY]}, KEY)
     # the key alone names it (the file's name would push SGLang's reason past 200 chars)
     check_tokenizer({KEY: keys[KEY], SKIP: skip}, KEY)
+
+
+def note(data: Mapping[Any, Any], engine: object, line: Mapping[str, Any] | None
+         ) -> list[str]:
+    """A hub-id target's processor note (graphfit.inputs.sglang_processor_path.unchecked_note,
+    issue 23 s55l) on the file's tokenizer path, as on a pasted line (issue 23 s62c): SGLang
+    knows whether it serves a hub id as multimodal only from the config.json it downloads
+    (configs/model_config.py:820-828), whose processor reads the path with no connector
+    (utils/hf_transformers/processor.py:340). Run after `check` (the text tokenizer's rule
+    refuses first); the line's values win over the file's. [] for another engine."""
+    if str(getattr(engine, "value", engine)) != Engine.SGLANG.value:
+        return []
+    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    line = line or {}
+    if KEY not in keys or KEY in line:  # the line's own path gets the line's note
+        return []
+    merged = {key: line[key] if key in line else keys.get(key) for key in PROCESSOR_KEYS}
+    return sglang_processor_path.unchecked_note({**merged, KEY: keys[KEY]}, KEY)

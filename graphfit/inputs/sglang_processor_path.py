@@ -203,7 +203,7 @@ def check(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
                       f"with no connector (OSError: Repo id must be in the form..., {WHERE})")
 
 
-def unchecked_note(values: Mapping[str, Any]) -> list[str]:
+def unchecked_note(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> list[str]:
     """The note for a hub-id model whose tokenizer path SGLang's multimodal processor would
     refuse, if SGLang serves the model as multimodal (module docstring); [] where there is
     nothing to say. Called after the text tokenizer's own check (sglang_instance.check_line),
@@ -213,7 +213,7 @@ def unchecked_note(values: Mapping[str, Any]) -> list[str]:
             or not isinstance(model, str) or connector(model) or looks_local(model)
             or config_path(model) is not None or values.get("language_model_only") is True):
         return []
-    return [f"--tokenizer-path {excerpt(path, 32)} not checked for {brief(model)}, which has "
+    return [f"{origin} {excerpt(path, 32)} not checked for {brief(model)}, which has "
             f"no local config.json: if SGLang serves it as multimodal, its processor reads "
             f"the path with no connector and the server does not start (OSError, {WHERE}; "
             f"a DeepSeek-V4.1 vision model's reads it as its text tokenizer)"]

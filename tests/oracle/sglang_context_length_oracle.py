@@ -255,10 +255,14 @@ def draft_case(rng: random.Random, root: str) -> tuple[str, str, tuple[str, ...]
         draft["model_type"] = rng.choice(DRAFT_TYPES)
     directory = Path(tempfile.mkdtemp(dir=root))
     (directory / "config.json").write_text(json.dumps(draft))
-    argv = (*argv, "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path",
-            str(directory), "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+    return target, str(directory), (*argv, *standalone(str(directory))), env
+
+
+def standalone(draft: str) -> tuple[str, ...]:
+    """The flags of a STANDALONE draft `draft` (two steps, top-1, three draft tokens)."""
+    return ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft,
+            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
             "--speculative-num-draft-tokens", "3")
-    return target, str(directory), argv, env
 
 
 def sglang_draft_length(model: str, draft: str, argv: tuple[str, ...], env: dict[str, str]

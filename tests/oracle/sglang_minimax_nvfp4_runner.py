@@ -53,12 +53,14 @@ def file_keys(argv: tuple[str, ...]) -> dict[str, Any]:
     return {k: v[0] if isinstance(v, list) and len(v) == 1 else v for k, v in keys.items()}
 
 
-def compare(gpu: str, flags: tuple[str, ...], file: str | None = None
-            ) -> tuple[str, list[str]]:
+def compare(gpu: str, flags: tuple[str, ...], file: str | None = None,
+            flag_model: bool = False) -> tuple[str, list[str]]:
     """(outcome, differences) for the pasted line on `gpu` (H100 / B200): "runner" when both
     plan and SGLang builds the draft runner, "rejected" when both refuse, "differs". With
     `file` (a path to write), graphfit reads the same settings from its own JSON `--config`
-    file instead of the pasted line (`file_keys`, issue 23 s60m)."""
+    file instead of the pasted line (`file_keys`, issue 23 s60m); `flag_model`: the file
+    names no `model_path`, graphfit's own `--model-path` flag gives the target (issue 23
+    s62c, SGLang's --model-path beside its --config)."""
     from graphfit.inputs.gpus import GPU_MEMORY_GB
 
     path = m.target(True)
@@ -68,9 +70,12 @@ def compare(gpu: str, flags: tuple[str, ...], file: str | None = None
     sg = _sglang(resolved)
     given = ["--", "python", "-m", "sglang.launch_server", *argv]
     if file is not None:
+        keys = file_keys(argv)
+        if flag_model:
+            del keys["model_path"]
         with open(file, "w", encoding="utf-8") as handle:
-            json.dump(file_keys(argv), handle)
-        given = ["--config", file]
+            json.dump(keys, handle)
+        given = ["--config", file, *(("--model-path", path) if flag_model else ())]
     code, out, text = run_cli(["plan", "--json", "--gpu-memory-gb", gpu, *given])
     if code != 0:
         errors = [ln for ln in text.splitlines() if "error" in ln]

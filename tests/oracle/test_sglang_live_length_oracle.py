@@ -72,9 +72,7 @@ def test_generated_live_draft_lengths_agree(seed: int) -> None:
 def test_live_short_draft_as_sglang(env: dict[str, str], sglang: str) -> None:
     model = _model(max_position_embeddings=32768)
     draft = _model(max_position_embeddings=4096, num_hidden_layers=2)
-    argv = ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", draft,
-            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
-            "--speculative-num-draft-tokens", "3")
+    argv = t.standalone(draft)
     theirs = t.sglang_draft_length(model, draft, argv, env)
     assert (isinstance(theirs, str)) == (sglang == "refused"), theirs  # the premise
     assert ll.draft_verdict(model, draft, argv, env) == sglang

@@ -125,3 +125,15 @@ def test_file_draft_refusal_after_the_hook(tmp_path: Path) -> None:
     assert not isinstance(m.price(m.target(True), chunked, "B200", ()), str)
     code, text = _file_plan(tmp_path, "B200", chunked)
     assert code == 2 and "DSPARK draft fails to build" in text and "858-865" in text, text
+
+
+# (issue 23 s62c) the same files naming no model_path, the target given by graphfit's own
+# --model-path flag (SGLang's --model-path beside its --config): the draft is read too (before
+# s62c: none was, and DSPARK / DFLASH files were refused for want of draft tokens)
+@pytest.mark.parametrize(("gpu", "flags"), [r.LINES[0], r.LINES[3], ("B200", r.line("DSPARK"))],
+                         ids=["DSPARK", "DFLASH", "DSPARK-megamoe-refused"])
+def test_flag_target_file_plans_sglang_runner(tmp_path: Path, gpu: str,
+                                              flags: tuple[str, ...]) -> None:
+    outcome, diffs = r.compare(gpu, flags, file=str(tmp_path / "serve.json"), flag_model=True)
+    assert outcome in ("runner", "rejected") and diffs == [], (gpu, flags, outcome, diffs)
+    assert (outcome == "rejected") == ("--chunked-prefill-size" not in flags), outcome

@@ -13,6 +13,9 @@ multimodal model, with the exception and file SGLang's processor fails in."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.oracle.paths import require
@@ -57,3 +60,33 @@ def test_hub_id_processor_note_where_the_checkpoint_decides(path: str, skip: boo
     kind, frame = multimodal
     assert refusal == "" and len(notes) == 1, (refusal, notes)
     assert kind in notes[0] and frame.split("/")[-1] in notes[0], (multimodal, notes)
+
+
+def _graphfit_file(argv: tuple[str, ...], tmp: Path) -> tuple[str, list[str]]:
+    """graphfit on the same hub-id target and tokenizer path given in its own `--config`
+    file (issue 23 s62c): (its refusal, '' when planned; the processor's notes)."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.planner.core.errors import GraphfitError
+
+    keys: dict[str, object] = {"engine": "sglang", "model_path": HUB,
+                               "max_running_requests": 48, "tokenizer_path": argv[3],
+                               "skip_tokenizer_init": "--skip-tokenizer-init" in argv}
+    config = tmp / "serve.json"
+    config.write_text(json.dumps(keys))
+    try:
+        notes = resolve_values({"gpu_memory_gb": "H100", "config_file": str(config)},
+                               environ={}).notes
+    except GraphfitError as exc:
+        return str(exc), []
+    return "", [n for n in notes if "multimodal" in n and "tokenizer_path" in n]
+
+
+@pytest.mark.parametrize(("path", "skip"), CASES, ids=repr)
+def test_file_hub_id_processor_note_as_the_line(path: str, skip: bool, tmp_path: Path) -> None:
+    """The file's verdict and note are the pasted line's (checked against SGLang above), with
+    the key's name: the note was said only for pasted lines before s62c."""
+    argv = (*MRR, "--tokenizer-path", path, *(("--skip-tokenizer-init",) if skip else ()))
+    line_refusal, line_notes = _graphfit(argv)
+    refusal, notes = _graphfit_file(argv, tmp_path)
+    assert bool(refusal) == bool(line_refusal), (refusal, line_refusal)
+    assert [n.replace("--tokenizer-path", "tokenizer_path") for n in line_notes] == notes
