@@ -3,8 +3,9 @@ workspace line (issue 23, s61t), graphfit against the restated engine
 (tests/oracle/trtllm_reference.py):
 
 * the expert count: the architecture's MoE class passes config.json's num_local_experts
-  (Mixtral, `ref.cite_fact("mixtral_num_experts")`) or num_experts (Qwen3-MoE,
-  `ref.cite_fact("qwen3_moe_num_experts")`) to `create_moe`; under a load balancer the
+  (Mixtral, `ref.cite_fact("mixtral_num_experts")`), num_experts (Qwen3-MoE,
+  `ref.cite_fact("qwen3_moe_num_experts")`) or n_routed_experts (DeepSeek-V3, s62t,
+  `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
 * the itemsize of an untyped checkpoint: bfloat16 through ModelConfig.torch_dtype on
@@ -29,7 +30,7 @@ from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("mixtral_num_experts"), ref.cite_fact("qwen3_moe_num_experts"),
-       ref.cite_fact("moe_eplb_count"), ref.cite_fact("model_config_torch_dtype"))
+       ref.cite_fact("deepseekv3_num_experts"), ref.cite_fact("moe_eplb_count"), ref.cite_fact("model_config_torch_dtype"))
 
 
 def _checkpoint(folder: Path, data: dict[str, Any]) -> str:
@@ -59,7 +60,7 @@ def _aux(text: str) -> int | None:
 def test_the_eplb_count_and_itemsize_are_the_engines(
         tmp_path_factory: Any, arch: str, experts: int, hidden: int, top_k: int,
         dtype: str | None, balancer: bool, tp: int, configurable: str | None) -> None:
-    """Under a load balancer, a Mixtral / Qwen3-MoE line's total is the engine's workspace
+    """Under a load balancer, a Mixtral / Qwen3-MoE / DeepSeek-V3 line's total is the engine's workspace
     with the checkpoint's expert count; another architecture's keeps the statistics a
     formula; without one, the total has no statistics; an untyped checkpoint is two bytes."""
     folder = Path(tmp_path_factory.mktemp("eplb"))
@@ -118,3 +119,23 @@ def test_odd_architectures_read_no_count(tmp_path: Path) -> None:
         model = _checkpoint(folder, {**base, "architectures": archs})
         got = str(line(folder, model, 4, True, {"load_balancer": {"num_slots": 8}}, {}))
         assert "num_experts not read" in got, (archs, got)
+
+
+def test_deepseek_v3_reads_n_routed_experts(tmp_path: Path) -> None:
+    """DeepSeek-V3's DEP line (tp 8): its decoder layers build the MoE with
+    config.n_routed_experts (256), not num_local_experts or num_experts
+    (`ref.cite_fact("deepseekv3_num_experts")`, `ref.cite_fact("deepseekv3_moe")`); a
+    checkpoint whose n_routed_experts is null builds no MoE layer
+    (`ref.cite_fact("deepseekv3_moe_layer")`) and reads no count."""
+    ds = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
+          "num_experts_per_tok": 8, "n_routed_experts": 256, "num_local_experts": 3,
+          "num_experts": 5, "num_hidden_layers": 2, "num_attention_heads": 128,
+          "torch_dtype": "bfloat16"}
+    model = _checkpoint(tmp_path, ds)
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 288}}, {}))
+    assert ref.moe_num_experts(ds) == 256
+    assert _total(got) == ref.moe_a2a_workspace_size(8, 8, TOKENS, 7168, 2, 256), got
+    assert "256 experts" in got, got
+    (Path(model) / "config.json").write_text(json.dumps({**ds, "n_routed_experts": None}))
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 288}}, {}))
+    assert "num_experts not read" in got and _total(got) is None, got
