@@ -30,7 +30,8 @@ from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("mixtral_num_experts"), ref.cite_fact("qwen3_moe_num_experts"),
-       ref.cite_fact("deepseekv3_num_experts"), ref.cite_fact("moe_eplb_count"), ref.cite_fact("model_config_torch_dtype"))
+       ref.cite_fact("deepseekv3_num_experts"), ref.cite_fact("moe_eplb_count"),
+       ref.cite_fact("model_config_torch_dtype"))
 
 
 def _checkpoint(folder: Path, data: dict[str, Any]) -> str:
@@ -60,9 +61,10 @@ def _aux(text: str) -> int | None:
 def test_the_eplb_count_and_itemsize_are_the_engines(
         tmp_path_factory: Any, arch: str, experts: int, hidden: int, top_k: int,
         dtype: str | None, balancer: bool, tp: int, configurable: str | None) -> None:
-    """Under a load balancer, a Mixtral / Qwen3-MoE / DeepSeek-V3 line's total is the engine's workspace
-    with the checkpoint's expert count; another architecture's keeps the statistics a
-    formula; without one, the total has no statistics; an untyped checkpoint is two bytes."""
+    """Under a load balancer, a Mixtral / Qwen3-MoE / DeepSeek-V3 line's total is the
+    engine's workspace with the checkpoint's expert count; another architecture's keeps the
+    statistics a formula; without one, the total has no statistics; an untyped checkpoint
+    is two bytes."""
     folder = Path(tmp_path_factory.mktemp("eplb"))
     data: dict[str, Any] = {"architectures": [arch], "hidden_size": hidden,
                             "num_experts_per_tok": top_k, "num_hidden_layers": 2,
