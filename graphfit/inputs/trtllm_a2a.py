@@ -52,8 +52,13 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
 * The expert count under EPLB (s61t, `moe_eplb_experts`): the `num_experts` the model class
   passes to `create_moe`, config.json's num_local_experts for MixtralForCausalLM
   (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35) and num_experts for
-  Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93);
-  other architectures' keys are not read (`EXPERT_KEYS`). Nor is
+  Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93) and
+  n_routed_experts for DeepseekV3ForCausalLM (s62t: its decoder layer's num_experts,
+  tensorrt_llm/_torch/models/modeling_deepseekv3.py@000561df0b:619, passed to Deepseekv3MoE
+  and on to `create_moe`, :658-669 and :451-468) and num_experts for Qwen2MoeForCausalLM
+  (s62t: tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:39, passed to
+  `create_moe` at :52-61); other architectures' keys are not read
+  (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
   not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
   to one before sizing the workspace
@@ -78,7 +83,8 @@ ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
-EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts"}
+EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
+               "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts"}
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:

@@ -6,14 +6,15 @@ tests/oracle/test_trtllm_moe_eplb_experts_reference.py is):
 
 Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options FILE`
 (FILE: enable_attention_dp true, and on some lines a moe_config load_balancer) over a local
-checkpoint (a drawn architecture: Mixtral, Qwen3-MoE or DeepSeek-V3; a drawn expert count,
-hidden size, top-k and torch_dtype: bfloat16, float16, float32 or none), with
-ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit at `--before`
-(a subprocess on the same lines) it prints: the lines; those whose total the restated engine
-gives from the checkpoint (`ref.moe_a2a_workspace_size` with `ref.moe_a2a_itemsize` and, under
-a load balancer, `ref.moe_num_experts`: not float32, and under a load balancer a Mixtral or
-Qwen3-MoE architecture), and how many plans show that exact total, with the load-balancer
-lines and the untyped lines apart; and the plans that show a total other than the engine's.
+checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE or GPT-OSS
+(s62t); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16, float16, float32
+or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit
+at `--before` (a subprocess on the same lines) it prints: the lines; those whose total the
+restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
+`ref.moe_a2a_itemsize` and, under a load balancer, `ref.moe_num_experts`: not float32, and
+under a load balancer an architecture in `ref.MOE_EXPERT_KEY`), and how many plans show that
+exact total, with the load-balancer lines and the untyped lines apart; and the plans that
+show a total other than the engine's.
 """
 
 from __future__ import annotations
@@ -101,7 +102,8 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
     @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
               suppress_health_check=list(HealthCheck), derandomize=True)
     @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
-                                 "DeepseekV3ForCausalLM"]),
+                                 "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
+                                 "GptOssForCausalLM"]),
            experts=st.integers(1, 384), hidden=st.sampled_from([2048, 4096, 5120, 7168]),
            top_k=st.integers(1, 8), dtype=st.sampled_from([None, "bfloat16", "float16",
                                                             "float32"]),

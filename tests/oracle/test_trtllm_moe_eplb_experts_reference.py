@@ -3,8 +3,10 @@ workspace line (issue 23, s61t), graphfit against the restated engine
 (tests/oracle/trtllm_reference.py):
 
 * the expert count: the architecture's MoE class passes config.json's num_local_experts
-  (Mixtral, `ref.cite_fact("mixtral_num_experts")`) or num_experts (Qwen3-MoE,
-  `ref.cite_fact("qwen3_moe_num_experts")`) to `create_moe`; under a load balancer the
+  (Mixtral, `ref.cite_fact("mixtral_num_experts")`), num_experts (Qwen3-MoE,
+  `ref.cite_fact("qwen3_moe_num_experts")`; Qwen2-MoE, s62t,
+  `ref.cite_fact("qwen2_moe_num_experts")`) or n_routed_experts (DeepSeek-V3, s62t,
+  `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
 * the itemsize of an untyped checkpoint: bfloat16 through ModelConfig.torch_dtype on
@@ -29,7 +31,8 @@ from tests.oracle import trtllm_reference as ref
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("mixtral_num_experts"), ref.cite_fact("qwen3_moe_num_experts"),
-       ref.cite_fact("moe_eplb_count"), ref.cite_fact("model_config_torch_dtype"))
+       ref.cite_fact("deepseekv3_num_experts"), ref.cite_fact("moe_eplb_count"),
+       ref.cite_fact("model_config_torch_dtype"))
 
 
 def _checkpoint(folder: Path, data: dict[str, Any]) -> str:
@@ -51,7 +54,8 @@ def _aux(text: str) -> int | None:
 
 @settings(max_examples=25, deadline=None)
 @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
-                             "DeepseekV3ForCausalLM"]),
+                             "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
+                             "GptOssForCausalLM"]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
        top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
@@ -59,9 +63,10 @@ def _aux(text: str) -> int | None:
 def test_the_eplb_count_and_itemsize_are_the_engines(
         tmp_path_factory: Any, arch: str, experts: int, hidden: int, top_k: int,
         dtype: str | None, balancer: bool, tp: int, configurable: str | None) -> None:
-    """Under a load balancer, a Mixtral / Qwen3-MoE line's total is the engine's workspace
-    with the checkpoint's expert count; another architecture's keeps the statistics a
-    formula; without one, the total has no statistics; an untyped checkpoint is two bytes."""
+    """Under a load balancer, a Mixtral / Qwen3-MoE / DeepSeek-V3 / Qwen2-MoE line's total is the
+    engine's workspace with the checkpoint's expert count; another architecture's keeps the
+    statistics a formula; without one, the total has no statistics; an untyped checkpoint
+    is two bytes."""
     folder = Path(tmp_path_factory.mktemp("eplb"))
     data: dict[str, Any] = {"architectures": [arch], "hidden_size": hidden,
                             "num_experts_per_tok": top_k, "num_hidden_layers": 2,
@@ -118,3 +123,40 @@ def test_odd_architectures_read_no_count(tmp_path: Path) -> None:
         model = _checkpoint(folder, {**base, "architectures": archs})
         got = str(line(folder, model, 4, True, {"load_balancer": {"num_slots": 8}}, {}))
         assert "num_experts not read" in got, (archs, got)
+
+
+def test_deepseek_v3_reads_n_routed_experts(tmp_path: Path) -> None:
+    """DeepSeek-V3's DEP line (tp 8): its decoder layers build the MoE with
+    config.n_routed_experts (256), not num_local_experts or num_experts
+    (`ref.cite_fact("deepseekv3_num_experts")`, `ref.cite_fact("deepseekv3_moe")`); a
+    checkpoint whose n_routed_experts is null builds no MoE layer
+    (`ref.cite_fact("deepseekv3_moe_layer")`) and reads no count."""
+    ds = {"architectures": ["DeepseekV3ForCausalLM"], "hidden_size": 7168,
+          "num_experts_per_tok": 8, "n_routed_experts": 256, "num_local_experts": 3,
+          "num_experts": 5, "num_hidden_layers": 2, "num_attention_heads": 128,
+          "torch_dtype": "bfloat16"}
+    model = _checkpoint(tmp_path, ds)
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 288}}, {}))
+    assert ref.moe_num_experts(ds) == 256
+    assert _total(got) == ref.moe_a2a_workspace_size(8, 8, TOKENS, 7168, 2, 256), got
+    assert "256 experts" in got, got
+    (Path(model) / "config.json").write_text(json.dumps({**ds, "n_routed_experts": None}))
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 288}}, {}))
+    assert "num_experts not read" in got and _total(got) is None, got
+
+
+def test_qwen2_moe_reads_num_experts(tmp_path: Path) -> None:
+    """Qwen2-MoE-57B-A14B's DEP line (tp 4): every decoder layer's QwenMoE builds the MoE with
+    config.num_experts (64), not num_local_experts (`ref.cite_fact("qwen2_moe_num_experts")`,
+    `ref.cite_fact("qwen2_moe_create_moe")`); GPT-OSS's count is not read (a formula)."""
+    qwen2 = {"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 3584,
+             "num_experts_per_tok": 8, "num_experts": 64, "num_local_experts": 7,
+             "num_hidden_layers": 2, "num_attention_heads": 28, "torch_dtype": "bfloat16"}
+    model = _checkpoint(tmp_path, qwen2)
+    got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 64}}, {}))
+    assert ref.moe_num_experts(qwen2) == 64
+    assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 3584, 2, 64), got
+    (Path(model) / "config.json").write_text(json.dumps(
+        {**qwen2, "architectures": ["GptOssForCausalLM"], "num_local_experts": 32}))
+    got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 64}}, {}))
+    assert "num_experts not read" in got and _total(got) is None, got

@@ -3188,15 +3188,54 @@ CITES.update({
 LINES.update({"mixtral_num_experts": (35, 35), "mixtral_create_moe": (48, 57),
               "qwen3_moe_num_experts": (93, 93), "qwen3_moe_create_moe": (110, 120),
               "model_config_torch_dtype": (204, 210)})
+# _torch/models/modeling_deepseekv3.py @000561df0b (64,254 characters; the copy read_file
+# serves without a commit), counted from offset 0 to 669 (issue 23, s62t):
+# `DeepseekV3DecoderLayer.__init__` sets num_experts from config.n_routed_experts (619),
+# builds a MoE layer only when n_routed_experts is not None, past first_k_dense_replace and
+# on moe_layer_freq (651-653), as `Deepseekv3MoE(num_experts=self.num_experts, ...,
+# dtype=config.torch_dtype, ...)` (658-669, dtype at 665), whose `__init__` builds
+# `create_moe(num_experts=num_experts, ..., dtype=dtype, ...)` (451-468, dtype at 456).
+PINS["modeling_deepseekv3"] = ("tensorrt_llm/_torch/models/modeling_deepseekv3.py",
+                               "000561df0bd751d793257102bbe59cb4a64b2fd5")
+COUNTED_TO["modeling_deepseekv3"] = 669
+CITES.update({
+    "deepseekv3_num_experts": ("modeling_deepseekv3", "DeepseekV3DecoderLayer.__init__: "
+                               "num_experts = config.n_routed_experts", 16000),
+    "deepseekv3_moe_layer": ("modeling_deepseekv3", "DeepseekV3DecoderLayer.__init__: a MoE "
+                             "layer when n_routed_experts is not None", 16000),
+    "deepseekv3_moe": ("modeling_deepseekv3", "DeepseekV3DecoderLayer.__init__: "
+                       "Deepseekv3MoE(num_experts, dtype=config.torch_dtype)", 16000),
+    "deepseekv3_create_moe": ("modeling_deepseekv3", "Deepseekv3MoE.__init__: "
+                              "create_moe(num_experts, dtype)", 16000),
+})
+LINES.update({"deepseekv3_num_experts": (619, 619), "deepseekv3_moe_layer": (651, 653),
+              "deepseekv3_moe": (658, 669), "deepseekv3_create_moe": (451, 468)})
+# _torch/models/modeling_qwen_moe.py @6a5351c32c (9,522 characters, one page), counted from
+# offset 0 to 61 (s62t): `QwenMoE.__init__` (every decoder layer's mlp) sets num_experts from
+# config.num_experts (39) and builds `create_moe(num_experts=self.num_experts, ...,
+# dtype=config.torch_dtype, ...)` (52-61, dtype at 58).
+PINS["modeling_qwen_moe"] = ("tensorrt_llm/_torch/models/modeling_qwen_moe.py",
+                             "6a5351c32cc7710a7076440764beef6c616b78ae")
+COUNTED_TO["modeling_qwen_moe"] = 61
+CITES.update({
+    "qwen2_moe_num_experts": ("modeling_qwen_moe", "QwenMoE.__init__: num_experts = "
+                              "config.num_experts", 0),
+    "qwen2_moe_create_moe": ("modeling_qwen_moe", "QwenMoE.__init__: create_moe(num_experts, "
+                             "dtype=config.torch_dtype)", 0),
+})
+LINES.update({"qwen2_moe_num_experts": (39, 39), "qwen2_moe_create_moe": (52, 61)})
 # the config.json key each architecture's MoE class reads as num_experts
 MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
-                  "Qwen3MoeForCausalLM": "num_experts"}
+                  "Qwen3MoeForCausalLM": "num_experts",
+                  "DeepseekV3ForCausalLM": "n_routed_experts",
+                  "Qwen2MoeForCausalLM": "num_experts"}
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 
 
 def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     """The num_experts the served architecture's MoE class passes to `create_moe`
-    (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`)."""
+    (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`,
+    `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`)."""
     return int(config_json[MOE_EXPERT_KEY[config_json["architectures"][0]]])
 
 

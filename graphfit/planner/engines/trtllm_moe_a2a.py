@@ -81,9 +81,16 @@ tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:173-183; t
 when one is configured). num_experts is what the model class passes to `create_moe` (s61t):
 config.json's num_local_experts for MixtralForCausalLM
 (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35), num_experts for
-Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93), each
+Qwen3MoeForCausalLM (tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:93),
+n_routed_experts for DeepseekV3ForCausalLM (s62t,
+tensorrt_llm/_torch/models/modeling_deepseekv3.py@000561df0b:619), num_experts for
+Qwen2MoeForCausalLM (s62t, tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:39),
+each
 passed on as `num_experts` (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:48-57,
-tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:110-120); for those the line
+tensorrt_llm/_torch/models/modeling_qwen3_moe.py@a678b91aaf:110-120,
+tensorrt_llm/_torch/models/modeling_deepseekv3.py@000561df0b:658-669 then :451-468,
+tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:52-61); for
+those the line
 gives exact bytes with the statistics (`eplb_experts`), for other architectures the addition
 stays a formula.
 """
