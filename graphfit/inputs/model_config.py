@@ -498,7 +498,8 @@ def _nvfp4_moe_layers(path: Path, data: dict[str, Any], cfg: dict[str, Any] | No
         and str(quant.get("moe_quant_algo", "")).upper() == "NVFP4"
         and quant.get("group_size") is not None)  # configs/model_config.py:775-784
     answer = nvfp4_moe_layers.built(arch, data.get("num_hidden_layers"), cfg,
-                                    None if quant is None else quant.get("ignore"), hybrid)
+                                    None if quant is None else quant.get("ignore"), hybrid,
+                                    data)
     if answer is None:
         return []
     return [Setting("nvfp4_moe_layers", answer,

@@ -22,9 +22,15 @@ Exclusion is `ModelOptQuantConfig.is_layer_excluded` (:379-424: each pattern, ".
 "*" any run, full-matches the prefix or one of its dotted parts, or a fused q/kv tail). The
 FusedMoE prefixes are the model class's: graphfit knows them for Qwen3-MoE and Qwen2-MoE
 (every decoder layer sparse, `model.layers.{i}.mlp.experts`: models/qwen3_moe.py:272,
-843-886; models/qwen2_moe.py:335, 1022-1066; neither maps weight names). Other classes, a
-layer count config.json does not state, or a config SGLang itself stops on (a non-string
-pattern, a bad regex, a layer entry without quant_algo) give no answer (None).
+843-886; models/qwen2_moe.py:335, 1022-1066), Mixtral (every layer,
+`layers.{i}.block_sparse_moe.experts`, without "model.": models/mixtral.py:100-109,
+227-235, 298-303), the
+DeepSeek-V2 / V3 classes (`model.layers.{i}.mlp.experts` where `n_routed_experts` is set,
+i >= `first_k_dense_replace` and i % `moe_layer_freq` == 0: models/deepseek_v2.py:2785-2792)
+and GLM-4-MoE (the same without `moe_layer_freq`: models/glm4_moe.py:828-834); none of them
+maps weight names (model_loader/loader.py:273-280). Other classes, a layer count or sparse
+field config.json does not state, or a config SGLang itself stops on (a non-string pattern,
+a bad regex, a layer entry without quant_algo) give no answer (None).
 """
 
 from __future__ import annotations
@@ -36,7 +42,19 @@ from typing import Any
 ARCHITECTURES = {
     "Qwen3MoeForCausalLM": "models/qwen3_moe.py:272, 843-886",
     "Qwen2MoeForCausalLM": "models/qwen2_moe.py:335, 1022-1066",
+    # issue 23 s62q: the layers a config.json's own fields make sparse
+    "MixtralForCausalLM": "models/mixtral.py:100-109, 227-235, 297-302, 352-354",
+    "DeepseekV2ForCausalLM": "models/deepseek_v2.py:753-766, 2650-2660, 2785-2792, 3284",
+    "DeepseekV3ForCausalLM": "models/deepseek_v2.py:753-766, 2650-2660, 2785-2792, 3518",
+    "Glm4MoeForCausalLM": "models/glm4_moe.py:437-447, 735-741, 828-834, 997",
 }
+# the FusedMoE prefix (s62q): Mixtral's decoder layers are made with prefix "layers", not
+# under the model's "model." (models/mixtral.py:298-303, utils/common.py:1653)
+_FORMAT = {"MixtralForCausalLM": "layers.{}.block_sparse_moe.experts"}
+# sparse from `first_k_dense_replace` on (and every `moe_layer_freq`-th: DeepSeek only) where
+# `n_routed_experts` is set (deepseek_v2.py:2785-2792, glm4_moe.py:828-834)
+_FIRST_K = {"DeepseekV2ForCausalLM": True, "DeepseekV3ForCausalLM": True,
+            "Glm4MoeForCausalLM": False}
 NVFP4_ALGOS = ("NVFP4", "W4A16_NVFP4")
 # the fused q/kv component names is_layer_excluded looks for in a prefix's last part (:407)
 _FUSED = ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")
@@ -48,10 +66,33 @@ class _Unjudged(Exception):
     """SGLang stops on an error of its own here: no answer."""
 
 
-def prefixes(layers: int) -> Iterator[str]:
-    """The FusedMoE prefixes of a Qwen3-MoE / Qwen2-MoE model, in build order."""
+def prefixes(layers: int, architecture: str = "Qwen3MoeForCausalLM",
+             config: Mapping[str, Any] | None = None) -> Iterator[str]:
+    """The FusedMoE prefixes of the model class (ARCHITECTURES), in build order; for the
+    DeepSeek / GLM-4-MoE classes the sparse layers config.json's fields name (s62q)."""
+    form = _FORMAT.get(architecture, "model.layers.{}.mlp.experts")
+    sparse = _sparse(architecture, config or {})
     for index in range(layers):
-        yield f"model.layers.{index}.mlp.experts"
+        if sparse(index):
+            yield form.format(index)
+
+
+def _count(config: Mapping[str, Any], key: str, least: int) -> int:
+    value = config.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or value < least:
+        raise _Unjudged  # a default of the HF config class, or SGLang stops on it
+    return value
+
+
+def _sparse(architecture: str, config: Mapping[str, Any]) -> Any:
+    """`_is_layer_sparse(config, layer_id, is_nextn=False)` of the class (s62q)."""
+    if architecture not in _FIRST_K:
+        return lambda index: True
+    if config.get("n_routed_experts") is None:
+        return lambda index: False
+    first = _count(config, "first_k_dense_replace", 0)
+    freq = _count(config, "moe_layer_freq", 1) if _FIRST_K[architecture] else 1
+    return lambda index: index >= first and index % freq == 0
 
 
 def excluded(patterns: list[Any], prefix: str) -> bool:
@@ -77,7 +118,9 @@ def excluded(patterns: list[Any], prefix: str) -> bool:
 
 def _candidates(prefix: str) -> tuple[str, ...]:
     """`_quantized_layer_prefix_candidates` (modelopt_quant.py:1010-1030) for a prefix under
-    `model.` (the only ones `prefixes` spells)."""
+    `model.` or Mixtral's bare `layers.` (the ones `prefixes` spells)."""
+    if not prefix.startswith("model."):
+        return (prefix,)
     return prefix, "model.language_model." + prefix.removeprefix("model.")
 
 
@@ -149,18 +192,20 @@ def _where(flags: list[bool]) -> str:
 
 
 def built(architecture: object, layers: object, cfg: Mapping[str, Any] | None,
-          hybrid_ignore: object = None, hybrid: bool = False) -> str | None:
+          hybrid_ignore: object = None, hybrid: bool = False,
+          config: Mapping[str, Any] | None = None) -> str | None:
     """Which FusedMoE layers of the model build the NVFP4 MoE method under the checkpoint's
     quantization config `cfg` (as SGLang verifies it: its `quant_method` parsed), in build
     order (`_where`); `hybrid`: config.json sets the ModelConfig's nvfp4_moe_meta, whose
-    exclusions are `hybrid_ignore` (config.json's `ignore`). None where graphfit cannot
+    exclusions are `hybrid_ignore` (config.json's `ignore`); `config`: config.json, whose
+    fields say which layers are sparse (DeepSeek / GLM-4-MoE). None where graphfit cannot
     tell."""
     if architecture not in ARCHITECTURES or cfg is None or isinstance(layers, bool) or (
             not isinstance(layers, int)) or layers < 1:
         return None
-    moe = list(prefixes(layers))
     method = cfg.get("quant_method")
     try:
+        moe = list(prefixes(layers, str(architecture), config))
         if method == "fp8" and hybrid:
             patterns = [*_patterns(hybrid_ignore), *HYBRID_EXCLUDED]
             return _where([not excluded(patterns, p) for p in moe])

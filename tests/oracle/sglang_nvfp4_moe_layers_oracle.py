@@ -8,9 +8,10 @@ graphfit.inputs.sglang_nvfp4_moe_layers with graphfit.planner.engines.sglang_nvf
 capability), then, with the record published, its own ModelConfig and loader build the
 quantization config (model_loader/loader.py:174-281: the model class's packed modules, the
 hybrid wrap, the capability and dtype checks), and the model's own class (models/qwen3_moe.py,
-qwen2_moe.py) is built whole on the meta device with it, the MoE runner being the one the
-line resolved (`initialize_moe_config`). Glue (not SGLang logic): one TP rank, one stage, no
-CUDA side stream, the dual-GEMM kernel pick off (as tests.oracle.sglang_quant_gptq_dynamic_compare).
+qwen2_moe.py; since s62q deepseek_v2.py, glm4_moe.py, mixtral.py) is built whole on the meta
+device with it, the MoE runner being the one the line resolved (`initialize_moe_config`).
+Glue (not SGLang logic): one TP rank, one stage, no CUDA side stream, the dual-GEMM kernel
+pick off (as tests.oracle.sglang_quant_gptq_dynamic_compare).
 
 Verdicts: "refused" (the build raised the NVFP4 MoE method's ValueError, or its
 create_moe_runner's NotImplementedError for the cutlass runner), "built", "args"
@@ -29,6 +30,7 @@ import random
 import tempfile
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 from tests.oracle import sglang_oracle as so
 from tests.oracle.sglang_quant_gptq_dynamic_compare import one_rank_on_meta
@@ -38,7 +40,23 @@ WORDS = ("NVFP4 MoE LoRA requires", "Current platform does not support NVFP4",
          "moe_runner_backend=cutlass is not supported")
 MARKS = ("modelopt_quant.py:23", "modelopt_quant.py:3144")  # graphfit's cites of them
 LATER = "a later MoE layer (other method first)"  # graphfit's words: another comes first
-MODULES = {"Qwen3MoeForCausalLM": "qwen3_moe", "Qwen2MoeForCausalLM": "qwen2_moe"}
+MODULES = {"Qwen3MoeForCausalLM": "qwen3_moe", "Qwen2MoeForCausalLM": "qwen2_moe",
+           # issue 23 s62q
+           "MixtralForCausalLM": "mixtral", "DeepseekV3ForCausalLM": "deepseek_v2",
+           "DeepseekV2ForCausalLM": "deepseek_v2", "Glm4MoeForCausalLM": "glm4_moe"}
+MODEL_TYPES = {**MODULES, "DeepseekV3ForCausalLM": "deepseek_v3",
+               "DeepseekV2ForCausalLM": "deepseek_v2"}
+# s62q: the DeepSeek / GLM-4-MoE fields (the sparse ones set per line by `model_dir`)
+_DEEPSEEK: dict[str, Any] = {
+    "n_routed_experts": 8, "n_shared_experts": 1, "kv_lora_rank": 64, "q_lora_rank": 96,
+    "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32, "topk_method": "noaux_tc",
+    "n_group": 1, "topk_group": 1, "scoring_func": "sigmoid", "routed_scaling_factor": 2.5,
+    "rope_theta": 10000.0, "num_key_value_heads": 8}
+_GLM: dict[str, Any] = {"n_routed_experts": 8, "n_shared_experts": 1, "n_group": 1,
+                        "topk_group": 1, "routed_scaling_factor": 2.5, "partial_rotary_factor": 0.5,
+                        "use_qk_norm": True, "rope_theta": 10000.0}
+_EXTRA = {"DeepseekV3ForCausalLM": _DEEPSEEK, "DeepseekV2ForCausalLM": _DEEPSEEK,
+          "Glm4MoeForCausalLM": _GLM}
 _SHAPES: dict[str, Any] = {
     "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 128,
     "shared_expert_intermediate_size": 256, "num_experts": 8, "num_experts_per_tok": 2,
@@ -50,12 +68,14 @@ _SHAPES: dict[str, Any] = {
 
 
 @functools.cache
-def model_dir(architecture: str, layers: int, quant: str) -> str:
-    """A small config.json of `architecture` with `layers` decoder layers and
-    `quant` (JSON) as its quantization_config."""
+def model_dir(architecture: str, layers: int, quant: str, sparse: str = "{}") -> str:
+    """A small config.json of `architecture` with `layers` decoder layers,
+    `quant` (JSON) as its quantization_config and `sparse` (JSON: first_k_dense_replace /
+    moe_layer_freq, s62q) over the class's shapes."""
     root = Path(tempfile.mkdtemp(prefix="graphfit-nvfp4-layers-"))
-    config = {"architectures": [architecture], "model_type": MODULES[architecture],
-              "num_hidden_layers": layers, **_SHAPES, "quantization_config": json.loads(quant)}
+    config = {"architectures": [architecture], "model_type": MODEL_TYPES[architecture],
+              "num_hidden_layers": layers, **_SHAPES, **_EXTRA.get(architecture, {}),
+              **json.loads(sparse), "quantization_config": json.loads(quant)}
     (root / "config.json").write_text(json.dumps(config))
     return str(root)
 
@@ -76,7 +96,9 @@ def _build(architecture: str, r: so.Resolved) -> str:
         return f"{type(exc).__name__}: {exc}"[:300]
     initialize_dp_attention_flags(None)
     module = importlib.import_module(f"sglang.srt.models.{MODULES[architecture]}")
-    with set_default_torch_dtype(model_config.dtype), one_rank_on_meta(module):
+    # glue (s62q): DeepSeek's model makes its side stream with torch.cuda.Stream itself
+    with set_default_torch_dtype(model_config.dtype), one_rank_on_meta(module), \
+            mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None):
         try:
             getattr(module, architecture)(copy.deepcopy(model_config.hf_config),
                                           quant_config=quant)
@@ -113,16 +135,10 @@ def graphfit(folder: str, runner: str, gpu: str) -> tuple[int, str]:
     return planned(folder, ("--moe-runner-backend", runner), gpu)
 
 
-def compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, gpu: str
-            ) -> tuple[str, str | None]:
-    """(SGLang's verdict, a disagreement or None): a refusal must be graphfit's too, in the
-    same words, citing the method; any other answer must not be refused for that reason."""
-    folder = model_dir(architecture, layers, json.dumps(quant))
-    verdict, said = sglang(architecture, folder, runner, gpu)
-    code, ours = graphfit(folder, runner, gpu)
-    where = f"{architecture} x{layers} {runner} {gpu} {json.dumps(quant)[:160]}"
-    if verdict == "other" and said.startswith("build ") and LATER in ours and code == 2:
-        return verdict, None  # an earlier layer's other method stopped the build first
+def judged(verdict: str, said: str, code: int, ours: str, where: str
+           ) -> tuple[str, str | None]:
+    """SGLang's (verdict, words) against graphfit's (exit code, error line): a refusal must
+    be graphfit's in the same words citing the method; no other answer may cite it."""
     if verdict == "refused":
         same = code == 2 and any(m in ours for m in MARKS) and any(
             w in ours and w in said for w in WORDS)
@@ -132,17 +148,46 @@ def compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, 
     return verdict, None
 
 
+def compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, gpu: str,
+            sparse: dict[str, Any] | None = None) -> tuple[str, str | None]:
+    """(SGLang's verdict, a disagreement or None): a refusal must be graphfit's too, in the
+    same words, citing the method; any other answer must not be refused for that reason.
+    `sparse`: the DeepSeek / GLM-4-MoE sparse-layer fields of config.json (s62q)."""
+    folder = model_dir(architecture, layers, json.dumps(quant), json.dumps(sparse or {}))
+    verdict, said = sglang(architecture, folder, runner, gpu)
+    code, ours = graphfit(folder, runner, gpu)
+    where = f"{architecture} x{layers} {sparse or ''} {runner} {gpu} {json.dumps(quant)[:160]}"
+    if verdict == "other" and said.startswith("build ") and LATER in ours and code == 2:
+        return verdict, None  # an earlier layer's other method stopped the build first
+    return judged(verdict, said, code, ours, where)
+
+
 RUNNERS = ("auto", "flashinfer_cutlass", "marlin", "triton", "flashinfer_trtllm", "cutlass")
 GPUS = ("H100", "A100", "B200", "L40S")
 _KEYS = ("model.layers.{i}.mlp.experts.0.gate_proj", "model.layers.{i}.mlp.experts",
          "model.language_model.layers.{i}.mlp.experts.3.down_proj",
-         "model.layers.{i}.self_attn.q_proj", "model.layers.{i}.mlp.gate")
+         "model.layers.{i}.self_attn.q_proj", "model.layers.{i}.mlp.gate",
+         # s62q: Mixtral's own spelling (no "model."), and the one it does not use
+         "layers.{i}.block_sparse_moe.experts.0.w1", "layers.{i}.block_sparse_moe.experts",
+         "model.layers.{i}.block_sparse_moe.experts.1.w2")
 _PATTERNS = ("lm_head", "model.layers.0.mlp.experts", "*experts*", "model.layers.1*",
-             "mlp", "model.layers.*.self_attn*", "experts", "*.mlp.*", "model.layers.3.*")
+             "mlp", "model.layers.*.self_attn*", "experts", "*.mlp.*", "model.layers.3.*",
+             "block_sparse_moe", "layers.0.*", "model.layers.2.mlp*")
+Line = tuple[str, int, dict[str, Any], str, str, dict[str, Any]]
 
 
-def generated_line(rng: random.Random) -> tuple[str, int, dict[str, Any], str, str]:
-    """One (architecture, layers, quantization_config, runner, GPU)."""
+def _sparse_fields(rng: random.Random, arch: str) -> dict[str, Any]:
+    """config.json's first_k_dense_replace (and DeepSeek's moe_layer_freq), s62q."""
+    if arch not in _EXTRA:
+        return {}
+    fields = {"first_k_dense_replace": rng.randint(0, 2)}
+    if arch.startswith("Deepseek"):
+        fields["moe_layer_freq"] = rng.randint(1, 2)
+    return fields
+
+
+def generated_line(rng: random.Random) -> Line:
+    """One (architecture, layers, quantization_config, runner, GPU, sparse fields)."""
     arch = rng.choice(tuple(MODULES))
     layers = rng.randint(1, 4)
     ignore = rng.sample(_PATTERNS, rng.randint(0, 2))
@@ -165,10 +210,10 @@ def generated_line(rng: random.Random) -> tuple[str, int, dict[str, Any], str, s
         quant = {"quant_method": "fp8", "activation_scheme": "dynamic",
                  "weight_block_size": [128, 128], "quant_algo": "MIXED_PRECISION",
                  "moe_quant_algo": "NVFP4", "group_size": 16, "ignore": ignore}
-    return arch, layers, quant, rng.choice(RUNNERS), rng.choice(GPUS)
+    return arch, layers, quant, rng.choice(RUNNERS), rng.choice(GPUS), _sparse_fields(rng, arch)
 
 
-def generated_lines(count: int, seed: int) -> list[tuple[str, int, dict[str, Any], str, str]]:
+def generated_lines(count: int, seed: int) -> list[Line]:
     rng = random.Random(seed)
     return [generated_line(rng) for _ in range(count)]
 
@@ -180,7 +225,7 @@ _HYBRID = {"quant_method": "fp8", "activation_scheme": "dynamic",
            "weight_block_size": [128, 128], "quant_algo": "MIXED_PRECISION",
            "moe_quant_algo": "NVFP4", "group_size": 16}
 # name: (architecture, layers, quantization_config, runner, GPU)
-FIXED: dict[str, tuple[str, int, dict[str, Any], str, str]] = {
+FIXED: dict[str, tuple[Any, ...]] = {
     "mixed_experts_nvfp4_h100": ("Qwen3MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
         "model.layers.1.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100"),
     "mixed_experts_fp8_h100": ("Qwen3MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
@@ -208,3 +253,47 @@ FIXED: dict[str, tuple[str, int, dict[str, Any], str, str]] = {
     "hybrid_excluded": ("Qwen3MoeForCausalLM", 2, {**_HYBRID, "ignore": ["mlp"]},
                         "flashinfer_cutlass", "H100"),
 }
+# s62q: the DeepSeek / GLM-4-MoE / Mixtral walk (a sixth item: config.json's sparse fields)
+_K1 = {"first_k_dense_replace": 1, "moe_layer_freq": 1}
+CLASSES: dict[str, Line] = {
+    "deepseek_dense_first_mixed": ("DeepseekV3ForCausalLM", 3, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100", _K1),
+    "deepseek_freq2_dense_key": ("DeepseekV3ForCausalLM", 4, {**_MIXED, "quantized_layers": {
+        "model.layers.3.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100",
+        {"first_k_dense_replace": 1, "moe_layer_freq": 2}),
+    "deepseek_v2_hybrid": ("DeepseekV2ForCausalLM", 2, {**_HYBRID, "ignore": []},
+                           "triton", "A100", _K1),
+    "glm_first_k_fp4_excluded": ("Glm4MoeForCausalLM", 3, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["model.layers.2.mlp.experts"]}, "flashinfer_cutlass", "H100",
+        {"first_k_dense_replace": 2}),
+    "glm_mixed_cutlass_b200": ("Glm4MoeForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts": _NV}}, "cutlass", "B200", {"first_k_dense_replace": 1}),
+    "mixtral_own_key": ("MixtralForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "layers.1.block_sparse_moe.experts.0.w1": _NV}}, "flashinfer_cutlass", "H100", {}),
+    "mixtral_model_key": ("MixtralForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.0.block_sparse_moe.experts.0.w1": _NV}}, "flashinfer_cutlass", "H100",
+        {}),
+    "mixtral_fp4_all_excluded": ("MixtralForCausalLM", 2, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["block_sparse_moe"]}, "flashinfer_cutlass", "L40S", {}),
+}
+FIXED.update(CLASSES)
+
+
+def file_compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, gpu: str,
+                 sparse: dict[str, Any] | None = None) -> tuple[str, str | None]:
+    """`compare` with graphfit reading the line as its own config file (`model_path`,
+    `moe_runner_backend`: SGLang's spellings) instead of a pasted line (s62q): the file's
+    model_path reads the same walk (graphfit.inputs.sglang.model_path)."""
+    from tests.oracle.sglang_compare import run_graphfit
+
+    folder = model_dir(architecture, layers, json.dumps(quant), json.dumps(sparse or {}))
+    verdict, said = sglang(architecture, folder, runner, gpu)
+    path = Path(folder) / "graphfit.yaml"
+    path.write_text(f"model_path: {folder}\nmoe_runner_backend: {runner}\n")
+    code, _, output = run_graphfit(["plan", "--config", str(path), "--gpu-memory-gb", gpu])
+    errors = [t for t in output.splitlines() if t.startswith("error:")]
+    ours = errors[-1] if errors else ""
+    where = f"file {architecture} x{layers} {sparse or ''} {runner} {gpu}"
+    return judged(verdict, said, code, ours, where)

@@ -25,7 +25,8 @@ from tests.oracle.agreement import agreed  # noqa: E402
 def test_fixed_lines_agree() -> None:
     """Mixed NVFP4 / FP8 experts, exclusions, the language_model key spelling, Blackwell, the
     hybrid, modelopt_fp4 with every or all but one MoE layer excluded, the cutlass runner, an
-    earlier layer's FP8 method stopping the build first."""
+    earlier layer's FP8 method stopping the build first; since s62q DeepSeek-V2 / V3 (dense
+    first layers, moe_layer_freq), GLM-4-MoE and Mixtral (its bare `layers.` prefix)."""
     verdicts = agreed(lo.FIXED.values(), lo.compare)
     assert verdicts.count("refused") >= 5 and verdicts.count("built") >= 5, verdicts
 
@@ -35,6 +36,15 @@ def test_generated_lines_agree() -> None:
     agreed(lo.generated_lines(4, 2), lo.compare)
 
 
+def test_config_files_agree() -> None:
+    """graphfit's own config file naming `model_path` (s62q): the same walk, the same answer
+    as SGLang's build, on DeepSeek / GLM-4-MoE / Mixtral lines refused and built."""
+    verdicts = agreed([lo.CLASSES[name] for name in (
+        "deepseek_dense_first_mixed", "deepseek_freq2_dense_key", "glm_mixed_cutlass_b200",
+        "mixtral_own_key", "mixtral_fp4_all_excluded")], lo.file_compare)
+    assert verdicts.count("refused") == 3 and verdicts.count("built") == 2, verdicts
+
+
 @pytest.mark.parametrize(("line", "target", "plant"), [
     ("mixed_experts_nvfp4_h100", layers, ("mixed_algo", lambda table, prefix: "FP8")),
     ("fp4_all_excluded", layers, ("excluded", lambda patterns, prefix: False)),
@@ -42,6 +52,10 @@ def test_generated_lines_agree() -> None:
     ("cutlass_b200", rule, ("runner_problem", lambda runner: None)),
     ("hybrid_fp8_layer_first", layers, ("_where", lambda flags: "first" if any(flags)
                                         else "none")),
+    # s62q: every DeepSeek layer sparse; moe_layer_freq ignored; Mixtral spelt under "model."
+    ("deepseek_freq2_dense_key", layers, ("_sparse", lambda arch, config: lambda i: True)),
+    ("deepseek_freq2_dense_key", layers, ("_FIRST_K", dict.fromkeys(layers._FIRST_K, False))),
+    ("mixtral_own_key", layers, ("_FORMAT", {})),
 ])
 def test_a_planted_error_is_caught(line: str, target: object, plant: tuple[str, object],
                                    monkeypatch: pytest.MonkeyPatch) -> None:
