@@ -55,7 +55,8 @@ def enters_context(record: Any) -> bool:
     return "speculative_moe_a2a_backend_context()" in source
 
 
-def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True) -> None:
+def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True,
+                quantized: bool = False) -> None:
     """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
     speculative a2a context where `context`), under the layout already published. Its
     ModelConfig is made as the draft worker makes it: from the server arguments, with the
@@ -64,7 +65,9 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     the worker's runner context too (`speculative_moe_backend_context`, eagle_worker_v2.py:218;
     layers/moe/utils.py:941-954; s61e: the draft's DeepEPMoE reads its runner). `jit`: JIT
     DeepGEMM as the line sets it, which the draft's DeepEPMoE asserts read
-    (layers/moe/ep_moe/layer.py:135-147, 168-178; s61e)."""
+    (layers/moe/ep_moe/layer.py:135-147, 168-178; s61e). `quantized`: the draft gets the
+    quantization config its loader makes from the draft ModelConfig (model_loader/loader.py:
+    174-281), else none (s61e)."""
     import torch
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.layers import dual_gemm
@@ -108,7 +111,13 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
                 set_default_torch_dtype(model_config.dtype), torch.device("meta"), \
                 speculative_moe_backend_context() if context else contextlib.nullcontext(), \
                 speculative_moe_a2a_backend_context() if context else contextlib.nullcontext():
-            cls(model_config.hf_config, quant_config=None)
+            quant = None
+            if quantized:
+                from sglang.srt.configs.load_config import LoadConfig
+                from sglang.srt.model_loader.loader import _get_quantization_config
+
+                quant = _get_quantization_config(model_config, LoadConfig())
+            cls(model_config.hf_config, quant_config=quant)
     finally:
         for mod, name, value in saved:
             setattr(mod, name, value)

@@ -7,8 +7,8 @@ SGLang: its own resolution of an EAGLE line on a Qwen3-MoE target (tests.oracle.
 picks for the draft checkpoint (tests.oracle.sglang_draft_build.build_draft: inside the
 worker's runner and a2a contexts, speculative/eagle_worker_v2.py:215-221, where the worker it
 picks enters them), both on the meta device under the published layout, with JIT DeepGEMM as
-the line sets it. graphfit: its CLI on the pasted line. Lines carry no --quantization (the
-draft is built unquantized, as an unquantized draft with no flag is).
+the line sets it, and the quantization config the draft's loader makes where the line sets
+--quantization (the draft inherits it). graphfit: its CLI on the pasted line.
 """
 
 from __future__ import annotations
@@ -51,6 +51,8 @@ def draw(rng: random.Random, paths: dict[str, Path]) -> tuple[tuple[str, ...], b
         extra += ["--enable-dp-attention", "--dp-size", "2"]
     if rng.random() < 0.15:
         extra.append("--enable-multi-layer-eagle")
+    if rng.random() < 0.25:  # the draft inherits it (arg_groups/serving_hook.py:676-708)
+        extra += ["--quantization", "fp8"]
     line = argv(paths["llama" if rng.random() < 0.15 else "qwen3"],
                 rng.choice(("deepep", "deepep", "pplx", "mooncake", "none")),
                 rng.choice(("none", "none", "deepep", "mooncake", "pplx")),
@@ -73,7 +75,8 @@ def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool
         from sglang.srt.runtime_context import get_parallel
 
         dc._qwen3_block(config, quant)  # the target's model first
-        sdb.build_draft(record, draft, context, get_parallel().moe_ep_size, jit)
+        sdb.build_draft(record, draft, context, get_parallel().moe_ep_size, jit,
+                        "--quantization" in line)
 
     theirs = dc.sglang(paths["target"], line, jit, block=block, shared_build=False)
     return theirs, dc.graphfit(paths["target"], line, jit)

@@ -29,6 +29,11 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
     ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False,
      ("--enable-multi-layer-eagle",)),  # no a2a context
     ("qwen3", "mooncake", "none", "low_latency", "deep_gemm", False, ()),  # not deepep / pplx
+    # an FP8 draft (it inherits --quantization): the low-latency assert
+    ("qwen3", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("qwen3", "mooncake", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("qwen3", "deepep", "none", "low_latency", "triton", True, ("--quantization", "fp8")),
+    ("qwen3", "deepep", "none", "normal", "triton", False, ("--quantization", "fp8")),
 )
 
 
@@ -47,8 +52,9 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
         if not ddo.agree(theirs, code, said):
             wrong.append(f"{line[10:]}: SGLang {theirs and theirs[:160]}; graphfit {code} {said}")
     assert not wrong, "\n".join(wrong)
-    # not vacuous: the first three lines' drafts assert, each control builds
-    assert refused == [True] * 3 + [False] * 6, refused
+    # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
+    # each control builds
+    assert refused == [True] * 3 + [False] * 6 + [True, True, False, False], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

@@ -27,8 +27,11 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
 * CUDA with JIT DeepGEMM off (SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90; a named AMD GPU
   skips the assert, `_is_hip`, :142).
 
-Not restated: a quantized draft's low-latency assert (:168-178), other draft classes, and a
-line that sets --speculative-moe-runner-backend (graphfit does not read it).
+An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
+legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
+
+Not restated: other quantized drafts, other draft classes, and a line that sets
+--speculative-moe-runner-backend (graphfit does not read it).
 """
 
 from __future__ import annotations
@@ -37,7 +40,12 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_draft_dispatch, sglang_quantization
-from graphfit.planner.engines.sglang_deepep_class import DEEP_GEMM_RUNNERS, UNQUANTIZED_A2A
+from graphfit.planner.engines.sglang_deepep_class import (
+    DEEP_GEMM_RUNNERS,
+    LEGACY_A2A,
+    LOW_LATENCY_MODES,
+    UNQUANTIZED_A2A,
+)
 
 # the draft class SGLang builds -> where its experts call get_moe_impl_class
 DEEPEP_DRAFTS: dict[str, str] = {
@@ -58,19 +66,26 @@ def draft_runner(config: EngineSettings) -> str | None:
     return runner
 
 
-def problem(config: EngineSettings) -> str | None:
-    """SGLang's draft DeepEPMoE assert for a resolved line (module docstring), or None."""
+def _built(config: EngineSettings, backends: frozenset[str]) -> str | None:
+    """The draft class that builds DeepEPMoE under one of `backends` inside the worker's a2a
+    context on CUDA with JIT DeepGEMM off (both asserts need it), or None."""
     name = config.draft_moe_class
-    draft = config.speculative_moe_a2a_backend or ""
-    if name not in DEEPEP_DRAFTS or draft not in UNQUANTIZED_A2A:
+    if name not in DEEPEP_DRAFTS or (config.speculative_moe_a2a_backend or "") not in backends:
         return None
     if not sglang_draft_dispatch.in_context(config):
         return None
-    if config.draft_quantization is not None or config.draft_quant_config is not None:
-        return None
-    if (config.draft_dtype or config.dtype) != "bfloat16":
-        return None
     if picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability) is not False:
+        return None
+    return name
+
+
+def problem(config: EngineSettings) -> str | None:
+    """SGLang's draft DeepEPMoE assert for a resolved line (module docstring), or None."""
+    name = _built(config, UNQUANTIZED_A2A)
+    draft = config.speculative_moe_a2a_backend or ""
+    if name is None or config.draft_quantization is not None:
+        return None
+    if config.draft_quant_config is not None or (config.draft_dtype or config.dtype) != "bfloat16":
         return None
     runner = draft_runner(config)
     if runner not in DEEP_GEMM_RUNNERS:
@@ -80,12 +95,36 @@ def problem(config: EngineSettings) -> str | None:
             f"runner {runner}, JIT DeepGEMM off)")
 
 
+def quantized_problem(config: EngineSettings) -> str | None:
+    """The low-latency assert (ep_moe/layer.py:168-178) on an FP8 draft: an unquantized local
+    draft that inherits or is given `fp8` (draft_quantization, no draft_quant_config), under a
+    draft a2a backend get_moe_impl_class builds DeepEPMoE for on its legacy path (deepep,
+    mooncake, nixl, pplx), --deepep-mode auto / low_latency, JIT DeepGEMM off (so the FP8
+    branch, :109-113, does not take it), CUDA, a draft runner other than humming (:100-104).
+    Other quantizations: not restated."""
+    name = _built(config, LEGACY_A2A)
+    draft = config.speculative_moe_a2a_backend or ""
+    if name is None or config.draft_quantization != "fp8":
+        return None
+    if config.draft_quant_config is not None or config.deepep_mode not in LOW_LATENCY_MODES:
+        return None
+    runner = draft_runner(config)
+    if runner is None or runner == "humming":
+        return None
+    target = config.moe_a2a_backend or "none"
+    mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
+    return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (AssertionError, "
+            f"layers/moe/ep_moe/layer.py:168-178: the draft's {name}, fp8, a2a {draft}, JIT "
+            f"DeepGEMM off)")
+
+
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e), then DeepEPMoE's body asserts (`problem`)."""
-    said = sglang_draft_dispatch.problem(config) or problem(config)
+    said = (sglang_draft_dispatch.problem(config) or problem(config)
+            or quantized_problem(config))
     if said:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem"]
+__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem"]
