@@ -14,11 +14,12 @@ speculative/spec_info.py:311-374, whose module enters the context or not), the d
 (the draft ModelConfig's rename, configs/model_config.py:1010-1211, and
 `get_model_architecture`, model_loader/utils.py:198-232), its layers (built on the meta
 device under the published layout). Glue: Mooncake's and NixlEP's packages reported
-installed (tests.oracle.sglang_mooncake_build), deep_ep / JIT DeepGEMM reported on
-(tests.oracle.sglang_minimax_target_oracle._deepep_glue: DeepEPMoE's body then takes no
-assert; the dispatcher is made before it), one pipeline stage, no CUDA side stream, a dense
-MLP's dual-GEMM kernel pick off (it imports CUDA Python). The draft is built unquantized:
-FusedMoE makes its dispatcher whatever the quantization.
+installed (tests.oracle.sglang_mooncake_build), deep_ep reported installed and JIT DeepGEMM
+on unless the caller says off (tests.oracle.sglang_minimax_target_oracle._deepep_glue; on,
+DeepEPMoE's body takes no assert; the dispatcher is made before it; off: the draft's own
+DeepEPMoE asserts, tests.oracle.sglang_draft_deepep_oracle, s61e), one pipeline stage, no
+CUDA side stream, a dense MLP's dual-GEMM kernel pick off (it imports CUDA Python). The
+draft is built unquantized: FusedMoE makes its dispatcher whatever the quantization.
 """
 
 from __future__ import annotations
@@ -55,18 +56,28 @@ def enters_context(record: Any) -> bool:
     return "speculative_moe_a2a_backend_context()" in source
 
 
-def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
+def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True,
+                quantized: bool = False) -> None:
     """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
     speculative a2a context where `context`), under the layout already published. Its
     ModelConfig is made as the draft worker makes it: from the server arguments, with the
     target's context length (eagle_worker_v2.py:223-230; the draft's own refusals, e.g. a
-    shorter derived context, configs/model_config.py:1296-1316, raise here)."""
+    shorter derived context, configs/model_config.py:1296-1316, raise here). Where `context`,
+    the worker's runner context too (`speculative_moe_backend_context`, eagle_worker_v2.py:218;
+    layers/moe/utils.py:941-954; s61e: the draft's DeepEPMoE reads its runner). `jit`: JIT
+    DeepGEMM as the line sets it, which the draft's DeepEPMoE asserts read
+    (layers/moe/ep_moe/layer.py:135-147, 168-178; s61e). `quantized`: the draft gets the
+    quantization config its loader makes from the draft ModelConfig (model_loader/loader.py:
+    174-281), else none (s61e)."""
     import torch
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.layers import dual_gemm
     from sglang.srt.layers.attention.dsa import dsa_indexer
     from sglang.srt.layers.attention.dsa import gfx950_fused_indexer as gfx950
-    from sglang.srt.layers.moe.utils import speculative_moe_a2a_backend_context
+    from sglang.srt.layers.moe.utils import (
+        speculative_moe_a2a_backend_context,
+        speculative_moe_backend_context,
+    )
     from sglang.srt.layers.rotary_embedding import rope_variant
     from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
     from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_moe
@@ -104,7 +115,7 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
     saved.append((dsa_indexer, "resolve_num_sms", dsa_indexer.resolve_num_sms))
     # and asks the fake device for its AMD arch name (gfx950_fused_indexer.py:35-40): none
     saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
-    saved += mt._deepep_glue(True)
+    saved += mt._deepep_glue(jit)
     for mod, name, _ in saved[:7]:
         setattr(mod, name, (lambda *a: None) if name == "get_stream"
                 else False if name == "_is_cuda"
@@ -115,8 +126,15 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
                 tp_rank=0, attn_tp_rank=0, moe_ep_rank=0, moe_tp_rank=0, tp_group=group,
                 moe_tp_group=moe_tp_group, moe_ep_group=ep_group, pp_group=pp, pp_rank=0), \
                 set_default_torch_dtype(model_config.dtype), torch.device("meta"), \
+                speculative_moe_backend_context() if context else contextlib.nullcontext(), \
                 speculative_moe_a2a_backend_context() if context else contextlib.nullcontext():
-            cls(model_config.hf_config, quant_config=None)
+            quant = None
+            if quantized:
+                from sglang.srt.configs.load_config import LoadConfig
+                from sglang.srt.model_loader.loader import _get_quantization_config
+
+                quant = _get_quantization_config(model_config, LoadConfig())
+            cls(model_config.hf_config, quant_config=quant)
     finally:
         for mod, name, value in saved:
             setattr(mod, name, value)

@@ -45,7 +45,7 @@ from graphfit.planner.engines import (
     sglang_deepep_class,
     sglang_deepep_v2,
     sglang_dispatch_budget,
-    sglang_draft_dispatch,
+    sglang_draft_deepep,
     sglang_draft_quant,
     sglang_dsv4_plan,
     sglang_dwdp,
@@ -790,7 +790,8 @@ class SglangModel:
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
-        sglang_draft_dispatch.check(config)  # the draft's build after it (s54e)
+        # the draft's build after it: its dispatcher (s54e), then its DeepEPMoE body (s61e)
+        sglang_draft_deepep.check(config)
         sglang_first_dispatch.check(config)  # a budget <= 0 at the first dispatch (s60k)
         return changes
 

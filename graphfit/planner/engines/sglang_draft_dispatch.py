@@ -54,14 +54,18 @@ def _builds(config: EngineSettings) -> str | None:
     name = config.draft_moe_class
     if name is None or (config.speculative_moe_a2a_backend or "") not in NO_NORMAL_MODE:
         return None
+    return name if in_context(config) else None
+
+
+def in_context(config: EngineSettings) -> bool:
+    """Whether the draft worker builds the draft inside `speculative_moe_a2a_backend_context`
+    (module docstring; graphfit.planner.engines.sglang_draft_deepep too, s61e)."""
     # EAGLE / EAGLE3 / NEXTN (SpecMethod.MTP, graphfit.inputs.sglang.ALGORITHMS; so is
     # FROZEN_KV_MTP, whose worker builds its draft inside the context too,
     # frozen_kv_mtp_worker_v2.py:144); not the multi-layer worker, switched or auto
     if config.spec_method not in (SpecMethod.EAGLE, SpecMethod.EAGLE3, SpecMethod.MTP):
-        return None
-    if spec_runners.multi_layer_eagle(config) or spec_runners.auto_multi_layer(config):
-        return None
-    return name
+        return False
+    return not (spec_runners.multi_layer_eagle(config) or spec_runners.auto_multi_layer(config))
 
 
 def draft_builds(config: EngineSettings) -> str | None:
@@ -106,4 +110,4 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "draft_builds", "problem"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "draft_builds", "in_context", "problem"]

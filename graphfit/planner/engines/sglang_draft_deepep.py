@@ -1,0 +1,130 @@
+"""A MoE draft's DeepEPMoE assert in SGLang 0.5.23 (issue 23, s61e): the unquantized
+DeepEPMoE body (layers/moe/ep_moe/layer.py:135-147) on the draft's own MoE layers.
+
+Why its own rule: SGLang builds the draft model after the target's (the target's asserts,
+graphfit.planner.engines.sglang_deepep_class, come first), inside the worker's runner and a2a
+contexts (speculative/eagle_worker_v2.py:215-221; layers/moe/utils.py:941-975), so the draft's
+layer reads the DRAFT's a2a backend and runner, its own quantization and dtype. A line whose
+target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires DeepGEMM BF16"
+(AssertionError, ep_moe/layer.py:135-147) where all of these hold (paths under sglang/srt/):
+
+* the worker enters the a2a context (graphfit.planner.engines.sglang_draft_dispatch.in_context:
+  EAGLE / EAGLE3 / NEXTN / FROZEN_KV_MTP, not multi-layer EAGLE);
+* the draft's class makes its experts through `get_moe_impl_class` (`DEEPEP_DRAFTS`): the
+  renamed Qwen3MoeForCausalLMMTP (configs/model_config.py:1155-1157) builds Qwen3-MoE's sparse
+  block (models/qwen3_moe_mtp.py:56, qwen3_moe.py:265). Mixtral's MixtralMoE is a FusedMoE
+  outside it (mixtral.py:100): no DeepEPMoE;
+* `--speculative-moe-a2a-backend` deepep or pplx (`get_moe_impl_class`, ep_moe/layer.py:352-365,
+  then `is_deepep() or is_pplx()`, :140, inside the context);
+* the draft is unquantized: its ModelConfig's quantization (`--speculative-draft-model-
+  quantization`, else the target's `--quantization`, arg_groups/serving_hook.py:676-708) is
+  none and its checkpoint carries none (SglangOptions.draft_quantization / draft_quant_config,
+  graphfit.inputs.sglang_draft_quant);
+* the draft's dtype is bfloat16 (`draft_dtype`, else the target's);
+* the draft's runner is deep_gemm: `--speculative-moe-runner-backend` is not read by graphfit,
+  so the runner SGLang defaults it to, the target's resolved runner with a lora_* one turned
+  into auto (overrides.py:1640-1655; utils.py:471-476, 493-497), must be deep_gemm;
+* CUDA with JIT DeepGEMM off (SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90; a named AMD GPU
+  skips the assert, `_is_hip`, :142).
+
+An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
+legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
+
+Not restated: other quantized drafts, other draft classes, and a line that sets
+--speculative-moe-runner-backend (graphfit does not read it).
+"""
+
+from __future__ import annotations
+
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_class_picks as picks
+from graphfit.planner.engines import sglang_draft_dispatch, sglang_quantization
+from graphfit.planner.engines.sglang_deepep_class import (
+    DEEP_GEMM_RUNNERS,
+    LEGACY_A2A,
+    LOW_LATENCY_MODES,
+    UNQUANTIZED_A2A,
+)
+
+# the draft class SGLang builds -> where its experts call get_moe_impl_class
+DEEPEP_DRAFTS: dict[str, str] = {
+    "Qwen3MoeForCausalLMMTP": "models/qwen3_moe_mtp.py:56, qwen3_moe.py:265",
+}
+
+
+def draft_runner(config: EngineSettings) -> str | None:
+    """The draft's runner SGLang defaults to (module docstring), or None where graphfit
+    cannot tell the target's."""
+    known, runner = sglang_quantization.class_runner(config)
+    if not known:
+        return None
+    if runner.startswith("lora_"):
+        return "auto"  # overrides.py:1650-1653: the draft carries no adapters
+    if runner == "flashinfer_megamoe":
+        return "flashinfer_trtllm"  # overrides.py:1650-1651
+    return runner
+
+
+def _built(config: EngineSettings, backends: frozenset[str]) -> str | None:
+    """The draft class that builds DeepEPMoE under one of `backends` inside the worker's a2a
+    context on CUDA with JIT DeepGEMM off (both asserts need it), or None."""
+    name = config.draft_moe_class
+    if name not in DEEPEP_DRAFTS or (config.speculative_moe_a2a_backend or "") not in backends:
+        return None
+    if not sglang_draft_dispatch.in_context(config):
+        return None
+    if picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability) is not False:
+        return None
+    return name
+
+
+def problem(config: EngineSettings) -> str | None:
+    """SGLang's draft DeepEPMoE assert for a resolved line (module docstring), or None."""
+    name = _built(config, UNQUANTIZED_A2A)
+    draft = config.speculative_moe_a2a_backend or ""
+    if name is None or config.draft_quantization is not None:
+        return None
+    if config.draft_quant_config is not None or (config.draft_dtype or config.dtype) != "bfloat16":
+        return None
+    runner = draft_runner(config)
+    if runner not in DEEP_GEMM_RUNNERS:
+        return None
+    return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/ep_moe/"
+            f"layer.py:135-147: the draft's {name}, a2a {draft}, "
+            f"runner {runner}, JIT DeepGEMM off)")
+
+
+def quantized_problem(config: EngineSettings) -> str | None:
+    """The low-latency assert (ep_moe/layer.py:168-178) on an FP8 draft: an unquantized local
+    draft that inherits or is given `fp8` (draft_quantization, no draft_quant_config), under a
+    draft a2a backend get_moe_impl_class builds DeepEPMoE for on its legacy path (deepep,
+    mooncake, nixl, pplx), --deepep-mode auto / low_latency, JIT DeepGEMM off (so the FP8
+    branch, :109-113, does not take it), CUDA, a draft runner other than humming (:100-104).
+    Other quantizations: not restated."""
+    name = _built(config, LEGACY_A2A)
+    draft = config.speculative_moe_a2a_backend or ""
+    if name is None or config.draft_quantization != "fp8":
+        return None
+    if config.draft_quant_config is not None or config.deepep_mode not in LOW_LATENCY_MODES:
+        return None
+    runner = draft_runner(config)
+    if runner is None or runner == "humming":
+        return None
+    target = config.moe_a2a_backend or "none"
+    mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
+    return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (AssertionError, "
+            f"layers/moe/ep_moe/layer.py:168-178: the draft's {name}, fp8, a2a {draft}, JIT "
+            f"DeepGEMM off)")
+
+
+def check(config: EngineSettings) -> None:
+    """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
+    (sglang_draft_dispatch.problem, s54e / s55e), then DeepEPMoE's body asserts (`problem`)."""
+    said = (sglang_draft_dispatch.problem(config) or problem(config)
+            or quantized_problem(config))
+    if said:
+        raise ConfigError(said)
+
+
+__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem"]

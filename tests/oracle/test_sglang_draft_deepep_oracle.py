@@ -1,0 +1,69 @@
+"""graphfit == SGLang 0.5.23 on a MoE draft's DeepEPMoE assert (graphfit.planner.engines.
+sglang_draft_deepep; issue 23, s61e): fixed lines (each condition of the rule turned off once)
+and drawn ones, SGLang's side as tests.oracle.sglang_draft_deepep_oracle builds it.
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_draft_deepep_oracle as ddo  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    ("qwen3", "deepep", "mooncake", "low_latency", "deep_gemm", False, ()),
+    ("qwen3", "pplx", "none", "low_latency", "deep_gemm", False,
+     ("--enable-dp-attention", "--dp-size", "2")),
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", True, ()),  # JIT on
+    ("qwen3", "deepep", "none", "low_latency", "triton", False, ()),  # another runner
+    ("qwen3", "deepep", "none", "low_latency", "lora_triton", False, ()),  # draft runner auto
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False, ("--dtype", "float16")),
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False,
+     ("--enable-multi-layer-eagle",)),  # no a2a context
+    ("qwen3", "mooncake", "none", "low_latency", "deep_gemm", False, ()),  # not deepep / pplx
+    # an FP8 draft (it inherits --quantization): the low-latency assert
+    ("qwen3", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("qwen3", "mooncake", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("qwen3", "deepep", "none", "low_latency", "triton", True, ("--quantization", "fp8")),
+    ("qwen3", "deepep", "none", "normal", "triton", False, ("--quantization", "fp8")),
+)
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    so.oracle()
+    return ddo.dirs(tmp_path_factory.mktemp("draft-deepep"))
+
+
+def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
+    wrong, refused = [], []
+    for draft, backend, target, mode, runner, jit, extra in CASES:
+        line = ddo.argv(paths[draft], backend, target, mode, runner, *extra)
+        theirs, (code, said) = ddo.answers(paths, line, jit)
+        refused.append(theirs is not None)
+        if not ddo.agree(theirs, code, said):
+            wrong.append(f"{line[10:]}: SGLang {theirs and theirs[:160]}; graphfit {code} {said}")
+    assert not wrong, "\n".join(wrong)
+    # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
+    # each control builds
+    assert refused == [True] * 3 + [False] * 6 + [True, True, False, False], refused
+
+
+def test_drawn_lines_agree(paths: dict[str, Path]) -> None:
+    rng = random.Random(61)
+    wrong = []
+    for _ in range(4):
+        line, jit = ddo.draw(rng, paths)
+        theirs, (code, said) = ddo.answers(paths, line, jit)
+        if not ddo.agree(theirs, code, said):
+            wrong.append(f"{line[10:]} jit={jit}: SGLang {theirs and theirs[:160]}; "
+                         f"graphfit {code} {said}")
+    assert not wrong, "\n".join(wrong)
