@@ -54,7 +54,7 @@ def child_answers(child: str, cases: list[cp.Case]) -> list[Any]:
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
     lines = [[pc.graphfit_line(argv, model, None), gpu] for argv, gpu, model in cases]
     env = {**os.environ, "PYTHONPATH": tree}
-    done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines), env=env,
+    done = subprocess.run([sys.executable, "-c", child], input=json.dumps(lines), env=env,
                           capture_output=True, text=True, check=True, cwd=tree)
     return list(json.loads(done.stdout))
 

@@ -16,6 +16,7 @@ from tests.oracle.measure_sglang_prefill_cp import child_answers
 
 CHILD = """
 import json, re, sys
+import graphfit
 from graphfit import ConfigError
 from graphfit.cli.options import resolve_values
 from graphfit.inputs import commandline
@@ -27,7 +28,7 @@ for line, gpu in json.load(sys.stdin):
     try:
         config = resolve_values({"gpu_memory_gb": gpu}, environ={},
                                 pasted=commandline.read(line)).config()
-        graphs = prefill_graphs(config)
+        graphs = prefill_graphs(graphfit.plan(config).config)
         out.append(None if graphs.cp_bcg is not None else "no CP graphs")
     except ConfigError as exc:
         hit = fails.search(str(exc))
@@ -52,8 +53,8 @@ def main() -> None:
     theirs = [co.sglang_failing_bucket(case) for case in cases]
     print(f"lines: {len(cases)}; SGLang: "
           + ", ".join(f"{k} {n}" for k, n in sorted(Counter(map(_kind, theirs)).items())))
-    for name, ours in (("before", before(cases)),
-                       ("after", [co.graphfit_failing_bucket(c) for c in cases])):
+    after = [co.graphfit_failing_bucket(c) for c in cases]  # writes the lines' model dirs
+    for name, ours in (("before", before(cases)), ("after", after)):
         same = Counter("same" if a == b else "differs" for a, b in zip(theirs, ours, strict=True))
         print(f"{name}: same answer {same['same']}, differs {same['differs']}")
         if name == "after":
