@@ -88,7 +88,9 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # NixlEP normal-mode raise: graphfit.inputs.sglang_minimax_moe); unread before
         "deepep_mode",
         # s55e: a MoE draft's dispatcher backend (graphfit.inputs.sglang_draft_a2a)
-        "speculative_moe_a2a_backend")
+        "speculative_moe_a2a_backend",
+    # s62p: the DeepSeek-family rule's DP LM head (graphfit.inputs.sglang_prefill_cp_family)
+    "enable_dp_lm_head")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}
@@ -165,8 +167,11 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # them (a resolved record holds its attention CP width and strategy, so SGLang's
     # refusals cannot fire on one), planned where a pasted line is, else "not modelled";
     # its note has no place in a live check's one line
-    sglang_prefill_cp.line(values, bcg=True)  # CP's breakable graphs planned (s55g)
-    out: dict[str, Any] = {}
+    sglang_prefill_cp.line(values, bcg=True, family=True)  # CP's breakable graphs (s55g)
+    # the DeepSeek-family widths SGLang's override settles, from the record's own fields (the
+    # flags as given; the override declares its answer into `_resolved_overrides`), handed to
+    # the plan as a pasted line's are (graphfit.inputs.sglang_prefill_cp_family; issue 23 s62p)
+    out: dict[str, Any] = _fields(sglang_prefill_cp.family(values))
     model = values["model_path"]
     if isinstance(model, str):
         found, _ = model_config.model_settings(model, "model", sglang=True)

@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from typing import Any
 
 from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_post_capture_oracle as pc
@@ -44,10 +45,16 @@ print(json.dumps([answer(line, gpu) for line, gpu in json.load(sys.stdin)]))
 
 
 def before(cases: list[cp.Case]) -> list[str | None]:
+    return child_answers(CHILD, cases)
+
+
+def child_answers(child: str, cases: list[cp.Case]) -> list[Any]:
+    """`child` run by /work/main's (or GRAPHFIT_BEFORE's) graphfit on the cases' pasted lines
+    (JSON [line, gpu] pairs on stdin): its JSON answer (also measure_sglang_prefill_cp_capture)."""
     tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
     lines = [[pc.graphfit_line(argv, model, None), gpu] for argv, gpu, model in cases]
     env = {**os.environ, "PYTHONPATH": tree}
-    done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines), env=env,
+    done = subprocess.run([sys.executable, "-c", child], input=json.dumps(lines), env=env,
                           capture_output=True, text=True, check=True, cwd=tree)
     return list(json.loads(done.stdout))
 

@@ -31,8 +31,11 @@ LINES: list[tuple[cp.Case, str, str]] = [
      "agree"),
     (((*CP, "--tp-size", "2", *ZIG), cp.GPU, "mimo"), "not modelled", "not modelled"),
     # a DeepSeek-family line: planned on a pasted line (its SGLang YAML too) and in graphfit's
-    # file since s60p, a gap on the live check
-    (((*CP, "--tp-size", "4", *ZIG), cp.GPU, "mla"), "not modelled", "agree"),
+    # file since s60p, on the live check since s62p
+    (((*CP, "--tp-size", "4", *ZIG), cp.GPU, "mla"), "agree", "agree"),
+    # ... but not with the DP LM head under attention DP (the live reader reads the flag, s62p)
+    (((*CP, "--tp-size", "4", *ZIG, "--attn-dp-size", "2", "--enable-dp-lm-head"), cp.GPU,
+      "mla"), "not modelled", "not modelled"),
     (((*CP, "--tp-size", "4"), cp.GPU, "llama"), "sglang refuses", "same refusal"),
     (((*CP, "--tp-size", "2", *INTER), cp.GPU, "hyv4"), "sglang refuses", "same refusal"),
     (((*CP, "--tp-size", "4", *ZIG, "--dcp-size", "2"), cp.GPU, "llama"), "sglang refuses",

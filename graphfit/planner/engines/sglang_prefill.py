@@ -60,6 +60,7 @@ from graphfit.planner.engines.sglang_multimodal import MULTIMODAL_PREFILL_OFF
 from graphfit.planner.engines.sglang_prefill_cp_bcg import (
     INPUT_EMBEDS,
     POSITIONS,
+    check_capture,
     filter_capture,
     replay_bucket,
 )
@@ -434,6 +435,8 @@ def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
         if inputs.cp_bcg is not None:  # the runner's CP filter (prefill_cuda_graph_runner.py:
             # 609-618): the largest bucket, max_num_tokens (:371), is never dropped
             captured = filter_capture(captured, inputs.cp_bcg, inputs.attn_cp_size)
+            # the capture itself (issue 23 s62p): a request under 2 x cp fails SGLang's assert
+            check_capture(captured, inputs.cp_bcg, inputs.attn_cp_size, inputs.context_length)
     return PrefillGraphs(backend, tuple(tokens), captured, align, cps, why, slots,
                          cp_bcg=inputs.cp_bcg if captured else None,
                          cp_size=inputs.attn_cp_size, context_length=inputs.context_length)

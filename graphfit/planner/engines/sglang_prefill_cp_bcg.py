@@ -183,6 +183,25 @@ def cp_active(cp_size: int, extend_seq_lens: tuple[int, ...]) -> bool:
         n >= least for n in extend_seq_lens)
 
 
+def check_capture(captured: tuple[int, ...], strategy: str, cp_size: int,
+                  context_length: int | None) -> None:
+    """Refuse a zigzag line whose capture fails in SGLang (issue 23 s62p): the runner captures
+    its buckets largest first (prefill_cuda_graph_runner.py:1715-1736), each as the fewest
+    requests of at most the model's context length (`capture_prepare`, :1520-1536; CP's graphs
+    ignore max_context_size, :613-616), and `PrefillCPBCGInput.prepare` (bcg/bcg.py:190, at
+    :1755-1760) asserts `is_cp_active` (layers/cp/utils.py:150): a capture request under
+    2 x cp tokens fails it with a bare AssertionError, and the server does not start."""
+    if strategy != ZIGZAG:
+        return
+    for bucket in reversed(captured):
+        lens = capture_seq_lens(bucket, context_length)
+        if not cp_active(cp_size, lens):
+            raise ConfigError(
+                f"--enable-prefill-cp: SGLang's prefill graph capture fails (AssertionError, "
+                f"layers/cp/utils.py:150): bucket {bucket} at context length {context_length} "
+                f"ends in a {lens[-1]}-token request, under 2 x cp = {2 * cp_size}")
+
+
 def floor(cp_size: int) -> int:
     """The fewest tokens a one-request prefill needs to replay CP's graphs (`cp_active`)."""
     return cp_size * 2
