@@ -162,6 +162,12 @@ NEXTN_DRAFTS = {  # name -> config.json
                        "num_experts": 8, "num_shared_experts": 1, "rope_theta": 600000,
                        "num_nextn_predict_layers": 1, "use_bias": False,
                        "use_qkv_bias": False},
+    # s62d: ERNIE-4.5-MoE's MTP block is built dense (ernie4.py:190-200, `is_mtp`)
+    "ernie4_5_moe": {**_GQA, "architectures": ["Ernie4_5_MoeForCausalLM"],
+                     "model_type": "ernie4_5_moe", "vocab_size": 103424, "moe_num_experts": 8,
+                     "moe_k": 2, "moe_layer_start_index": 1, "moe_layer_interval": 1,
+                     "moe_num_shared_experts": 1, "use_bias": False, "rope_theta": 500000,
+                     "num_nextn_predict_layers": 1},
 }
 
 

@@ -126,6 +126,7 @@ def test_dspark_reads_the_default() -> None:
     a text config or an unrestated model type stays unread."""
     assert draft_layers(_draft("qwen3"), "d") == 32
     assert target_layers(_draft("deepseek_v3"), "d")[0] == 61  # type: ignore[index]
+    assert target_layers(_draft("mistral3", text_config={}), "d")[0] == 32  # type: ignore[index]
     assert draft_layers(_draft("qwen3", num_hidden_layers=3), "d") == 3
     assert draft_layers(_draft("deepseek_vl_v2"), "d") is None  # s62d: phi3 restated now
     assert sglang_draft_layer_default.class_default(
