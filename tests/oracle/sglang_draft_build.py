@@ -89,8 +89,9 @@ def build_draft(record: Any, draft: str, context: bool, ep: int) -> None:
     # one pipeline stage (the draft worker's draft_pp_context, eagle_worker_v2.py:219)
     pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                is_last_rank=True)
-    # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231; s62d: qwen3_next.py:920); a dense MLP's
-    # dual-GEMM kernel pick (layers/dual_gemm.py:32-45) imports CUDA Python: off
+    # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231; s62d:
+    # qwen3_next.py:920); a dense MLP's dual-GEMM kernel pick (layers/dual_gemm.py:32-45)
+    # imports CUDA Python: off
     saved: list[tuple[object, str, object]] = [
         (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe, qwen3_next)]
     saved.append((dual_gemm, "is_cuda", dual_gemm.is_cuda))

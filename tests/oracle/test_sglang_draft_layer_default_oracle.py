@@ -59,7 +59,7 @@ def _sglang_layers(draft: dict[str, object]) -> int | str:
     try:
         loaded = get_config(content_dir(dl._root(), json.dumps(draft)), trust_remote_code=False)
         return parse_dflash_draft_config(draft_hf_config=loaded).require_num_layers()
-    except Exception as error:  # noqa: BLE001 - compared by kind
+    except Exception as error:  # compared by kind
         return type(error).__name__
 
 
