@@ -67,7 +67,9 @@ def refusal(target: Mapping[str, Any], draft: Mapping[str, Any]) -> str | None:
     args), worded as SGLang words it, or None where SGLang resolves the ids (or where
     graphfit does not read the target's depth). The draft has passed SGLang's DFLASH parse
     (graphfit.inputs.sglang_draft.parse_problem), so its values are well formed."""
-    layers = _int(_text(draft).get("num_hidden_layers"))
+    layers = sglang_draft_layer_default.composite_layers(draft)  # s62d: a composite class
+    if layers is None:
+        layers = _int(_text(draft).get("num_hidden_layers"))
     if layers is None:  # s60d: the loaded config's class default, where restated
         layers = sglang_draft_layer_default.class_default(draft)
     if layers is None:  # require_num_layers (dflash_utils.py:545-551)

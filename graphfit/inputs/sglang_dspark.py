@@ -315,6 +315,9 @@ def draft_layers(data: Mapping[str, Any], origin: str) -> int | None:
     encoder replay (pool_configurator.py:1200-1239; `dspark_num_stages` is set only for a
     DeepSeek-V4 draft, :276-277, which graphfit refuses above). None: the config names none
     (issue 23, s51k)."""
+    composite = sglang_draft_layer_default.composite_layers(data)  # s62d
+    if composite is not None:
+        return composite
     text = data.get("text_config")
     layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
     if layers is None:  # s60d: the loaded config's class default, where restated
@@ -341,6 +344,10 @@ def target_layers(data: Mapping[str, Any], origin: str) -> tuple[int, str] | Non
             raise ConfigError(f"{origin}: {where}: expected a non-empty list of layer ids, "
                               f"got {excerpt(raw)} (SGLang refuses, dspark_config.py:299-306)")
         return len(raw), f"{origin}: {where}"
+    composite = sglang_draft_layer_default.composite_layers(data)  # s62d
+    if composite is not None:
+        return composite, (f"{origin}: {data.get('model_type')}'s class default text config "
+                           f"num_hidden_layers (one captured layer each)")
     text = data.get("text_config")
     layers = (text if isinstance(text, dict) else data).get("num_hidden_layers")
     if layers is None:  # s60d: the loaded config's class default, where restated

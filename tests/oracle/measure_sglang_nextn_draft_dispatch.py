@@ -1,11 +1,12 @@
 """A NextN MoE draft's Mooncake / NixlEP dispatcher (issue 23, s60d) over drawn EAGLE / NEXTN
 lines on a Qwen3-MoE target: the draft one of the NextN checkpoints of
 tests.oracle.sglang_draft_build.NEXTN_DRAFTS (DeepSeek-V3 / V3.2, GLM-MoE-DSA, GLM-4-MoE(-Lite),
-Bailing hybrid), a Qwen3-MoE or a Llama one; the draft backend, --deepep-mode, the target's
-backend, multi-layer EAGLE drawn. SGLang: its resolution with the oracle's shared build steps
-(the target's dispatcher, tests.oracle.sglang_mooncake_build; the draft model,
-tests.oracle.sglang_draft_build); graphfit: its CLI. Both refuse (graphfit naming the
-dispatcher's file where SGLang's draft build raises) or both start.
+Bailing hybrid; s62d: ERNIE-4.5-MoE, Qwen3-Next), a Qwen3-MoE or a Llama one; the draft
+backend, --deepep-mode, the target's backend, multi-layer EAGLE drawn. SGLang: its resolution
+with the oracle's shared build steps (the target's dispatcher,
+tests.oracle.sglang_mooncake_build; the draft model, tests.oracle.sglang_draft_build);
+graphfit: its CLI. Both refuse (graphfit naming the dispatcher's file where SGLang's draft
+build raises) or both start.
 
     python -m tests.oracle.measure_sglang_nextn_draft_dispatch [COUNT] [SEED] [BEFORE_ROOT]
 

@@ -80,7 +80,7 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     )
     from sglang.srt.layers.rotary_embedding import rope_variant
     from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
-    from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_moe
+    from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_moe, qwen3_next
     from sglang.srt.runtime_context import get_parallel
 
     from tests.oracle import sglang_minimax_target_oracle as mt
@@ -100,10 +100,11 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     # one pipeline stage (the draft worker's draft_pp_context, eagle_worker_v2.py:219)
     pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                is_last_rank=True)
-    # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231); a dense MLP's
-    # dual-GEMM kernel pick (layers/dual_gemm.py:32-45) imports CUDA Python: off
+    # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231; s62d:
+    # qwen3_next.py:920); a dense MLP's dual-GEMM kernel pick (layers/dual_gemm.py:32-45)
+    # imports CUDA Python: off
     saved: list[tuple[object, str, object]] = [
-        (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe)]
+        (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe, qwen3_next)]
     saved.append((dual_gemm, "is_cuda", dual_gemm.is_cuda))
     # s60d: DeepSeek's NextN makes its side stream where CUDA (deepseek_nextn.py:113-117)
     saved.append((deepseek_nextn, "_is_cuda", deepseek_nextn._is_cuda))
@@ -116,7 +117,7 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     # and asks the fake device for its AMD arch name (gfx950_fused_indexer.py:35-40): none
     saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
     saved += mt._deepep_glue(jit)
-    for mod, name, _ in saved[:7]:
+    for mod, name, _ in saved[:8]:
         setattr(mod, name, (lambda *a: None) if name == "get_stream"
                 else False if name == "_is_cuda"
                 else (lambda: "cpu") if name == "get_device"
@@ -180,6 +181,21 @@ NEXTN_DRAFTS = {  # name -> config.json
                        "num_experts": 8, "num_shared_experts": 1, "rope_theta": 600000,
                        "num_nextn_predict_layers": 1, "use_bias": False,
                        "use_qkv_bias": False},
+    # s62d: ERNIE-4.5-MoE's MTP block is built dense (ernie4.py:190-200, `is_mtp`)
+    "ernie4_5_moe": {**_GQA, "architectures": ["Ernie4_5_MoeForCausalLM"],
+                     "model_type": "ernie4_5_moe", "vocab_size": 103424, "moe_num_experts": 8,
+                     "moe_k": 2, "moe_layer_start_index": 1, "moe_layer_interval": 1,
+                     "moe_num_shared_experts": 1, "use_bias": False, "rope_theta": 500000,
+                     "num_nextn_predict_layers": 1},
+    # s62d: Qwen3-Next's MTP layer is always sparse (qwen3_next.py:702-706)
+    "qwen3_next": {"architectures": ["Qwen3NextForCausalLM"], "model_type": "qwen3_next",
+                   "hidden_size": 1024, "num_attention_heads": 16, "num_key_value_heads": 2,
+                   "head_dim": 64, "num_hidden_layers": 4, "full_attention_interval": 4,
+                   "num_experts": 8, "num_experts_per_tok": 2, "moe_intermediate_size": 256,
+                   "shared_expert_intermediate_size": 256, "intermediate_size": 2048,
+                   "max_position_embeddings": 40960, "torch_dtype": "bfloat16",
+                   "vocab_size": 151936, "linear_num_key_heads": 4,
+                   "linear_num_value_heads": 8, "tie_word_embeddings": False},
 }
 
 

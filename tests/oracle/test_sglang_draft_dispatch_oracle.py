@@ -68,7 +68,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             "mixtral": mixtral,
             "llama": sglang_stubs.write_model_dir(root / "llama-draft"),
             # s60d: NextN drafts (tests.oracle.sglang_draft_build.NEXTN_DRAFTS)
-            **sdb.write_nextn_drafts(root, ("deepseek_v3", "glm4_moe", "bailing_hybrid"))}
+            **sdb.write_nextn_drafts(root, ("deepseek_v3", "glm4_moe", "bailing_hybrid",
+                                              "ernie4_5_moe", "qwen3_next"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -83,6 +84,9 @@ CASES = (  # (draft, backend, mode, extra)
     ("deepseek_v3", "nixl", "low_latency", ()),
     ("glm4_moe", "nixl", "normal", ()),
     ("bailing_hybrid", "mooncake", "normal", ()),
+    # s62d: a MoE target's ERNIE MTP draft, its block dense: no dispatcher, it builds
+    ("ernie4_5_moe", "mooncake", "auto", ()),
+    ("qwen3_next", "mooncake", "auto", ()),  # its MTP layer sparse: the dispatcher raises
 )
 
 
@@ -114,4 +118,5 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     assert not wrong, "\n".join(wrong)
     # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too, the NextN
     # drafts' too (s60d); the rest build
-    assert refused == [True, True, False, True, False, False, True, False, True, True], refused
+    assert refused == [True, True, False, True, False, False, True, False, True, True,
+                       False, True], refused

@@ -18,7 +18,10 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_dflash_layers, sglang_draft_layer_default  # noqa: E402
-from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
+from graphfit.inputs.sglang_draft_layer_default import (  # noqa: E402
+    CLASS_LAYERS,
+    TEXT_CLASS_LAYERS,
+)
 from graphfit.inputs.sglang_dspark import draft_layers, target_layers  # noqa: E402
 from tests.oracle import sglang_dflash_layers as dl  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
@@ -47,12 +50,56 @@ def test_class_defaults_are_sglangs() -> None:
     assert not wrong, wrong
 
 
+def _sglang_layers(draft: dict[str, object]) -> int | str:
+    """The draft layer count SGLang's DFLASH parse reads off the config its loader builds
+    from `draft` as config.json, or the error's class name."""
+    with so.sglang_stubs.imports():
+        from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
+        from sglang.srt.utils.hf_transformers.config import get_config
+    try:
+        loaded = get_config(content_dir(dl._root(), json.dumps(draft)), trust_remote_code=False)
+        return parse_dflash_draft_config(draft_hf_config=loaded).require_num_layers()
+    except Exception as error:  # compared by kind
+        return type(error).__name__
+
+
+def test_composite_defaults_are_sglangs() -> None:
+    """s62d: a composite (multimodal) class's text-config layer count, as graphfit reads it
+    (sglang_dspark.draft_layers), is SGLang's for a file with no text config, a top-level
+    count beside none, an empty text config, and a written text-config count."""
+    so.oracle()
+    wrong = []
+    for model_type in TEXT_CLASS_LAYERS:
+        for extra in ({}, {"num_hidden_layers": 5}, {"text_config": {}},
+                      {"num_hidden_layers": 5, "text_config": {"num_hidden_layers": 3}}):
+            draft = _draft(model_type, **extra)
+            theirs, ours = _sglang_layers(draft), draft_layers(draft, "d")
+            if theirs != ours:
+                wrong.append(f"{model_type} {extra}: SGLang {theirs}, graphfit {ours}")
+    assert not wrong, wrong
+
+
+def test_plain_class_given_a_text_config_is_not_defaulted() -> None:
+    """A plain class given a text_config dict fails SGLang's load (not this rule's words):
+    graphfit restates no default for it; a written top-level count stays the file's."""
+    assert not isinstance(_sglang_layers(_draft("qwen3", text_config={})), int)
+    assert sglang_draft_layer_default.class_default(_draft("qwen3", text_config={})) is None
+    assert sglang_draft_layer_default.composite_layers(_draft("phi3")) is None
+    assert _sglang_layers(_draft("deepseek_vl_v2")) == "ValueError"  # no class default
+    assert draft_layers(_draft("qwen2_5_vl", num_hidden_layers=5), "d") == 5
+    assert draft_layers(_draft("gemma3", num_hidden_layers=5), "d") == 26
+
+
 TARGETS = ({"num_hidden_layers": 3}, {"num_hidden_layers": 4}, {"num_hidden_layers": 40},
            {"num_hidden_layers": 64})
 DRAFTS = (_draft("qwen3"), _draft("llama", target_layer_ids=[1, 35]),
           _draft("qwen3_moe", dflash_config={"target_layer_ids": [2]}),
           _draft("deepseek_v3"), _draft("minimax_m2", num_hidden_layers=2),
-          _draft("gpt_oss", target_layer_ids=[0, 2, 3]))
+          _draft("gpt_oss", target_layer_ids=[0, 2, 3]),
+          # s62d: plain and composite classes beyond s60d's
+          _draft("gemma2"), _draft("gemma3", num_hidden_layers=2), _draft("mistral3",
+                                                                          text_config={}),
+          _draft("qwen2_5_vl", num_hidden_layers=1))
 
 
 def test_pairs_follow_sglang() -> None:
@@ -79,8 +126,9 @@ def test_dspark_reads_the_default() -> None:
     a text config or an unrestated model type stays unread."""
     assert draft_layers(_draft("qwen3"), "d") == 32
     assert target_layers(_draft("deepseek_v3"), "d")[0] == 61  # type: ignore[index]
+    assert target_layers(_draft("mistral3", text_config={}), "d")[0] == 32  # type: ignore[index]
     assert draft_layers(_draft("qwen3", num_hidden_layers=3), "d") == 3
-    assert draft_layers(_draft("phi3"), "d") is None
+    assert draft_layers(_draft("deepseek_vl_v2"), "d") is None  # s62d: phi3 restated now
     assert sglang_draft_layer_default.class_default(
         {"model_type": "qwen3", "text_config": {"model_type": "qwen3"}}) is None
 

@@ -283,7 +283,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dspark_early_verify_metadata": st.booleans(),
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM",
                                         "DeepseekV3ForCausalLMNextN",
-                                        "BailingMoeForCausalLMNextN"]),
+                                        "BailingMoeForCausalLMNextN",
+                                        "Qwen3NextForCausalLMMTP"]),  # s62d
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)

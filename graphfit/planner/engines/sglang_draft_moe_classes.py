@@ -37,6 +37,10 @@ MOE_DRAFTS: dict[str, tuple[str, str]] = {
     "BailingMoeV2ForCausalLM": _BAILING,
     "BailingMoeV2_5ForCausalLM": _BAILING,
     "BailingMoeV3ForCausalLM": _BAILING,
+    # s62d: the MTP model's one layer is built sparse (`is_layer_sparse = True`)
+    "Qwen3NextForCausalLM": ("Qwen3NextForCausalLMMTP",
+                             "configs/model_config.py:1134-1135, models/qwen3_next_mtp.py:66-74, "
+                             "models/qwen3_next.py:702-706"),
 }
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
