@@ -121,9 +121,6 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
 
 def main() -> int:
     args = sys.argv[1:]
-    if args and args[0] == "--emit":  # the subprocess: lines on stdin, counts on stdout
-        print(json.dumps(emit(json.loads(sys.stdin.read()))))
-        return 0
     from tests.oracle.measure_before import measure
 
     return measure(__file__, args, "TensorRT-LLM DEP lines over a local MoE checkpoint, with "
