@@ -65,7 +65,8 @@ def hisparse_ratio(raw: Any) -> int:
     return ratio if isinstance(ratio, int) and not isinstance(ratio, bool) and ratio > 0 else 0
 
 
-def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
+def kv_quant(quant: str | None, data: Mapping[str, Any],
+             hf_quant: Mapping[str, Any] | None = None) -> int:
     """The `kv_cache_quant_algo` of the quantization config class SGLang builds for the
     target, as `configure_kv_cache_dtype` reads it for `auto` KV (kv_cache_dtype.py:49-59):
     minimax_m3_nvfp4's class always passes "FP8" (minimax_m3_nvfp4.py:41-45, 56-63); fp8 /
@@ -73,12 +74,14 @@ def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
     `quant_cls()` with no checkpoint config, weight_utils.py:344-351: None);
     compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`); ModelOpt's classes
     read a flat config.json dict (`_modelopt_kv`, issue 23 s60m; also under fp8 / mxfp8 /
-    w4afp8, s61m). Other classes and an
-    unquantized line that may still read a hf_quant_config.json are KV_UNREAD: the planner's
-    checkpoint_quant_config decides."""
+    w4afp8, s61m); with no config.json config, `hf_quant`, the directory's nested
+    hf_quant_config.json (`_nested_kv`, issue 23 s62m). Other classes are KV_UNREAD: the
+    planner's checkpoint_quant_config decides."""
     if quant == "minimax_m3_nvfp4":
         return KV_FP8
     config = checkpoint_quant(data)
+    if config is None and data.get("compression_config") is None and hf_quant is not None:
+        return _nested_kv(quant, hf_quant)
     if quant == "compressed-tensors":
         return _ct_kv(config)
     if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
@@ -169,6 +172,60 @@ def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
 
 
+def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
+    """The ModelOpt class's `kv_cache_quant_algo` where config.json has no quantization
+    config and the directory's hf_quant_config.json is nested (`{"quantization": {...}}`):
+    ModelConfig parses the class only from it (`_parse_quant_hf_config`,
+    configs/model_config.py:1814-1822, 1838-1869; a flag resolved as for a flat config,
+    `_modelopt_kv`), and the loader, finding no config.json config, reads the file per class
+    (model_loader/weight_utils.py:281-283, 343-437):
+    - mxfp8 and w4afp8 name no config file (fp8.py:342-343, w4afp8.py:74-75): the loader builds
+      `Fp8Config(use_mxfp8=True)` / `W4AFp8Config()` (weight_utils.py:346-350, 375), no KV
+      algo, so the model dtype;
+    - modelopt_fp8 / modelopt_fp4 / modelopt_mixed read the file's `quantization` section's
+      `kv_cache_quant_algo` only (a `kv_cache_scheme` there is not read; nested branches of
+      `from_config`, modelopt_quant.py:494-500, 1657-1664, 874-879).
+    KV_FP8 where it is "FP8" upper-cased (kv_cache_dtype.py:49-59), else KV_MODEL; KV_UNREAD
+    for a flat file, a doubly nested one, or an algorithm the class refuses
+    (modelopt_quant.py:510-515, 885, 1673-1679)."""
+    section = file.get("quantization")
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file \
+            or isinstance(section.get("quantization"), dict):
+        return KV_UNREAD
+    picked = modelopt_class(section)
+    if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
+        return KV_UNREAD
+    if picked in ("mxfp8", "w4afp8"):
+        return KV_MODEL
+    if picked == "modelopt_fp4" and section.get("quant_algo") not in MODELOPT_FP4_ALGOS:
+        return KV_UNREAD
+    algo = section.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def hf_quant_file(model: Any) -> dict[str, Any] | None:
+    """A local model directory's hf_quant_config.json object (model_config.py:1814-1818), None
+    where the model is no directory, has none, or has a ModelSlim description (that config
+    wins, :1824-1836; not read here); one that does not parse is another reader's refusal
+    (graphfit.inputs.sglang_quant_files), so None here too."""
+    from pathlib import Path
+
+    from graphfit.inputs.reading import load_json
+    from graphfit.inputs.sglang_quant_files import HF_QUANT, MODELSLIM
+
+    if not isinstance(model, str):
+        return None
+    folder = Path(model).expanduser()
+    if not folder.is_dir() or not (folder / HF_QUANT).is_file() \
+            or (folder / MODELSLIM).exists():
+        return None
+    try:
+        data = load_json(folder / HF_QUANT, "ModelOpt quant config")
+    except ConfigError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def _ct_kv(config: Mapping[str, Any] | None) -> int:
     """compressed-tensors' duck-typed `kv_cache_quant_algo` (compressed_tensors.py:143-151):
     "FP8" for a `kv_cache_scheme` that `is_supported_scheme` takes (static symmetric
@@ -232,7 +289,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     data = overridden(data, overrides) if overrides else data
     quant = quantization(values, data)
     shape = shape_of(data, quant == "minimax_m3_nvfp4", flag(line_environ(), KILL_SWITCH, False),
-                     hisparse_ratio(values.get("hisparse_config")), kv_quant(quant, data),
+                     hisparse_ratio(values.get("hisparse_config")),
+                     kv_quant(quant, data, hf_quant_file(model)),
                      values.get("page_size") is not None)
     if shape is not None:
         shape += draft_shape(values)
