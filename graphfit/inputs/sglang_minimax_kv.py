@@ -86,7 +86,7 @@ def kv_quant(quant: str | None, data: Mapping[str, Any],
         return _ct_kv(config)
     if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
                              and config.get("quant_method") == "modelopt"):
-        return _modelopt_kv(quant, config)
+        return _modelopt_kv(quant, config, hf_quant)
     if quant not in ("fp8", "mxfp8"):
         return KV_UNREAD
     algo = None if config is None else config.get("kv_cache_quant_algo")
@@ -118,7 +118,8 @@ def modelopt_class(config: Mapping[str, Any]) -> str | None:
     return {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo)
 
 
-def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
+def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None,
+                 hf_quant: Mapping[str, Any] | None = None) -> int:
     """A ModelOpt class's `kv_cache_quant_algo` from a flat config.json dict (quant_method
     "modelopt"), of the class the checkpoint parses to (`modelopt_class`): ModelOpt's
     `override_quantization_method` (layers/quantization/base_config.py:223-254, run for the
@@ -138,7 +139,8 @@ def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
     - modelopt_mixed (`ModelOptMixedPrecisionConfig.from_config`, :850-878): a scheme dict
       of float, 8 bits is FP8; else `kv_cache_quant_algo`; a dict lacking
       `quantized_layers` or both KV keys is read from hf_quant_config.json instead
-      (model_loader/weight_utils.py:283-296): not restated;
+      (model_loader/weight_utils.py:283-296): `hf_quant`'s nested section
+      (`_file_mixed_kv`, issue 23 s62m), else not restated;
     - mxfp8 (Fp8Config.from_config, fp8.py:346-386, on the dict ModelConfig parsed,
       model_config.py:1870-1895): `kv_cache_quant_algo`, else FP8 for a scheme dict of
       float, 8 bits;
@@ -163,7 +165,7 @@ def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
         return KV_UNREAD
     if picked == "modelopt_mixed" and ("quantized_layers" not in config or (
             "kv_cache_quant_algo" not in config and "kv_cache_scheme" not in config)):
-        return KV_UNREAD
+        return KV_UNREAD if hf_quant is None else _file_mixed_kv(hf_quant)
     if isinstance(scheme, dict):
         fp8 = scheme.get("type") == "float" and scheme.get("num_bits") == 8
         return KV_FP8 if fp8 else KV_MODEL
@@ -201,6 +203,29 @@ def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
         return KV_UNREAD
     algo = section.get("kv_cache_quant_algo")
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _file_mixed_kv(file: Mapping[str, Any]) -> int:
+    """An incomplete flat modelopt_mixed config's KV from the nested hf_quant_config.json the
+    loader reads instead (model_loader/weight_utils.py:283-298, 396-437): with a ModelOpt
+    producer, a section of quant_algo FP8 builds ModelOptFp8Config, an FP4 one
+    ModelOptFp4Config (it needs a group_size, modelopt_quant.py:1562-1592), any other the
+    mixed class; without one the mixed class (MIXED_PRECISION only, :885). Each nested reader
+    takes `kv_cache_quant_algo` only (`_nested_kv`); KV_UNREAD for what is not read so."""
+    section = file.get("quantization")
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file:
+        return KV_UNREAD
+    producer = file.get("producer")
+    modelopt = isinstance(producer, dict) and str(producer.get("name", "")).startswith(
+        "modelopt")
+    algo = section.get("quant_algo")
+    grouped = isinstance(section.get("group_size"), int) or isinstance(file.get("group_size"),
+                                                                      int)
+    if not (algo == "MIXED_PRECISION" or (modelopt and (
+            algo == "FP8" or (algo in MODELOPT_FP4_ALGOS and grouped)))):
+        return KV_UNREAD
+    kv = section.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(kv, str) and kv.upper() == "FP8" else KV_MODEL
 
 
 def hf_quant_file(model: Any) -> dict[str, Any] | None:

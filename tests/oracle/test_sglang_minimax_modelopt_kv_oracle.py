@@ -112,6 +112,18 @@ NESTED = {
     "nested-fp8-no-producer-fp8-flag": nested(t.case([0, 1], more=("--quantization", "fp8")),
                                               {"quant_algo": "FP8",
                                                "kv_cache_quant_algo": "FP8"}, producer=False),
+    # a flat modelopt_mixed config lacking both KV keys: the loader reads the file instead
+    # (weight_utils.py:283-298)
+    "flat-mixed-incomplete-nested-file": nested(
+        quantized(t.case([0, 1]), {**MO, "quant_algo": "MIXED_PRECISION",
+                                   "quantized_layers": NVFP4_LAYERS}),
+        {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": "FP8",
+         "quantized_layers": NVFP4_LAYERS}),
+    # ... with a ModelOpt producer, an FP8 section builds the FP8 class (weight_utils.py:426-429)
+    "flat-mixed-incomplete-fp8-file": nested(
+        quantized(t.case([0, 1]), {**MO, "quant_algo": "MIXED_PRECISION",
+                                   "quantized_layers": NVFP4_LAYERS}),
+        {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}),
 }
 CASES.update(NESTED)
 
@@ -133,7 +145,7 @@ def test_rule_binds_and_a_plant_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     from graphfit.inputs import sglang_minimax_kv as reader
     from graphfit.planner.engines.sglang_minimax_kv import KV_MODEL
 
-    monkeypatch.setattr(reader, "_modelopt_kv", lambda quant, config: KV_MODEL)
+    monkeypatch.setattr(reader, "_modelopt_kv", lambda quant, config, hf_quant=None: KV_MODEL)
     assert t.graphfit_prices(CASES["fp8-algo-H100"]) != fp8
 
 
