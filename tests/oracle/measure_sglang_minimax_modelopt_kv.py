@@ -10,7 +10,8 @@ each line on a fake device of the GPU's memory. BEFORE (e.g. /work/main) counts 
 whose plan by that tree states SGLang's figures, printed first. A fourth argument `nested` moves
 each drawn config into the directory's hf_quant_config.json as its `quantization` section (a
 ModelOpt producer and, for FP4 algorithms, a group_size on most draws) with no config.json
-config (issue 23 s62m)."""
+config (issue 23 s62m); `both` writes the file and keeps the config.json config (which wins,
+save an incomplete modelopt_mixed one the loader completes from the file)."""
 
 from __future__ import annotations
 
@@ -44,12 +45,13 @@ def draw(rng: random.Random) -> dict[str, Any]:
     return {**c, "fields": {**c["fields"], "quantization_config": config}, "more": more}
 
 
-def draw_nested(rng: random.Random) -> dict[str, Any]:
-    """`draw`'s line with its config as a nested hf_quant_config.json instead."""
+def draw_nested(rng: random.Random, keep: bool = False) -> dict[str, Any]:
+    """`draw`'s line with its config as a nested hf_quant_config.json instead (`keep`: in
+    config.json too)."""
     c = draw(rng)
     fields = dict(c["fields"])
-    section = {k: v for k, v in fields.pop("quantization_config").items()
-               if k != "quant_method"}
+    flat = fields["quantization_config"] if keep else fields.pop("quantization_config")
+    section = {k: v for k, v in flat.items() if k != "quant_method"}
     producer = {"producer": {"name": "modelopt"}} if rng.random() < 0.8 else {}
     if "FP4" in section["quant_algo"] and rng.random() < 0.85:
         section["group_size"] = 16  # the nested FP4 reader needs one (modelopt_quant.py:1562)
@@ -57,7 +59,8 @@ def draw_nested(rng: random.Random) -> dict[str, Any]:
 
 
 def main(count: int = 40, seed: int = 23, root: str | None = None, form: str = "flat") -> None:
-    measure(draw_nested if form == "nested" else draw, mq.verdict,
+    drawn = {"nested": draw_nested, "both": lambda rng: draw_nested(rng, keep=True)}
+    measure(drawn.get(form, draw), mq.verdict,
             lambda c: (mq.t.argv_of(c), c["gpu"], c["fields"].get("quantization_config"),
                        c.get("hf_quant")),
             count, seed, root, states=mq._before_states, labels=("agree", "differ"),
