@@ -65,7 +65,8 @@ def hisparse_ratio(raw: Any) -> int:
     return ratio if isinstance(ratio, int) and not isinstance(ratio, bool) and ratio > 0 else 0
 
 
-def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
+def kv_quant(quant: str | None, data: Mapping[str, Any],
+             hf_quant: Mapping[str, Any] | None = None) -> int:
     """The `kv_cache_quant_algo` of the quantization config class SGLang builds for the
     target, as `configure_kv_cache_dtype` reads it for `auto` KV (kv_cache_dtype.py:49-59):
     minimax_m3_nvfp4's class always passes "FP8" (minimax_m3_nvfp4.py:41-45, 56-63); fp8 /
@@ -73,17 +74,19 @@ def kv_quant(quant: str | None, data: Mapping[str, Any]) -> int:
     `quant_cls()` with no checkpoint config, weight_utils.py:344-351: None);
     compressed-tensors' comes from its `kv_cache_scheme` (`_ct_kv`); ModelOpt's classes
     read a flat config.json dict (`_modelopt_kv`, issue 23 s60m; also under fp8 / mxfp8 /
-    w4afp8, s61m). Other classes and an
-    unquantized line that may still read a hf_quant_config.json are KV_UNREAD: the planner's
-    checkpoint_quant_config decides."""
+    w4afp8, s61m); with no config.json config, `hf_quant`, the directory's nested
+    hf_quant_config.json (`_nested_kv`, issue 23 s62m). Other classes are KV_UNREAD: the
+    planner's checkpoint_quant_config decides."""
     if quant == "minimax_m3_nvfp4":
         return KV_FP8
     config = checkpoint_quant(data)
+    if config is None and data.get("compression_config") is None and hf_quant is not None:
+        return _nested_kv(quant, hf_quant)
     if quant == "compressed-tensors":
         return _ct_kv(config)
     if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
                              and config.get("quant_method") == "modelopt"):
-        return _modelopt_kv(quant, config)
+        return _modelopt_kv(quant, config, hf_quant)
     if quant not in ("fp8", "mxfp8"):
         return KV_UNREAD
     algo = None if config is None else config.get("kv_cache_quant_algo")
@@ -115,7 +118,8 @@ def modelopt_class(config: Mapping[str, Any]) -> str | None:
     return {"FP8": "modelopt_fp8", "MXFP8": "mxfp8"}.get(algo)
 
 
-def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
+def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None,
+                 hf_quant: Mapping[str, Any] | None = None) -> int:
     """A ModelOpt class's `kv_cache_quant_algo` from a flat config.json dict (quant_method
     "modelopt"), of the class the checkpoint parses to (`modelopt_class`): ModelOpt's
     `override_quantization_method` (layers/quantization/base_config.py:223-254, run for the
@@ -135,7 +139,8 @@ def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
     - modelopt_mixed (`ModelOptMixedPrecisionConfig.from_config`, :850-878): a scheme dict
       of float, 8 bits is FP8; else `kv_cache_quant_algo`; a dict lacking
       `quantized_layers` or both KV keys is read from hf_quant_config.json instead
-      (model_loader/weight_utils.py:283-296): not restated;
+      (model_loader/weight_utils.py:283-296): `hf_quant`'s nested section
+      (`_file_mixed_kv`, issue 23 s62m), else not restated;
     - mxfp8 (Fp8Config.from_config, fp8.py:346-386, on the dict ModelConfig parsed,
       model_config.py:1870-1895): `kv_cache_quant_algo`, else FP8 for a scheme dict of
       float, 8 bits;
@@ -160,13 +165,90 @@ def _modelopt_kv(quant: str | None, config: Mapping[str, Any] | None) -> int:
         return KV_UNREAD
     if picked == "modelopt_mixed" and ("quantized_layers" not in config or (
             "kv_cache_quant_algo" not in config and "kv_cache_scheme" not in config)):
-        return KV_UNREAD
+        return KV_UNREAD if hf_quant is None else _file_mixed_kv(hf_quant)
     if isinstance(scheme, dict):
         fp8 = scheme.get("type") == "float" and scheme.get("num_bits") == 8
         return KV_FP8 if fp8 else KV_MODEL
     if picked == "modelopt_fp4" and isinstance(scheme, str):
         return KV_FP8 if scheme.strip().upper() in ("FP8", "FLOAT8") else KV_MODEL
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
+    """The ModelOpt class's `kv_cache_quant_algo` where config.json has no quantization
+    config and the directory's hf_quant_config.json is nested (`{"quantization": {...}}`):
+    ModelConfig parses the class only from it (`_parse_quant_hf_config`,
+    configs/model_config.py:1814-1822, 1838-1869; a flag resolved as for a flat config,
+    `_modelopt_kv`), and the loader, finding no config.json config, reads the file per class
+    (model_loader/weight_utils.py:281-283, 343-437):
+    - mxfp8 and w4afp8 name no config file (fp8.py:342-343, w4afp8.py:74-75): the loader builds
+      `Fp8Config(use_mxfp8=True)` / `W4AFp8Config()` (weight_utils.py:346-350, 375), no KV
+      algo, so the model dtype;
+    - modelopt_fp8 / modelopt_fp4 / modelopt_mixed read the file's `quantization` section's
+      `kv_cache_quant_algo` only (a `kv_cache_scheme` there is not read; nested branches of
+      `from_config`, modelopt_quant.py:494-500, 1657-1664, 874-879).
+    KV_FP8 where it is "FP8" upper-cased (kv_cache_dtype.py:49-59), else KV_MODEL; KV_UNREAD
+    for a flat file, a doubly nested one, or an algorithm the class refuses
+    (modelopt_quant.py:510-515, 885, 1673-1679)."""
+    section = file.get("quantization")
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file \
+            or isinstance(section.get("quantization"), dict):
+        return KV_UNREAD
+    picked = modelopt_class(section)
+    if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
+        return KV_UNREAD
+    if picked in ("mxfp8", "w4afp8"):
+        return KV_MODEL
+    if picked == "modelopt_fp4" and section.get("quant_algo") not in MODELOPT_FP4_ALGOS:
+        return KV_UNREAD
+    algo = section.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _file_mixed_kv(file: Mapping[str, Any]) -> int:
+    """An incomplete flat modelopt_mixed config's KV from the nested hf_quant_config.json the
+    loader reads instead (model_loader/weight_utils.py:283-298, 396-437): with a ModelOpt
+    producer, a section of quant_algo FP8 builds ModelOptFp8Config, an FP4 one
+    ModelOptFp4Config (it needs a group_size, modelopt_quant.py:1562-1592), any other the
+    mixed class; without one the mixed class (MIXED_PRECISION only, :885). Each nested reader
+    takes `kv_cache_quant_algo` only (`_nested_kv`); KV_UNREAD for what is not read so."""
+    section = file.get("quantization")
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file:
+        return KV_UNREAD
+    producer = file.get("producer")
+    modelopt = isinstance(producer, dict) and str(producer.get("name", "")).startswith(
+        "modelopt")
+    algo = section.get("quant_algo")
+    grouped = isinstance(section.get("group_size"), int) or isinstance(file.get("group_size"),
+                                                                      int)
+    if not (algo == "MIXED_PRECISION" or (modelopt and (
+            algo == "FP8" or (algo in MODELOPT_FP4_ALGOS and grouped)))):
+        return KV_UNREAD
+    kv = section.get("kv_cache_quant_algo")
+    return KV_FP8 if isinstance(kv, str) and kv.upper() == "FP8" else KV_MODEL
+
+
+def hf_quant_file(model: Any) -> dict[str, Any] | None:
+    """A local model directory's hf_quant_config.json object (model_config.py:1814-1818), None
+    where the model is no directory, has none, or has a ModelSlim description (that config
+    wins, :1824-1836; not read here); one that does not parse is another reader's refusal
+    (graphfit.inputs.sglang_quant_files), so None here too."""
+    from pathlib import Path
+
+    from graphfit.inputs.reading import load_json
+    from graphfit.inputs.sglang_quant_files import HF_QUANT, MODELSLIM
+
+    if not isinstance(model, str):
+        return None
+    folder = Path(model).expanduser()
+    if not folder.is_dir() or not (folder / HF_QUANT).is_file() \
+            or (folder / MODELSLIM).exists():
+        return None
+    try:
+        data = load_json(folder / HF_QUANT, "ModelOpt quant config")
+    except ConfigError:
+        return None
+    return data if isinstance(data, dict) else None
 
 
 def _ct_kv(config: Mapping[str, Any] | None) -> int:
@@ -232,7 +314,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     data = overridden(data, overrides) if overrides else data
     quant = quantization(values, data)
     shape = shape_of(data, quant == "minimax_m3_nvfp4", flag(line_environ(), KILL_SWITCH, False),
-                     hisparse_ratio(values.get("hisparse_config")), kv_quant(quant, data),
+                     hisparse_ratio(values.get("hisparse_config")),
+                     kv_quant(quant, data, hf_quant_file(model)),
                      values.get("page_size") is not None)
     if shape is not None:
         shape += draft_shape(values)

@@ -7,7 +7,11 @@ MIXED_PRECISION with NVFP4 or W4A8 layers / MXFP8 (s61m); `kv_cache_quant_algo` 
 NVFP4 / absent, a `kv_cache_scheme` dict of 8 or 4 bits or a string) and, sometimes, a
 --quantization naming the class, another ModelOpt one, fp8 or mxfp8 (s61m). SGLang resolves
 each line on a fake device of the GPU's memory. BEFORE (e.g. /work/main) counts the lines
-whose plan by that tree states SGLang's figures, printed first."""
+whose plan by that tree states SGLang's figures, printed first. A fourth argument `nested` moves
+each drawn config into the directory's hf_quant_config.json as its `quantization` section (a
+ModelOpt producer and, for FP4 algorithms, a group_size on most draws) with no config.json
+config (issue 23 s62m); `both` writes the file and keeps the config.json config (which wins,
+save an incomplete modelopt_mixed one the loader completes from the file)."""
 
 from __future__ import annotations
 
@@ -41,9 +45,24 @@ def draw(rng: random.Random) -> dict[str, Any]:
     return {**c, "fields": {**c["fields"], "quantization_config": config}, "more": more}
 
 
-def main(count: int = 40, seed: int = 23, root: str | None = None) -> None:
-    measure(draw, mq.verdict, lambda c: (mq.t.argv_of(c), c["gpu"],
-                                         c["fields"].get("quantization_config")),
+def draw_nested(rng: random.Random, keep: bool = False) -> dict[str, Any]:
+    """`draw`'s line with its config as a nested hf_quant_config.json instead (`keep`: in
+    config.json too)."""
+    c = draw(rng)
+    fields = dict(c["fields"])
+    flat = fields["quantization_config"] if keep else fields.pop("quantization_config")
+    section = {k: v for k, v in flat.items() if k != "quant_method"}
+    producer = {"producer": {"name": "modelopt"}} if rng.random() < 0.8 else {}
+    if "FP4" in section["quant_algo"] and rng.random() < 0.85:
+        section["group_size"] = 16  # the nested FP4 reader needs one (modelopt_quant.py:1562)
+    return {**c, "fields": fields, "hf_quant": {**producer, "quantization": section}}
+
+
+def main(count: int = 40, seed: int = 23, root: str | None = None, form: str = "flat") -> None:
+    drawn = {"nested": draw_nested, "both": lambda rng: draw_nested(rng, keep=True)}
+    measure(drawn.get(form, draw), mq.verdict,
+            lambda c: (mq.t.argv_of(c), c["gpu"], c["fields"].get("quantization_config"),
+                       c.get("hf_quant")),
             count, seed, root, states=mq._before_states, labels=("agree", "differ"),
             ours_width=160)
 
@@ -51,4 +70,4 @@ def main(count: int = 40, seed: int = 23, root: str | None = None) -> None:
 if __name__ == "__main__":
     args = sys.argv[1:]
     main(int(args[0]) if args else 40, int(args[1]) if len(args) > 1 else 23,
-         args[2] if len(args) > 2 else None)
+         args[2] if len(args) > 2 else None, args[3] if len(args) > 3 else "flat")

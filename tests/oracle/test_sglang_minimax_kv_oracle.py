@@ -69,7 +69,7 @@ def argv_of(c: dict[str, Any]) -> tuple[str, ...]:
 
 
 def path_of(c: dict[str, Any]) -> str:
-    return mo.target_dir(c["fields"], c["nested"])
+    return mo.target_dir(c["fields"], c["nested"], hf_quant=c.get("hf_quant"))
 
 
 def sglang_prices(c: dict[str, Any]) -> kv.Priced | str:

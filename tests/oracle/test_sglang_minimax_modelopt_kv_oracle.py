@@ -7,6 +7,9 @@ The classes' readings (graphfit.inputs.sglang_minimax_kv._modelopt_kv): modelopt
 (modelopt_quant.py:466-522), modelopt_fp4 (:1595-1640) and modelopt_mixed (:850-878), each
 picked as ModelConfig parses the dict (configs/model_config.py:1838-1869), with no
 --quantization, one naming it or another ModelOpt one (base_config.py:223-254).
+The nested hf_quant_config.json form (no config.json config, `NESTED`; issue 23 s62m): the
+loader reads the file per class (model_loader/weight_utils.py:343-437), its
+`quantization.kv_cache_quant_algo` only.
 `python -m tests.oracle.measure_sglang_minimax_modelopt_kv` draws more lines.
 """
 
@@ -76,6 +79,55 @@ CASES = {
 }
 
 
+
+
+def nested(c: dict[str, Any], section: dict[str, Any], producer: bool = True
+           ) -> dict[str, Any]:
+    """The case with no config.json config and `section` as its directory's nested
+    hf_quant_config.json `quantization` (issue 23 s62m)."""
+    head = {"producer": {"name": "modelopt", "version": "0.29.0"}} if producer else {}
+    return {**c, "hf_quant": {**head, "quantization": section}}
+
+
+# issue 23 s62m: the loader reads the nested file's `quantization.kv_cache_quant_algo` per class
+# (weight_utils.py:343-437; modelopt_quant.py:494-500, 1657-1664, 874-879), no scheme dict;
+# mxfp8 / w4afp8 classes read no file (model dtype)
+NESTED = {
+    "nested-fp8-H100": nested(t.case([0, 1]), {"quant_algo": "FP8",
+                                               "kv_cache_quant_algo": "FP8"}),
+    "nested-fp8-scheme-unread": nested(t.case([0, 1]), {"quant_algo": "FP8",
+                                                        "kv_cache_scheme": FP8_SCHEME}),
+    "nested-nvfp4-B200": nested(t.case([0, 1, 1], [0, 0, 1], gpu="B200"),
+                                {"quant_algo": "NVFP4", "kv_cache_quant_algo": "fp8",
+                                 "group_size": 16}),
+    "nested-mixed-fp8-flag-tp2": nested(t.case([0, 1, 1], tp=(2, 1), more=(
+        "--quantization", "modelopt_fp8")), {"quant_algo": "MIXED_PRECISION",
+                                             "kv_cache_quant_algo": "FP8",
+                                             "quantized_layers": NVFP4_LAYERS}),
+    "nested-mxfp8-B200": nested(t.case([0, 1], gpu="B200"), {"quant_algo": "MXFP8",
+                                                            "kv_cache_quant_algo": "FP8"}),
+    "nested-w4afp8": nested(t.case([0, 1]), {"quant_algo": "MIXED_PRECISION",
+                                             "kv_cache_quant_algo": "FP8",
+                                             "quantized_layers": W4A8_LAYERS}),
+    "nested-fp8-no-producer-fp8-flag": nested(t.case([0, 1], more=("--quantization", "fp8")),
+                                              {"quant_algo": "FP8",
+                                               "kv_cache_quant_algo": "FP8"}, producer=False),
+    # a flat modelopt_mixed config lacking both KV keys: the loader reads the file instead
+    # (weight_utils.py:283-298)
+    "flat-mixed-incomplete-nested-file": nested(
+        quantized(t.case([0, 1]), {**MO, "quant_algo": "MIXED_PRECISION",
+                                   "quantized_layers": NVFP4_LAYERS}),
+        {"quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": "FP8",
+         "quantized_layers": NVFP4_LAYERS}),
+    # ... with a ModelOpt producer, an FP8 section builds the FP8 class (weight_utils.py:426-429)
+    "flat-mixed-incomplete-fp8-file": nested(
+        quantized(t.case([0, 1]), {**MO, "quant_algo": "MIXED_PRECISION",
+                                   "quantized_layers": NVFP4_LAYERS}),
+        {"quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}),
+}
+CASES.update(NESTED)
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_auto_kv_on_a_modelopt_checkpoint(name: str) -> None:
     outcome, theirs, ours = t.verdict(CASES[name])
@@ -93,5 +145,23 @@ def test_rule_binds_and_a_plant_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     from graphfit.inputs import sglang_minimax_kv as reader
     from graphfit.planner.engines.sglang_minimax_kv import KV_MODEL
 
-    monkeypatch.setattr(reader, "_modelopt_kv", lambda quant, config: KV_MODEL)
+    monkeypatch.setattr(reader, "_modelopt_kv", lambda quant, config, hf_quant=None: KV_MODEL)
     assert t.graphfit_prices(CASES["fp8-algo-H100"]) != fp8
+
+
+def test_nested_rule_binds_and_plants_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang's own figures: the nested FP8 algo halves the main price against the nested
+    scheme dict it does not read (not vacuous); graphfit with the nested reading planted as
+    "not read" (the file ignored) or as the scheme-reading flat one differs from SGLang."""
+    fp8 = t.sglang_prices(NESTED["nested-fp8-H100"])
+    unread = t.sglang_prices(NESTED["nested-fp8-scheme-unread"])
+    assert not isinstance(fp8, str) and not isinstance(unread, str)
+    assert fp8[0][0] < unread[0][0]
+    from graphfit.inputs import sglang_minimax_kv as reader
+
+    monkeypatch.setattr(reader, "hf_quant_file", lambda model: None)
+    assert t.graphfit_prices(NESTED["nested-fp8-H100"]) != fp8
+    monkeypatch.undo()
+    monkeypatch.setattr(reader, "_nested_kv", lambda quant, file: reader._modelopt_kv(
+        quant, {**file["quantization"], "quant_method": "modelopt"}))
+    assert t.graphfit_prices(NESTED["nested-fp8-scheme-unread"]) != unread
