@@ -124,7 +124,7 @@ def test_refusals_carry_sglangs_reason(case: dc.Case) -> None:
 
 
 @pytest.mark.parametrize("gpu,tp,where", [("80", "4", "cannot name"),
-                                           ("B200", "4", "4 TP ranks per node do not divide")])
+                                           ("B200", "4", "4 TP ranks/node, --dcp-size 8")])
 def test_fi_a2a_possible_is_not_modelled(gpu: str, tp: str, where: str) -> None:
     """A GPU given in GiB could be SM100, where SGLang picks fi_a2a by default
     (overrides.py:1373-1396); on a B200 whose TP per node does not divide by --dcp-size an
@@ -176,7 +176,7 @@ def test_fi_a2a_lines_are_not_vacuous() -> None:
 
     assert isinstance(sg.resolved, dc.so.Resolved)
     assert resolving_view(sg.resolved.record).dcp_comm_backend == "a2a"
-    assert gf.rejected is not None and "4 TP ranks per node" in gf.rejected
+    assert gf.rejected is not None and "4 TP ranks/node" in gf.rejected
     a2a = ((*NODES[0], "--dcp-comm-backend", "a2a"), B, L)
     assert dc.compare(a2a)[0] == "agree"
     assert comm_backend(dc.graphfit_answer(a2a)[0].plan.config) == "a2a"
