@@ -306,7 +306,9 @@ def sglang_length_check(path: Path, settings: list[Setting], environ: Mapping[st
     one is refused unless the environment allows it; none given where graphfit does not know
     the class default SGLang takes: a warning asking for one (model_config.ask_length)."""
     data = read_mapping(path)
-    keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
+    # graphfit's --model-path is the target of a file naming none (`flag_target`), checked
+    # as SGLang checks the `--model-path` beside its `--config` file
+    keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     given = merge([s for s in settings if s.field == "max_model_len" and not s.weak]
                   ).values.get("max_model_len")
     model = keys.get("model_path")

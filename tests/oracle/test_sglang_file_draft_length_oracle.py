@@ -51,3 +51,35 @@ def test_file_short_draft_as_sglang(env: dict[str, str], sglang: str, flag: bool
     if sglang == "refused":
         said, _ = f.graphfit_file(model, argv, env, flag, _ROOT)
         assert "configs/model_config.py" in str(said), said
+
+
+def _target_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """The target's own length check on a file naming no `model_path`, graphfit's
+    `--model-path` flag beside it, against SGLang's ModelConfig on the same line."""
+    sg = t.sglang_length(model, argv, env)
+    gf, notes = f.graphfit_file(model, argv, env, True, _ROOT)
+    if isinstance(sg, str) and isinstance(gf, str):
+        return "refused"
+    if isinstance(sg, int) and isinstance(gf, int):
+        return "agree" if sg == gf else ("asked" if any("class default" in n for n in notes)
+                                         else f"differ: {sg} vs {gf}")
+    if isinstance(sg, str) and any("class default" in n for n in notes):
+        return "asked"
+    return f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
+
+
+@pytest.mark.parametrize(("env", "sglang"), [({}, "refused"), ({t.ALLOW: "1"}, "agree")])
+def test_flag_target_length_as_sglang(env: dict[str, str], sglang: str) -> None:
+    """A 4096-token target given by graphfit's `--model-path` beside a file asking for 8192
+    tokens: SGLang refuses unless allowed (configs/model_config.py:1295-1316); graphfit
+    planned it before (the check read only a file's own `model_path`)."""
+    model = _model(max_position_embeddings=4096)
+    argv = ("--context-length", "8192")
+    assert isinstance(t.sglang_length(model, argv, env), str) == (sglang == "refused")
+    assert _target_verdict(model, argv, env) == sglang
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_flag_target_lengths_agree(seed: int) -> None:
+    model, argv, env = t.case(random.Random(6300 + seed), _ROOT)
+    assert _target_verdict(model, argv, env) in ("agree", "refused", "asked"), argv
