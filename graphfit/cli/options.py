@@ -672,12 +672,33 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         # the file's quantization on its (or graphfit's) model_path: the loader's file search
         resolved = replace(resolved, notes=(*resolved.notes, *sglang_quant_config_file.check_file(
             resolved.values, values.get("model_path"), read_mapping(config_file))))
+    if pasted is None and config_file is None and isinstance(values.get("model_path"), str):
+        given = next((values[k] for k in ("context_length", "max_model_len")
+                      if values.get(k) is not None), None)  # --context-length's own key
+        resolved = _flag_length_check(resolved, values["model_path"], given, env)
     if pasted is None and values.get("model_path") is not None:
         from graphfit.inputs.sglang_draft_default import settle_flags
 
         # graphfit's own SGLang flags: multi-layer EAGLE's draft backend, SGLang's default
         resolved = settle_flags(resolved, values["model_path"], values.get("gpu_memory_gb"))
     return resolved
+
+
+def _flag_length_check(resolved: Resolved, model: str, given: object,
+                       environ: Mapping[str, str]) -> Resolved:
+    """graphfit's own SGLang flags (`--model-path DIR --context-length N`) checked as SGLang
+    checks the same line: a length above the model's derived one refused unless the
+    environment allows it (configs/model_config.py:1295-1316), a warning where graphfit does
+    not know the class default SGLang takes (as for a pasted line or a config file)."""
+    engine = resolved.values.get("engine")
+    if str(getattr(engine, "value", engine)) != "sglang":
+        return resolved
+    from dataclasses import replace
+
+    from graphfit.inputs import model_config, sglang_context_length
+
+    sglang_context_length.check_flag(given, model_config.sglang_length(model), environ)
+    return replace(resolved, notes=(*resolved.notes, *model_config.ask_length(model, given)))
 
 
 def _flag_target(values: Mapping[str, Any], config_file: Path | None,

@@ -83,3 +83,48 @@ def test_flag_target_length_as_sglang(env: dict[str, str], sglang: str) -> None:
 def test_generated_flag_target_lengths_agree(seed: int) -> None:
     model, argv, env = t.case(random.Random(6300 + seed), _ROOT)
     assert _target_verdict(model, argv, env) in ("agree", "refused", "asked"), argv
+
+
+def _flags_verdict(model: str, argv: tuple[str, ...], env: dict[str, str]) -> str:
+    """graphfit's own flags (`--engine sglang --model-path DIR [--context-length N]`, no file,
+    no pasted line) against SGLang's ModelConfig on the same line."""
+    from graphfit.cli.options import resolve_values
+    from graphfit.planner.core.errors import GraphfitError
+
+    keys = f.file_keys(model, argv, True)
+    values: dict[str, object] = {"engine": "sglang", "model_path": model,
+                                 "gpu_memory_gb": "H100"}
+    if "context_length" in keys:
+        values["context_length"] = keys["context_length"]  # the CLI's key for the flag
+    sg = t.sglang_length(model, ("--context-length", str(keys["context_length"]))
+                         if "context_length" in keys else (), env)
+    try:
+        resolved = resolve_values(values, environ=env)
+        gf: int | str = resolved.config().max_model_len
+        notes = list(resolved.notes)
+    except GraphfitError as exc:
+        gf, notes = str(exc), []
+    if isinstance(sg, str) and isinstance(gf, str):
+        return "refused"
+    if isinstance(sg, int) and isinstance(gf, int):
+        return "agree" if sg == gf or any("class default" in n for n in notes) else (
+            f"differ: {sg} vs {gf}")
+    if isinstance(sg, str) and any("class default" in n for n in notes):
+        return "asked"
+    return f"differ: SGLang {str(sg)[:100]}, graphfit {str(gf)[:100]}"
+
+
+@pytest.mark.parametrize(("env", "sglang"), [({}, "refused"), ({t.ALLOW: "1"}, "agree")])
+def test_flags_alone_target_length_as_sglang(env: dict[str, str], sglang: str) -> None:
+    """`graphfit plan --engine sglang --model-path DIR --context-length 8192` on a 4096-token
+    model: SGLang refuses unless allowed (configs/model_config.py:1295-1316); graphfit planned
+    it before (its own flags ran no length check)."""
+    model = _model(max_position_embeddings=4096)
+    assert _flags_verdict(model, ("--context-length", "8192"), env) == sglang
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_generated_flags_alone_lengths_agree(seed: int) -> None:
+    model, argv, env = t.case(random.Random(6400 + seed), _ROOT)
+    kept = tuple(argv[i:i + 2] for i in range(0, len(argv), 2) if argv[i] == "--context-length")
+    assert _flags_verdict(model, sum(kept, ()), env) in ("agree", "refused", "asked"), argv
