@@ -57,7 +57,13 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   tensorrt_llm/_torch/models/modeling_deepseekv3.py@000561df0b:619, passed to Deepseekv3MoE
   and on to `create_moe`, :658-669 and :451-468) and num_experts for Qwen2MoeForCausalLM
   (s62t: tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:39, passed to
-  `create_moe` at :52-61); other architectures' keys are not read
+  `create_moe` at :52-61) and num_local_experts for GptOssForCausalLM (s63t: MLPBlock's
+  moe_params, tensorrt_llm/_torch/models/modeling_gpt_oss.py@7924c7f1d3:176, with
+  dtype=pretrained_config.torch_dtype at :179, passed to `create_moe` at :174-189) and
+  num_experts for Qwen3NextForCausalLM (s63t: Qwen3NextSparseMoeBlock's num_experts,
+  tensorrt_llm/_torch/models/modeling_qwen3_next.py@b93e14ca09:384, passed with
+  dtype=config.torch_dtype to `create_moe` at :401-411); other
+  architectures' keys are not read
   (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
   not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
@@ -84,7 +90,8 @@ ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
-               "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts"}
+               "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
+               "GptOssForCausalLM": "num_local_experts", "Qwen3NextForCausalLM": "num_experts"}
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:

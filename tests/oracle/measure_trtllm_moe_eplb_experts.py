@@ -6,8 +6,8 @@ tests/oracle/test_trtllm_moe_eplb_experts_reference.py is):
 
 Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options FILE`
 (FILE: enable_attention_dp true, and on some lines a moe_config load_balancer) over a local
-checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE or GPT-OSS
-(s62t); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16, float16, float32
+checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE, GPT-OSS
+(s62t), Qwen3-Next or GLM-4-MoE (s63t; GLM-4-MoE's count is not read); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16, float16, float32
 or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit
 at `--before` (a subprocess on the same lines) it prints: the lines; those whose total the
 restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
@@ -103,7 +103,8 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
               suppress_health_check=list(HealthCheck), derandomize=True)
     @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                                  "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
-                                 "GptOssForCausalLM"]),
+                                 "GptOssForCausalLM", "Qwen3NextForCausalLM",
+                                 "Glm4MoeForCausalLM"]),
            experts=st.integers(1, 384), hidden=st.sampled_from([2048, 4096, 5120, 7168]),
            top_k=st.integers(1, 8), dtype=st.sampled_from([None, "bfloat16", "float16",
                                                             "float32"]),

@@ -3224,18 +3224,50 @@ CITES.update({
                              "dtype=config.torch_dtype)", 0),
 })
 LINES.update({"qwen2_moe_num_experts": (39, 39), "qwen2_moe_create_moe": (52, 61)})
+# _torch/models/modeling_gpt_oss.py @7924c7f1d3 (41,186 characters; the one stored copy),
+# counted from offset 0 to 189 (issue 23, s63t): `MLPBlock.__init__` (every TransformerBlock's
+# mlp) sets num_experts from pretrained_config.num_local_experts (142) and builds
+# `create_moe(**moe_params)` (174-189) with 'num_experts': pretrained_config.num_local_experts
+# (176) and 'dtype': pretrained_config.torch_dtype (179).
+PINS["modeling_gpt_oss"] = ("tensorrt_llm/_torch/models/modeling_gpt_oss.py",
+                            "7924c7f1d3b4a3286b62c13fc890900295dc39cb")
+COUNTED_TO["modeling_gpt_oss"] = 189
+CITES.update({
+    "gpt_oss_num_experts": ("modeling_gpt_oss", "MLPBlock.__init__: 'num_experts': "
+                            "pretrained_config.num_local_experts", 0),
+    "gpt_oss_create_moe": ("modeling_gpt_oss", "MLPBlock.__init__: create_moe(**moe_params), "
+                           "dtype=pretrained_config.torch_dtype", 0),
+})
+LINES.update({"gpt_oss_num_experts": (176, 176), "gpt_oss_create_moe": (174, 189)})
+# _torch/models/modeling_qwen3_next.py @b93e14ca09 (64,182 characters; the one stored copy),
+# counted from offset 0 to 411 (s63t): `Qwen3NextSparseMoeBlock.__init__` sets num_experts
+# from config.num_experts (384) and builds `create_moe(num_experts=self.num_experts, ...,
+# dtype=config.torch_dtype, ...)` (401-411, dtype at 407).
+PINS["modeling_qwen3_next"] = ("tensorrt_llm/_torch/models/modeling_qwen3_next.py",
+                               "b93e14ca093e446615f3009cae6ca5a33c4f2f56")
+COUNTED_TO["modeling_qwen3_next"] = 411
+CITES.update({
+    "qwen3_next_num_experts": ("modeling_qwen3_next", "Qwen3NextSparseMoeBlock.__init__: "
+                               "num_experts = config.num_experts", 16000),
+    "qwen3_next_create_moe": ("modeling_qwen3_next", "Qwen3NextSparseMoeBlock.__init__: "
+                              "create_moe(num_experts, dtype=config.torch_dtype)", 16000),
+})
+LINES.update({"qwen3_next_num_experts": (384, 384), "qwen3_next_create_moe": (401, 411)})
 # the config.json key each architecture's MoE class reads as num_experts
 MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen3MoeForCausalLM": "num_experts",
                   "DeepseekV3ForCausalLM": "n_routed_experts",
-                  "Qwen2MoeForCausalLM": "num_experts"}
+                  "Qwen2MoeForCausalLM": "num_experts",
+                  "GptOssForCausalLM": "num_local_experts",
+                  "Qwen3NextForCausalLM": "num_experts"}
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 
 
 def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     """The num_experts the served architecture's MoE class passes to `create_moe`
     (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`,
-    `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`)."""
+    `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`,
+    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`)."""
     return int(config_json[MOE_EXPERT_KEY[config_json["architectures"][0]]])
 
 
