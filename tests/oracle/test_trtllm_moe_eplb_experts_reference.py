@@ -7,7 +7,8 @@ workspace line (issue 23, s61t), graphfit against the restated engine
   `ref.cite_fact("qwen3_moe_num_experts")`; Qwen2-MoE, s62t,
   `ref.cite_fact("qwen2_moe_num_experts")`), num_local_experts (GPT-OSS, s63t,
   `ref.cite_fact("gpt_oss_num_experts")`), num_experts (Qwen3-Next, s63t,
-  `ref.cite_fact("qwen3_next_num_experts")`) or n_routed_experts (DeepSeek-V3, s62t,
+  `ref.cite_fact("qwen3_next_num_experts")`), text_config's num_local_experts (Llama 4,
+  s63t, `ref.cite_fact("llama4_text_config")`) or n_routed_experts (DeepSeek-V3, s62t,
   `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
@@ -59,7 +60,8 @@ def _aux(text: str) -> int | None:
 @settings(max_examples=25, deadline=None)
 @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                              "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
-                             "GptOssForCausalLM", "Qwen3NextForCausalLM", UNREAD]),
+                             "GptOssForCausalLM", "Qwen3NextForCausalLM",
+                             "Llama4ForConditionalGeneration", UNREAD]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
        top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
@@ -78,6 +80,9 @@ def test_the_eplb_count_and_itemsize_are_the_engines(
                             "num_experts": experts, "n_routed_experts": experts}
     if dtype is not None:
         data["torch_dtype"] = dtype
+    if arch in ref.MOE_TEXT_CONFIG:  # the sizes under text_config, none at the top
+        data = {"architectures": [arch],
+                "text_config": {k: v for k, v in data.items() if k != "architectures"}}
     moe_config = {"load_balancer": {"num_slots": experts}} if balancer else None
     environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
     got = str(line(folder, _checkpoint(folder, data), tp, True, moe_config, environ))
@@ -209,3 +214,24 @@ def test_qwen3_next_reads_num_experts(tmp_path: Path) -> None:
         got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 512}},
                        environ))
         assert _total(got) == ref.moe_a2a_workspace_size(4, 10, TOKENS, 2048, 2, 512), got
+
+
+def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
+    """Llama-4-Maverick's DEP line (tp 8): the language model is built on text_config
+    (`ref.cite_fact("llama4_text_config")`), whose num_local_experts (128) its MoE layers
+    pass on (`ref.cite_fact("llama4_num_experts")`, `ref.cite_fact("llama4_create_moe")`);
+    a top-level num_local_experts is not read, nor a null text_config or one without it."""
+    text = {"hidden_size": 5120, "num_experts_per_tok": 1, "num_local_experts": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 40, "torch_dtype": "bfloat16"}
+    llama4 = {"architectures": ["Llama4ForConditionalGeneration"], "num_local_experts": 3,
+              "torch_dtype": "bfloat16", "text_config": text}
+    model = _checkpoint(tmp_path, llama4)
+    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
+    assert ref.moe_num_experts(llama4) == 128
+    assert _total(got) == ref.moe_a2a_workspace_size(8, 1, TOKENS, 5120, 2, 128), got
+    assert "128 experts" in got, got
+    without = {k: v for k, v in text.items() if k != "num_local_experts"}
+    for odd in (None, without):  # (a text_config not an object is refused by the reader)
+        (Path(model) / "config.json").write_text(json.dumps({**llama4, "text_config": odd}))
+        got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
+        assert "num_experts not read" in got and _total(got) is None, (odd, got)
