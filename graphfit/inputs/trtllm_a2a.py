@@ -179,11 +179,11 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     if not isinstance(names, list) or not names or not isinstance(names[0], str) \
             or names[0] not in EXPERT_KEYS:
         return None
-    key, source = EXPERT_KEYS[names[0]], data
-    if names[0] in TEXT_CONFIG_EXPERTS:
-        source = data.get("text_config")
-        if not isinstance(source, Mapping):
-            return None
+    key, source = EXPERT_KEYS[names[0]], data.get("text_config")
+    if names[0] not in TEXT_CONFIG_EXPERTS:
+        source = data
+    elif not isinstance(source, Mapping):
+        return None
     count = _size(source.get(key))
     if count is None:
         return None

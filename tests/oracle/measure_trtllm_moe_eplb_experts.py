@@ -8,10 +8,10 @@ Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options
 (FILE: enable_attention_dp true, and on some lines a moe_config load_balancer) over a local
 checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE, GPT-OSS
 (s62t), Qwen3-Next, Llama 4 (its sizes under text_config) or GLM-4-MoE (s63t; GLM-4-MoE's
-count is not read); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16, float16, float32
-or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit
-at `--before` (a subprocess on the same lines) it prints: the lines; those whose total the
-restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
+count is not read); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16,
+float16, float32 or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and
+for the graphfit at `--before` (a subprocess on the same lines) it prints: the lines; those
+whose total the restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
 `ref.moe_a2a_itemsize` and, under a load balancer, `ref.moe_num_experts`: not float32, and
 under a load balancer an architecture in `ref.MOE_EXPERT_KEY`), and how many plans show that
 exact total, with the load-balancer lines and the untyped lines apart; and the plans that
