@@ -172,6 +172,24 @@ def test_qwen2_moe_reads_num_experts(tmp_path: Path) -> None:
     assert "num_experts not read" in got and _total(got) is None, got
 
 
+def _balanced(folder: Path, data: dict[str, Any], tp: int,
+              environ: dict[str, str] | None = None) -> str:
+    """The DEP line (tp = ep = `tp`) under a load balancer over a checkpoint whose config.json
+    is `data` (rewritten in place)."""
+    model = _checkpoint(folder, data)
+    return str(line(folder, model, tp, True, {"load_balancer": {"num_slots": 8}}, environ or {}))
+
+
+def _exact(got: str, tp: int, top_k: int, hidden: int, experts: int) -> None:
+    """The line shows the engine's two-byte total with `experts` experts' statistics."""
+    assert _total(got) == ref.moe_a2a_workspace_size(tp, top_k, TOKENS, hidden, 2, experts), got
+    assert f"{experts} experts" in got, got
+
+
+def _unread(got: str) -> None:
+    assert "num_experts not read" in got and _total(got) is None, got
+
+
 def test_gpt_oss_reads_num_local_experts(tmp_path: Path) -> None:
     """gpt-oss-120b's DEP line (tp 8): MLPBlock builds the MoE with
     config.num_local_experts (128), not num_experts (`ref.cite_fact("gpt_oss_num_experts")`,
@@ -180,19 +198,12 @@ def test_gpt_oss_reads_num_local_experts(tmp_path: Path) -> None:
     oss = {"architectures": ["GptOssForCausalLM"], "hidden_size": 2880,
            "num_experts_per_tok": 4, "num_local_experts": 128, "num_experts": 7,
            "num_hidden_layers": 2, "num_attention_heads": 64, "torch_dtype": "bfloat16"}
-    model = _checkpoint(tmp_path, oss)
-    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
     assert ref.moe_num_experts(oss) == 128
-    assert _total(got) == ref.moe_a2a_workspace_size(8, 4, TOKENS, 2880, 2, 128), got
-    assert "128 experts" in got, got
-    (Path(model) / "config.json").write_text(json.dumps(
-        {**oss, "quantization_config": {"quant_method": "mxfp4"}}))
-    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
+    _exact(_balanced(tmp_path, oss, 8), 8, 4, 2880, 128)
+    got = _balanced(tmp_path, {**oss, "quantization_config": {"quant_method": "mxfp4"}}, 8)
     assert _total(got) is None, got
     assert _aux(got) == ref.moe_a2a_offsets(8, TOKENS, 128)["payload_data"], got
-    (Path(model) / "config.json").write_text(json.dumps({**oss, "num_local_experts": None}))
-    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
-    assert "num_experts not read" in got and _total(got) is None, got
+    _unread(_balanced(tmp_path, {**oss, "num_local_experts": None}, 8))
 
 
 def test_qwen3_next_reads_num_experts(tmp_path: Path) -> None:
@@ -203,17 +214,11 @@ def test_qwen3_next_reads_num_experts(tmp_path: Path) -> None:
     q3n = {"architectures": ["Qwen3NextForCausalLM"], "hidden_size": 2048,
            "num_experts_per_tok": 10, "num_experts": 512, "num_local_experts": 9,
            "num_hidden_layers": 2, "num_attention_heads": 16, "torch_dtype": "bfloat16"}
-    model = _checkpoint(tmp_path, q3n)
-    got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 512}}, {}))
     assert ref.moe_num_experts(q3n) == 512
-    assert _total(got) == ref.moe_a2a_workspace_size(4, 10, TOKENS, 2048, 2, 512), got
-    assert "512 experts" in got, got
-    (Path(model) / "config.json").write_text(json.dumps(
-        {k: v for k, v in q3n.items() if k != "torch_dtype"}))
+    _exact(_balanced(tmp_path, q3n, 4), 4, 10, 2048, 512)
+    untyped = {k: v for k, v in q3n.items() if k != "torch_dtype"}
     for environ in ({}, {"ENABLE_CONFIGURABLE_MOE": "0"}):
-        got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 512}},
-                       environ))
-        assert _total(got) == ref.moe_a2a_workspace_size(4, 10, TOKENS, 2048, 2, 512), got
+        _exact(_balanced(tmp_path, untyped, 4, environ), 4, 10, 2048, 512)
 
 
 def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
@@ -225,13 +230,8 @@ def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
             "num_hidden_layers": 2, "num_attention_heads": 40, "torch_dtype": "bfloat16"}
     llama4 = {"architectures": ["Llama4ForConditionalGeneration"], "num_local_experts": 3,
               "torch_dtype": "bfloat16", "text_config": text}
-    model = _checkpoint(tmp_path, llama4)
-    got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
     assert ref.moe_num_experts(llama4) == 128
-    assert _total(got) == ref.moe_a2a_workspace_size(8, 1, TOKENS, 5120, 2, 128), got
-    assert "128 experts" in got, got
+    _exact(_balanced(tmp_path, llama4, 8), 8, 1, 5120, 128)
     without = {k: v for k, v in text.items() if k != "num_local_experts"}
     for odd in (None, without):  # (a text_config not an object is refused by the reader)
-        (Path(model) / "config.json").write_text(json.dumps({**llama4, "text_config": odd}))
-        got = str(line(tmp_path, model, 8, True, {"load_balancer": {"num_slots": 128}}, {}))
-        assert "num_experts not read" in got and _total(got) is None, (odd, got)
+        _unread(_balanced(tmp_path, {**llama4, "text_config": odd}, 8))
