@@ -57,7 +57,19 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   tensorrt_llm/_torch/models/modeling_deepseekv3.py@000561df0b:619, passed to Deepseekv3MoE
   and on to `create_moe`, :658-669 and :451-468) and num_experts for Qwen2MoeForCausalLM
   (s62t: tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:39, passed to
-  `create_moe` at :52-61); other architectures' keys are not read
+  `create_moe` at :52-61) and num_local_experts for GptOssForCausalLM (s63t: MLPBlock's
+  moe_params, tensorrt_llm/_torch/models/modeling_gpt_oss.py@7924c7f1d3:176, with
+  dtype=pretrained_config.torch_dtype at :179, passed to `create_moe` at :174-189) and
+  num_experts for Qwen3NextForCausalLM (s63t: Qwen3NextSparseMoeBlock's num_experts,
+  tensorrt_llm/_torch/models/modeling_qwen3_next.py@b93e14ca09:384, passed with
+  dtype=config.torch_dtype to `create_moe` at :401-411) and text_config's num_local_experts
+  for Llama4ForConditionalGeneration (s63t: its `__init__` builds the language model on
+  the checkpoint's text_config,
+  tensorrt_llm/_torch/models/modeling_llama.py@3a5901cd0d:1255-1259, whose MoE decoder
+  layers build Llama4MoE(num_experts=config.num_local_experts, ..., dtype=config.torch_dtype)
+  (:427-436), passed on to `create_moe` (:284-295); a text_config that is not a mapping
+  reads no count); other
+  architectures' keys are not read
   (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
   not a multiple of 128 read: under a W4A16 MXFP4 layer quant mode CutlassFusedMoE pads it
@@ -84,7 +96,11 @@ ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
 TWO_BYTE_DTYPES = ("bfloat16", "float16")
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
-               "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts"}
+               "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
+               "GptOssForCausalLM": "num_local_experts", "Qwen3NextForCausalLM": "num_experts",
+               "Llama4ForConditionalGeneration": "num_local_experts"}
+# the architectures whose MoE layers read the count from config.json's text_config (module doc)
+TEXT_CONFIG_EXPERTS = frozenset({"Llama4ForConditionalGeneration"})
 
 
 def environment(environ: Mapping[str, str]) -> list[Setting]:
@@ -163,9 +179,15 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     if not isinstance(names, list) or not names or not isinstance(names[0], str) \
             or names[0] not in EXPERT_KEYS:
         return None
-    key = EXPERT_KEYS[names[0]]
-    count = _size(data.get(key))
-    return None if count is None else (key, count)
+    key, source = EXPERT_KEYS[names[0]], data.get("text_config")
+    if names[0] not in TEXT_CONFIG_EXPERTS:
+        source = data
+    elif not isinstance(source, Mapping):
+        return None
+    count = _size(source.get(key))
+    if count is None:
+        return None
+    return (f"text_config.{key}" if source is not data else key), count
 
 
 def token_settings(model: str) -> list[Setting]:
@@ -188,5 +210,5 @@ def token_settings(model: str) -> list[Setting]:
 
 
 __all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "EXPERT_KEYS", "eplb_experts", "environment",
+           "EXPERT_KEYS", "TEXT_CONFIG_EXPERTS", "eplb_experts", "environment",
            "moe_config", "token_settings", "token_size"]

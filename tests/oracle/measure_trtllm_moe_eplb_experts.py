@@ -6,11 +6,12 @@ tests/oracle/test_trtllm_moe_eplb_experts_reference.py is):
 
 Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options FILE`
 (FILE: enable_attention_dp true, and on some lines a moe_config load_balancer) over a local
-checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE or GPT-OSS
-(s62t); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16, float16, float32
-or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit
-at `--before` (a subprocess on the same lines) it prints: the lines; those whose total the
-restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
+checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE, GPT-OSS
+(s62t), Qwen3-Next, Llama 4 (its sizes under text_config) or GLM-4-MoE (s63t; GLM-4-MoE's
+count is not read); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16,
+float16, float32 or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and
+for the graphfit at `--before` (a subprocess on the same lines) it prints: the lines; those
+whose total the restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
 `ref.moe_a2a_itemsize` and, under a load balancer, `ref.moe_num_experts`: not float32, and
 under a load balancer an architecture in `ref.MOE_EXPERT_KEY`), and how many plans show that
 exact total, with the load-balancer lines and the untyped lines apart; and the plans that
@@ -51,6 +52,9 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 "num_experts": item["experts"], "n_routed_experts": item["experts"]}
             if item["dtype"] is not None:
                 data["torch_dtype"] = item["dtype"]
+            if item["arch"] in ref.MOE_TEXT_CONFIG:  # the sizes under text_config
+                data = {"architectures": [item["arch"]],
+                        "text_config": {k: v for k, v in data.items() if k != "architectures"}}
             (model / "config.json").write_text(json.dumps(data))
             options = Path(tmp) / f"o{i}.yaml"
             extra: dict[str, Any] = {"enable_attention_dp": True}
@@ -103,7 +107,8 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
               suppress_health_check=list(HealthCheck), derandomize=True)
     @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                                  "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
-                                 "GptOssForCausalLM"]),
+                                 "GptOssForCausalLM", "Qwen3NextForCausalLM",
+                                 "Llama4ForConditionalGeneration", "Glm4MoeForCausalLM"]),
            experts=st.integers(1, 384), hidden=st.sampled_from([2048, 4096, 5120, 7168]),
            top_k=st.integers(1, 8), dtype=st.sampled_from([None, "bfloat16", "float16",
                                                             "float32"]),

@@ -5,7 +5,10 @@ workspace line (issue 23, s61t), graphfit against the restated engine
 * the expert count: the architecture's MoE class passes config.json's num_local_experts
   (Mixtral, `ref.cite_fact("mixtral_num_experts")`), num_experts (Qwen3-MoE,
   `ref.cite_fact("qwen3_moe_num_experts")`; Qwen2-MoE, s62t,
-  `ref.cite_fact("qwen2_moe_num_experts")`) or n_routed_experts (DeepSeek-V3, s62t,
+  `ref.cite_fact("qwen2_moe_num_experts")`), num_local_experts (GPT-OSS, s63t,
+  `ref.cite_fact("gpt_oss_num_experts")`), num_experts (Qwen3-Next, s63t,
+  `ref.cite_fact("qwen3_next_num_experts")`), text_config's num_local_experts (Llama 4,
+  s63t, `ref.cite_fact("llama4_text_config")`) or n_routed_experts (DeepSeek-V3, s62t,
   `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
@@ -33,6 +36,8 @@ from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 WHY = (ref.cite_fact("mixtral_num_experts"), ref.cite_fact("qwen3_moe_num_experts"),
        ref.cite_fact("deepseekv3_num_experts"), ref.cite_fact("moe_eplb_count"),
        ref.cite_fact("model_config_torch_dtype"))
+# a MoE architecture whose expert key graphfit does not read (not in `ref.MOE_EXPERT_KEY`)
+UNREAD = "Glm4MoeForCausalLM"
 
 
 def _checkpoint(folder: Path, data: dict[str, Any]) -> str:
@@ -55,7 +60,8 @@ def _aux(text: str) -> int | None:
 @settings(max_examples=25, deadline=None)
 @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                              "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
-                             "GptOssForCausalLM"]),
+                             "GptOssForCausalLM", "Qwen3NextForCausalLM",
+                             "Llama4ForConditionalGeneration", UNREAD]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
        top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
@@ -74,6 +80,9 @@ def test_the_eplb_count_and_itemsize_are_the_engines(
                             "num_experts": experts, "n_routed_experts": experts}
     if dtype is not None:
         data["torch_dtype"] = dtype
+    if arch in ref.MOE_TEXT_CONFIG:  # the sizes under text_config, none at the top
+        data = {"architectures": [arch],
+                "text_config": {k: v for k, v in data.items() if k != "architectures"}}
     moe_config = {"load_balancer": {"num_slots": experts}} if balancer else None
     environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
     got = str(line(folder, _checkpoint(folder, data), tp, True, moe_config, environ))
@@ -148,7 +157,8 @@ def test_deepseek_v3_reads_n_routed_experts(tmp_path: Path) -> None:
 def test_qwen2_moe_reads_num_experts(tmp_path: Path) -> None:
     """Qwen2-MoE-57B-A14B's DEP line (tp 4): every decoder layer's QwenMoE builds the MoE with
     config.num_experts (64), not num_local_experts (`ref.cite_fact("qwen2_moe_num_experts")`,
-    `ref.cite_fact("qwen2_moe_create_moe")`); GPT-OSS's count is not read (a formula)."""
+    `ref.cite_fact("qwen2_moe_create_moe")`); an architecture whose count is not read
+    (`UNREAD`) keeps a formula."""
     qwen2 = {"architectures": ["Qwen2MoeForCausalLM"], "hidden_size": 3584,
              "num_experts_per_tok": 8, "num_experts": 64, "num_local_experts": 7,
              "num_hidden_layers": 2, "num_attention_heads": 28, "torch_dtype": "bfloat16"}
@@ -157,6 +167,71 @@ def test_qwen2_moe_reads_num_experts(tmp_path: Path) -> None:
     assert ref.moe_num_experts(qwen2) == 64
     assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 3584, 2, 64), got
     (Path(model) / "config.json").write_text(json.dumps(
-        {**qwen2, "architectures": ["GptOssForCausalLM"], "num_local_experts": 32}))
+        {**qwen2, "architectures": [UNREAD], "num_local_experts": 32}))
     got = str(line(tmp_path, model, 4, True, {"load_balancer": {"num_slots": 64}}, {}))
     assert "num_experts not read" in got and _total(got) is None, got
+
+
+def _balanced(folder: Path, data: dict[str, Any], tp: int,
+              environ: dict[str, str] | None = None) -> str:
+    """The DEP line (tp = ep = `tp`) under a load balancer over a checkpoint whose config.json
+    is `data` (rewritten in place)."""
+    model = _checkpoint(folder, data)
+    return str(line(folder, model, tp, True, {"load_balancer": {"num_slots": 8}}, environ or {}))
+
+
+def _exact(got: str, tp: int, top_k: int, hidden: int, experts: int) -> None:
+    """The line shows the engine's two-byte total with `experts` experts' statistics."""
+    assert _total(got) == ref.moe_a2a_workspace_size(tp, top_k, TOKENS, hidden, 2, experts), got
+    assert f"{experts} experts" in got, got
+
+
+def _unread(got: str) -> None:
+    assert "num_experts not read" in got and _total(got) is None, got
+
+
+def test_gpt_oss_reads_num_local_experts(tmp_path: Path) -> None:
+    """gpt-oss-120b's DEP line (tp 8): MLPBlock builds the MoE with
+    config.num_local_experts (128), not num_experts (`ref.cite_fact("gpt_oss_num_experts")`,
+    `ref.cite_fact("gpt_oss_create_moe")`); its MXFP4 checkpoint (hidden 2880, not a multiple
+    of 128) keeps the payload a formula, but the aux part is exact with the 128 experts."""
+    oss = {"architectures": ["GptOssForCausalLM"], "hidden_size": 2880,
+           "num_experts_per_tok": 4, "num_local_experts": 128, "num_experts": 7,
+           "num_hidden_layers": 2, "num_attention_heads": 64, "torch_dtype": "bfloat16"}
+    assert ref.moe_num_experts(oss) == 128
+    _exact(_balanced(tmp_path, oss, 8), 8, 4, 2880, 128)
+    got = _balanced(tmp_path, {**oss, "quantization_config": {"quant_method": "mxfp4"}}, 8)
+    assert _total(got) is None, got
+    assert _aux(got) == ref.moe_a2a_offsets(8, TOKENS, 128)["payload_data"], got
+    _unread(_balanced(tmp_path, {**oss, "num_local_experts": None}, 8))
+
+
+def test_qwen3_next_reads_num_experts(tmp_path: Path) -> None:
+    """Qwen3-Next-80B-A3B's DEP line (tp 4): Qwen3NextSparseMoeBlock builds the MoE with
+    config.num_experts (512), not num_local_experts (`ref.cite_fact("qwen3_next_num_experts")`,
+    `ref.cite_fact("qwen3_next_create_moe")`), sized with its torch_dtype; untyped, two
+    bytes on either route."""
+    q3n = {"architectures": ["Qwen3NextForCausalLM"], "hidden_size": 2048,
+           "num_experts_per_tok": 10, "num_experts": 512, "num_local_experts": 9,
+           "num_hidden_layers": 2, "num_attention_heads": 16, "torch_dtype": "bfloat16"}
+    assert ref.moe_num_experts(q3n) == 512
+    _exact(_balanced(tmp_path, q3n, 4), 4, 10, 2048, 512)
+    untyped = {k: v for k, v in q3n.items() if k != "torch_dtype"}
+    for environ in ({}, {"ENABLE_CONFIGURABLE_MOE": "0"}):
+        _exact(_balanced(tmp_path, untyped, 4, environ), 4, 10, 2048, 512)
+
+
+def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
+    """Llama-4-Maverick's DEP line (tp 8): the language model is built on text_config
+    (`ref.cite_fact("llama4_text_config")`), whose num_local_experts (128) its MoE layers
+    pass on (`ref.cite_fact("llama4_num_experts")`, `ref.cite_fact("llama4_create_moe")`);
+    a top-level num_local_experts is not read, nor a null text_config or one without it."""
+    text = {"hidden_size": 5120, "num_experts_per_tok": 1, "num_local_experts": 128,
+            "num_hidden_layers": 2, "num_attention_heads": 40, "torch_dtype": "bfloat16"}
+    llama4 = {"architectures": ["Llama4ForConditionalGeneration"], "num_local_experts": 3,
+              "torch_dtype": "bfloat16", "text_config": text}
+    assert ref.moe_num_experts(llama4) == 128
+    _exact(_balanced(tmp_path, llama4, 8), 8, 1, 5120, 128)
+    without = {k: v for k, v in text.items() if k != "num_local_experts"}
+    for odd in (None, without):  # (a text_config not an object is refused by the reader)
+        _unread(_balanced(tmp_path, {**llama4, "text_config": odd}, 8))

@@ -3224,19 +3224,78 @@ CITES.update({
                              "dtype=config.torch_dtype)", 0),
 })
 LINES.update({"qwen2_moe_num_experts": (39, 39), "qwen2_moe_create_moe": (52, 61)})
+# _torch/models/modeling_gpt_oss.py @7924c7f1d3 (41,186 characters; the one stored copy),
+# counted from offset 0 to 189 (issue 23, s63t): `MLPBlock.__init__` (every TransformerBlock's
+# mlp) sets num_experts from pretrained_config.num_local_experts (142) and builds
+# `create_moe(**moe_params)` (174-189) with 'num_experts': pretrained_config.num_local_experts
+# (176) and 'dtype': pretrained_config.torch_dtype (179).
+PINS["modeling_gpt_oss"] = ("tensorrt_llm/_torch/models/modeling_gpt_oss.py",
+                            "7924c7f1d3b4a3286b62c13fc890900295dc39cb")
+COUNTED_TO["modeling_gpt_oss"] = 189
+CITES.update({
+    "gpt_oss_num_experts": ("modeling_gpt_oss", "MLPBlock.__init__: 'num_experts': "
+                            "pretrained_config.num_local_experts", 0),
+    "gpt_oss_create_moe": ("modeling_gpt_oss", "MLPBlock.__init__: create_moe(**moe_params), "
+                           "dtype=pretrained_config.torch_dtype", 0),
+})
+LINES.update({"gpt_oss_num_experts": (176, 176), "gpt_oss_create_moe": (174, 189)})
+# _torch/models/modeling_qwen3_next.py @b93e14ca09 (64,182 characters; the one stored copy),
+# counted from offset 0 to 411 (s63t): `Qwen3NextSparseMoeBlock.__init__` sets num_experts
+# from config.num_experts (384) and builds `create_moe(num_experts=self.num_experts, ...,
+# dtype=config.torch_dtype, ...)` (401-411, dtype at 407).
+PINS["modeling_qwen3_next"] = ("tensorrt_llm/_torch/models/modeling_qwen3_next.py",
+                               "b93e14ca093e446615f3009cae6ca5a33c4f2f56")
+COUNTED_TO["modeling_qwen3_next"] = 411
+CITES.update({
+    "qwen3_next_num_experts": ("modeling_qwen3_next", "Qwen3NextSparseMoeBlock.__init__: "
+                               "num_experts = config.num_experts", 16000),
+    "qwen3_next_create_moe": ("modeling_qwen3_next", "Qwen3NextSparseMoeBlock.__init__: "
+                              "create_moe(num_experts, dtype=config.torch_dtype)", 16000),
+})
+LINES.update({"qwen3_next_num_experts": (384, 384), "qwen3_next_create_moe": (401, 411)})
+# _torch/models/modeling_llama.py @3a5901cd0d (57,552 characters; the one stored copy), counted
+# from offset 0 to 1259 (s63t): `Llama4ForConditionalGeneration.__init__` swaps the model
+# config's pretrained_config for its text_config (keeping the architectures) and builds
+# Llama4Model on it (1255-1259); Llama4DecoderLayer's MoE layers are
+# `Llama4MoE(num_experts=config.num_local_experts, ..., dtype=config.torch_dtype, ...)`
+# (427-436), whose `__init__` builds `create_moe(..., num_experts=num_experts, ...,
+# dtype=dtype, ...)` (284-295).
+PINS["modeling_llama"] = ("tensorrt_llm/_torch/models/modeling_llama.py",
+                          "3a5901cd0d77bed18baaf402d1d12fab468d44a9")
+COUNTED_TO["modeling_llama"] = 1259
+CITES.update({
+    "llama4_text_config": ("modeling_llama", "Llama4ForConditionalGeneration.__init__: "
+                           "pretrained_config = pretrained_config.text_config", 48000),
+    "llama4_num_experts": ("modeling_llama", "Llama4DecoderLayer.__init__: "
+                           "Llama4MoE(num_experts=config.num_local_experts, "
+                           "dtype=config.torch_dtype)", 16000),
+    "llama4_create_moe": ("modeling_llama", "Llama4MoE.__init__: create_moe(num_experts, "
+                          "dtype)", 0),
+})
+LINES.update({"llama4_text_config": (1255, 1259), "llama4_num_experts": (427, 436),
+              "llama4_create_moe": (284, 295)})
 # the config.json key each architecture's MoE class reads as num_experts
 MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen3MoeForCausalLM": "num_experts",
                   "DeepseekV3ForCausalLM": "n_routed_experts",
-                  "Qwen2MoeForCausalLM": "num_experts"}
+                  "Qwen2MoeForCausalLM": "num_experts",
+                  "GptOssForCausalLM": "num_local_experts",
+                  "Qwen3NextForCausalLM": "num_experts",
+                  "Llama4ForConditionalGeneration": "num_local_experts"}
+# the architectures whose language model is built on config.json's text_config
+MOE_TEXT_CONFIG = frozenset({"Llama4ForConditionalGeneration"})
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 
 
 def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     """The num_experts the served architecture's MoE class passes to `create_moe`
     (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`,
-    `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`)."""
-    return int(config_json[MOE_EXPERT_KEY[config_json["architectures"][0]]])
+    `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`,
+    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`); Llama 4's
+    from its text_config (`cite_fact("llama4_text_config")`, `cite_fact("llama4_num_experts")`)."""
+    arch = config_json["architectures"][0]
+    config = config_json["text_config"] if arch in MOE_TEXT_CONFIG else config_json
+    return int(config[MOE_EXPERT_KEY[arch]])
 
 
 def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
