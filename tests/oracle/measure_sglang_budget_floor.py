@@ -71,6 +71,9 @@ def main(argv: list[str]) -> int:
         kinds["SGLang refuses" if sg.rejected is not None else "SGLang starts"] += 1
         found = [d for ds in diffs.values() for d in ds]
         said = gf.rejected or ""
+        if found and "not modelled" in said:  # this rule's, or an earlier one's
+            kinds["not modelled past the start-up check" if "after the start-up checks"
+                  in said else "not modelled by another rule"] += 1
         tally(counts, shown, not found, said,
               f"{' '.join(w for w in line if not w.startswith('/'))} :: "
               f"{found[0].detail[:200] if found else ''}")

@@ -55,6 +55,7 @@ def test_the_start_up_checks_compare_the_value_as_it_is() -> None:
         theirs, ours, found = _answers(line)
         assert theirs is not None and name in theirs and not found, (line, theirs, ours)
         assert ours is not None and f"{name}={line[0].split('=')[1]}" in ours
+        assert "not modelled" not in ours and "moe_hook.py:" in ours, ours
 
 
 def test_past_the_start_up_check_is_not_modelled() -> None:
