@@ -72,7 +72,7 @@ def main(argv: list[str]) -> int:
         found = [d for ds in diffs.values() for d in ds]
         said = gf.rejected or ""
         if found and "not modelled" in said:  # this rule's, or an earlier one's
-            kinds["not modelled past the start-up check" if "after the start-up checks"
+            kinds["not modelled past the start-up check" if "past the start-up checks"
                   in said else "not modelled by another rule"] += 1
         tally(counts, shown, not found, said,
               f"{' '.join(w for w in line if not w.startswith('/'))} :: "

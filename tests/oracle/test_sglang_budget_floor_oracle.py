@@ -69,6 +69,7 @@ def test_past_the_start_up_check_is_not_modelled() -> None:
         theirs, ours, _ = _answers(line)
         assert theirs is None, (line, theirs)
         assert ours is not None and "not modelled" in ours and line[0] in ours and site in ours
+        assert " ... " not in ours  # one CLI error line, whole
 
 
 def _config(**given: object) -> SimpleNamespace:

@@ -80,8 +80,9 @@ def problem(config: EngineSettings) -> str | None:
         tokens = getattr(config, field)
         if tokens is None or tokens > 0:  # FlashInfer unset: sized from the chunk
             continue
-        return (f"{name}={tokens}: {NOT_MODELLED}: {whose} {backend} layers take it "
-                f"after the start-up checks ({site}), sized by code outside SGLang")
+        # one CLI error line (<= 200 characters)
+        return (f"{name}={tokens}: {NOT_MODELLED}: {whose} {backend} layers get it past "
+                f"the start-up checks ({site})")
     return None
 
 
