@@ -46,9 +46,10 @@ SGLANG_BUDGETS = {
 }
 
 # read as written, any sign: only a NixlEP / Mooncake dispatcher reads these, and it asserts
-# just `<= 1024` at model build (graphfit.planner.engines.sglang_first_dispatch, s60k)
-SIGNED_BUDGETS = frozenset({"nixl_dispatch_tokens_per_rank",
-                            "mooncake_dispatch_tokens_per_rank"})
+# just `<= 1024` at model build (graphfit.planner.engines.sglang_first_dispatch, s60k); the
+# other five likewise, each read only on its own backend, whose start-up check compares it
+# as it is (graphfit.planner.engines.sglang_budget_floor, s63k)
+SIGNED_BUDGETS = frozenset(SGLANG_BUDGETS.values())
 
 __all__ = ["ENV_V2_RUNNER", "SGLANG_BUDGETS", "SGLANG_ENVIRONMENT", "SIGNED_BUDGETS",
            "TRTLLM_ENVIRONMENT", "VLLM_ENVIRONMENT", "environment", "implied_release_note"]
@@ -126,9 +127,6 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             value = int(given)
         except ValueError:
             continue  # SGLang warns and keeps its default
-        if value < 0 and field not in SIGNED_BUDGETS:
-            raise ConfigError(f"{name}={given}: a negative token budget refuses every line "
-                              f"in SGLang; graphfit models budgets >= 0")
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
     return [*out, *_post_capture(environ), *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
             *dspark_environment(environ), *mamba_environment(environ),

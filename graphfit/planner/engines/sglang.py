@@ -41,6 +41,7 @@ from graphfit.planner.core.ladder import Ladder, check_size_count, round_up
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_adaptive as adaptive
 from graphfit.planner.engines import (
+    sglang_budget_floor,
     sglang_dcp,
     sglang_deepep_class,
     sglang_deepep_v2,
@@ -793,6 +794,7 @@ class SglangModel:
         # the draft's build after it: its dispatcher (s54e), then its DeepEPMoE body (s61e)
         sglang_draft_deepep.check(config)
         sglang_first_dispatch.check(config)  # a budget <= 0 at the first dispatch (s60k)
+        sglang_budget_floor.check(config)  # the other five budgets <= 0 (s63k)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

@@ -92,11 +92,11 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
         if need > budget:
             raise ConfigError(f"deepep_v2: {need} prefill dispatch tokens per rank > {ENV}="
                               f"{budget}: SGLang refuses (moe_hook.py:686-696)")
-    if not decode_graphs or config.disaggregation_mode == "prefill":
-        return  # moe_hook.py:660-666: no decode graph to bound
-    max_bs, requests, per_request = decode_forward(config, changes, speculative,
-                                                   decode_default)
-    need = decode_dispatch_tokens(max_bs, requests, config.attn_dp_size, per_request)
+    need = 0  # no decode graph: 0 tokens, still compared (moe_hook.py:660-666, 698; s63k)
+    if decode_graphs and config.disaggregation_mode != "prefill":
+        max_bs, requests, per_request = decode_forward(config, changes, speculative,
+                                                       decode_default)
+        need = decode_dispatch_tokens(max_bs, requests, config.attn_dp_size, per_request)
     if need > budget:
         raise ConfigError(f"deepep_v2: the largest decode graph dispatches {need} tokens per "
                           f"rank > {ENV}={budget}: SGLang refuses (moe_hook.py:698-707)")

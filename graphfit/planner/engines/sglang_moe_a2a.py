@@ -105,8 +105,9 @@ def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
         if config.attn_dp_size < 2:
             raise ConfigError("pplx needs attention DP with at least 2 groups (--attn-dp-size "
                               ">= 2): SGLang asserts (arg_groups/moe_hook.py:591-594)")
-    if config.disaggregation_mode == "decode":
-        return  # moe_hook.py:566, 614: no prefill dispatch to bound
+    if config.disaggregation_mode == "decode" or (
+            config.chunked_prefill_size is not None and config.chunked_prefill_size <= 0):
+        return  # moe_hook.py:566, 614: no prefill dispatch to bound (chunked prefill off)
     cps = config.chunked_prefill_size or default_chunk
     if config.attn_dp_size > 1:
         cps //= config.attn_dp_size

@@ -299,11 +299,13 @@ class SglangOptions(EngineOptions):
         graphfit.inputs.environment from a pasted line's VAR=value prefix or the process
         environment; SGLang's start-up checks bound the decode / prefill tokens by them
         (graphfit.planner.engines.sglang_megamoe, sglang_deepep_v2,
-        sglang_moe_a2a.check_dispatch).
+        sglang_moe_a2a.check_dispatch). Any sign (issue 23 s63k): each is read only on its
+        own backend; one of 0 or below that passes the start-up check is not modelled
+        (graphfit.planner.engines.sglang_budget_floor).
     flashinfer_dispatch_tokens_per_rank: SGLANG_FLASHINFER_NUM_MAX_DISPATCH_TOKENS_PER_RANK
         (environ.py:1224), the FlashInfer A2A workspace per rank; None (unset): max(chunk per
         rank, 4096) (arg_groups/overrides.py:1886-1894;
-        graphfit.planner.engines.sglang_flashinfer_a2a).
+        graphfit.planner.engines.sglang_flashinfer_a2a). Any sign, as the other budgets.
     moe_fp4_checkpoint: whether the checkpoint's MoE experts are FP4 as SGLang's ModelConfig
         says (`is_fp4_experts or nvfp4_moe_meta is not None`, configs/model_config.py:722-797:
         `quantization_config.routed_experts_quant_method == "mxfp4"`, or quant_algo
@@ -803,13 +805,13 @@ class SglangOptions(EngineOptions):
         for name in ("megamoe_tokens_per_rank", "mori_dispatch_tokens_per_rank",
                      "pplx_dispatch_tokens_per_rank", "deepep_v2_dispatch_tokens_per_rank",
                      "nixl_dispatch_tokens_per_rank", "mooncake_dispatch_tokens_per_rank"):
-            # NixlEP / Mooncake: any sign, as SGLang reads them (issue 23 s60k)
-            low = -MAX_INT if name.startswith(("nixl", "mooncake")) else 0
+            # any sign, as SGLang reads them (issue 23 s60k: NixlEP / Mooncake; s63k the rest)
             if getattr(self, name) is None:
-                raise ConfigError(f"{name}: must be an integer in {low}..{MAX_INT}, got None")
-            _optional_int(name, getattr(self, name), low)
+                raise ConfigError(f"{name}: must be an integer in {-MAX_INT}..{MAX_INT}, "
+                                  f"got None")
+            _optional_int(name, getattr(self, name), -MAX_INT)
         _optional_int("flashinfer_dispatch_tokens_per_rank",
-                      self.flashinfer_dispatch_tokens_per_rank, 0)
+                      self.flashinfer_dispatch_tokens_per_rank, -MAX_INT)
         if self.moe_fp4_checkpoint is not None:
             true_false("moe_fp4_checkpoint", self.moe_fp4_checkpoint)
         if self.nvfp4_moe_layers not in (None, "first", "later", "none"):
