@@ -56,6 +56,8 @@ def _grid() -> list[cases.Case]:
                        {"join_mode": "scale", "node_rank": 1, "offset": 2},
                        {"join_mode": "scale", "node_rank": 1, "offset": 0}, {"max_ep": 2}):
             out.append(dataclasses.replace(base, elastic=backend, **change))
+    # moe_dp 4 with attention CP 4 under PP 2 on GPT-OSS at tp 8 (moe_dp's PP clause)
+    out.append(dataclasses.replace(base, model="gptoss", tp=8, moe_dp=4, attn_cp=4, pp=2))
     for a2a in ("none", "deepep"):  # Waterfill's forced deepep under EPLB at ep 1, tp 2 / 4
         for tp in (2, 4):
             out.append(dataclasses.replace(base, tp=tp, a2a=a2a, eplb=True, waterfill=True))
@@ -110,14 +112,16 @@ def _lines(root: str) -> tuple[tuple[cases.Case, str | None], ...]:
     return tuple((case, cases.sglang(case, dirs[case.model])) for case in drawn)
 
 
-def _wrong(dirs: dict[str, Path], first: bool = False) -> list[str]:
+def _wrong(dirs: dict[str, Path], first: bool = False,
+           lines: tuple[tuple[cases.Case, str | None], ...] | None = None) -> list[str]:
     """The lines graphfit and SGLang answer differently, and the scale-up lines (--max-ep-size
     above --tp-size, none with attention DP, so each fails a restated assert, :722-726) that
     SGLang refuses but graphfit calls not modelled; `first`: only the first such line (a
-    planted error is caught by one, so the rest are not planned)."""
+    planted error is caught by one, so the rest are not planned); `lines`: (case, SGLang's
+    answer) pairs to check instead of every drawn and grid line."""
     root = str(dirs["moe"].parent)
     wrong = []
-    for case, theirs in _lines(root):
+    for case, theirs in _lines(root) if lines is None else lines:
         ours = cases.graphfit(case, dirs[case.model])
         verdict = cases.compare(ours, theirs)  # "not modelled": graphfit says so
         scale_up = (case.elastic is not None and case.max_ep is not None
@@ -154,6 +158,8 @@ def test_every_generated_line_agrees(dirs: dict[str, Path]) -> None:
                  "must equal tp_size"):
         assert rule in messages, rule
     assert sum(theirs is None for _, theirs in answers) >= len(answers) // 5
+    # each plant's fixed line is among them, so it agrees with SGLang unplanted
+    assert set(PLANT_LINES.values()) <= {case for case, _ in answers}
 
 
 def _spanning(m: pytest.MonkeyPatch) -> None:
@@ -263,13 +269,54 @@ PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
 }
 
 
+_BASE = cases.Case("moe", 2, 1, 1, 1, 1, "none", "auto", "null", False)
+# per plant, a grid line its broken rule reaches (test_every_generated_line_agrees checks
+# each agrees with SGLang unplanted); SGLang's answer on it is computed by SGLang
+PLANT_LINES: dict[str, cases.Case] = {
+    "scale-up's restated asserts dropped": dataclasses.replace(
+        _BASE, elastic="mooncake", max_ep=4),
+    "AITER fusion's clearing by deterministic inference forgotten": dataclasses.replace(
+        _BASE, tp=4, attn_cp=2, aiter=True, determinism="flag"),
+    "no AITER fusion check": dataclasses.replace(_BASE, tp=4, attn_cp=2, aiter=True),
+    "waterfill's forced deepep forgotten": dataclasses.replace(_BASE, eplb=True,
+                                                               waterfill=True),
+    "elastic backend 'none' read as off": dataclasses.replace(_BASE, elastic="none",
+                                                              join_mode="recover"),
+    "no elastic backend read as one": dataclasses.replace(_BASE, join_mode="recover"),
+    "join rank offset taken without scale": dataclasses.replace(_BASE, offset=2),
+    "moe_dp on the spanning ep_size": dataclasses.replace(_BASE, tp=8, moe_dp=2, attn_cp=2,
+                                                          a2a="deepep"),
+    "runner asserts on the spanning ep_size": cases.Case(
+        "moe", 4, 2, 1, 1, 1, "deepep", "flashinfer_cutlass", "null", False),
+    "moe_dp's PP clause forgotten": dataclasses.replace(_BASE, model="gptoss", tp=8, moe_dp=4,
+                                                        attn_cp=4, pp=2),
+    "moe_dp's attention-CP clause forgotten": dataclasses.replace(
+        _BASE, tp=4, moe_dp=2, aiter=True, determinism="flag"),
+    "moe_dp's equality clause forgotten": dataclasses.replace(_BASE, tp=8, ep=2, moe_dp=2,
+                                                              attn_cp=2),
+    "no role-switch ep check": dataclasses.replace(_BASE, ep=2, pd_mode="prefill",
+                                                   role_switch=True),
+    "no GPT-OSS triton_kernel check": cases.Case("gptoss", 4, 2, 1, 1, 1, "none",
+                                                 "triton_kernel", "null", False),
+}
+
+
+@functools.cache
+def _theirs(case: cases.Case, model: Path) -> str | None:
+    """SGLang's answer on one line, computed once."""
+    return cases.sglang(case, model)
+
+
 @pytest.mark.parametrize("plant", sorted(PLANTS))
 def test_a_planted_error_is_caught(plant: str, dirs: dict[str, Path],
                                    monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each rule, broken on purpose, makes some drawn line differ from SGLang."""
-    _lines(str(dirs["moe"].parent))
+    """Each rule, broken on purpose, makes its fixed line differ from SGLang (graphfit's
+    side planned on that line only, not on every drawn line up to the first difference)."""
+    case = PLANT_LINES[plant]
+    theirs = _theirs(case, dirs[case.model])
+    assert not _wrong(dirs, lines=((case, theirs),)), plant  # it agrees unplanted
     PLANTS[plant](monkeypatch)
-    assert _wrong(dirs, first=True), plant
+    assert _wrong(dirs, lines=((case, theirs),)), plant
 
 
 OUT_OF_RANGE = (  # (elastic flags, SGLang's own reason), parallel_hook.py:555-570
