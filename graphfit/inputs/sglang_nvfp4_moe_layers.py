@@ -31,6 +31,18 @@ and GLM-4-MoE (the same without `moe_layer_freq`: models/glm4_moe.py:828-834); n
 maps weight names (model_loader/loader.py:273-280). Other classes, a layer count or sparse
 field config.json does not state, or a config SGLang itself stops on (a non-string pattern,
 a bad regex, a layer entry without quant_algo) give no answer (None).
+
+Since s63q also: the DSA classes DeepSeek-V3.2 and GLM-5 (`GlmMoeDsaForCausalLM`), both
+DeepSeek-V2's class with its sparse test (models/deepseek_v2.py:3522; glm4_moe.py:1284);
+Kimi-K2.5 (`KimiK25ForConditionalGeneration`: DeepSeek-V3's class built on config.json's
+`text_config` with prefix "" for a ModelOpt config, models/kimi_k25.py:691-701), whose
+weight-name mapper (`language_model.layers.` -> `language_model.model.layers.`, :646-650)
+the loader applies to the config (loader.py:273-280): to the exclusions, each then also
+without its leading `language_model.` (modelopt_quant.py:365-377; its rewrite of
+quantized_layers' keys, :971-976, changes no lookup of a `model.` prefix); and Bailing-V2.5
+(`BailingMoeV2_5ForCausalLM`: MoE from `first_k_dense_replace` on unless `num_experts` is
+1, models/bailing_moe_linear.py:779-808). A DeepSeek-family config.json without
+`n_routed_experts` (the HF class's default applies) gives no answer.
 """
 
 from __future__ import annotations
@@ -47,14 +59,33 @@ ARCHITECTURES = {
     "DeepseekV2ForCausalLM": "models/deepseek_v2.py:753-766, 2650-2660, 2785-2792, 3284",
     "DeepseekV3ForCausalLM": "models/deepseek_v2.py:753-766, 2650-2660, 2785-2792, 3518",
     "Glm4MoeForCausalLM": "models/glm4_moe.py:437-447, 735-741, 828-834, 997",
+    # issue 23 s63q: the DSA classes are DeepSeek-V2's own class (its layers, its sparse test)
+    "DeepseekV32ForCausalLM": "models/deepseek_v2.py:2785-2792, 3522-3523",
+    "GlmMoeDsaForCausalLM": "models/glm4_moe.py:1284-1285; deepseek_v2.py:2785-2792",
+    # s63q: DeepSeek-V3's class on the text_config, prefix "" for a ModelOpt config, with
+    # its weight-name mapper applied to the quantization config (model_loader/loader.py:273-280)
+    "KimiK25ForConditionalGeneration": "models/kimi_k25.py:643-650, 691-701",
+    # s63q: MoE where num_experts != 1 from first_k_dense_replace on; its mapper rewrites
+    # attention names only, which no FusedMoE prefix contains (models/bailing_moe_linear.py:
+    # 1020-1036)
+    "BailingMoeV2_5ForCausalLM": "models/bailing_moe_linear.py:301-311, 779-808, 947-950, "
+                                 "1050, 1581",
 }
+# s63q: classes whose layers are built from config.json's text_config
+_TEXT = ("KimiK25ForConditionalGeneration",)
+# s63q: the class's `hf_to_sglang_mapper` prefixes (models/kimi_k25.py:646-650, WeightsMapper's
+# orig_to_new_prefix, models/utils.py:82-90)
+_MAPPERS = {"KimiK25ForConditionalGeneration": (
+    ("language_model.layers.", "language_model.model.layers."),)}
 # the FusedMoE prefix (s62q): Mixtral's decoder layers are made with prefix "layers", not
 # under the model's "model." (models/mixtral.py:298-303, utils/common.py:1653)
 _FORMAT = {"MixtralForCausalLM": "layers.{}.block_sparse_moe.experts"}
 # sparse from `first_k_dense_replace` on (and every `moe_layer_freq`-th: DeepSeek only) where
 # `n_routed_experts` is set (deepseek_v2.py:2785-2792, glm4_moe.py:828-834)
 _FIRST_K = {"DeepseekV2ForCausalLM": True, "DeepseekV3ForCausalLM": True,
-            "Glm4MoeForCausalLM": False}
+            "Glm4MoeForCausalLM": False,
+            "DeepseekV32ForCausalLM": True, "GlmMoeDsaForCausalLM": True,  # s63q
+            "KimiK25ForConditionalGeneration": True}
 NVFP4_ALGOS = ("NVFP4", "W4A16_NVFP4")
 # the fused q/kv component names is_layer_excluded looks for in a prefix's last part (:407)
 _FUSED = ("q_a_proj", "q_b_proj", "kv_a_proj_with_mqa", "kv_b_proj")
@@ -86,9 +117,16 @@ def _count(config: Mapping[str, Any], key: str, least: int) -> int:
 
 def _sparse(architecture: str, config: Mapping[str, Any]) -> Any:
     """`_is_layer_sparse(config, layer_id, is_nextn=False)` of the class (s62q)."""
+    if architecture == "BailingMoeV2_5ForCausalLM":  # s63q: bailing_moe_linear.py:782-797
+        if _count(config, "num_experts", 1) == 1:
+            return lambda index: False
+        first = _count(config, "first_k_dense_replace", 0)
+        return lambda index: index >= first
     if architecture not in _FIRST_K:
         return lambda index: True
-    if config.get("n_routed_experts") is None:
+    if "n_routed_experts" not in config:
+        raise _Unjudged  # the HF config class's default (s63q)
+    if config["n_routed_experts"] is None:
         return lambda index: False
     first = _count(config, "first_k_dense_replace", 0)
     freq = _count(config, "moe_layer_freq", 1) if _FIRST_K[architecture] else 1
@@ -171,7 +209,7 @@ def _fp4_exclusions(cfg: Mapping[str, Any]) -> list[Any]:
     return _patterns(_section(cfg).get("exclude_modules", []))
 
 
-def _mixed(cfg: Mapping[str, Any], moe: list[str]) -> list[bool]:
+def _mixed(cfg: Mapping[str, Any], moe: list[str], architecture: str = "") -> list[bool]:
     section = _section(cfg)
     if section is cfg:
         patterns = _patterns(cfg.get("ignore", cfg.get("exclude_modules")))
@@ -180,7 +218,35 @@ def _mixed(cfg: Mapping[str, Any], moe: list[str]) -> list[bool]:
     layers = section.get("quantized_layers", {})
     if not isinstance(layers, Mapping) or not layers:
         raise _Unjudged
+    # the mapper also rewrites quantized_layers' keys (modelopt_quant.py:971-976): a mapped key
+    # starts `language_model.model.`, which no `_candidates` spelling of a `model.` prefix
+    # does, before or after, so no lookup changes (s63q)
+    patterns = _mapped_patterns(architecture, patterns)
     return [not excluded(patterns, p) and mixed_algo(layers, p) in NVFP4_ALGOS for p in moe]
+
+
+def _mapped(architecture: str, name: Any) -> Any:
+    """`WeightsMapper._map_name` of the class's prefix mapper (models/utils.py:71-102)."""
+    for old, new in sorted(_MAPPERS.get(architecture, ()), key=lambda i: len(i[0]),
+                           reverse=True):
+        if not isinstance(name, str):
+            raise _Unjudged  # `key.startswith`: an AttributeError
+        if name.startswith(old):
+            return name.replace(old, new, 1)
+    return name
+
+
+def _mapped_patterns(architecture: str, patterns: list[Any]) -> list[Any]:
+    """`ModelOptQuantConfig.apply_weight_name_mapper` on the exclusions (modelopt_quant.py:
+    365-377): each mapped, then also without a leading `language_model.`."""
+    if architecture not in _MAPPERS or not patterns:
+        return patterns
+    out: list[Any] = []
+    for name in (_mapped(architecture, p) for p in patterns):
+        out.append(name)
+        if isinstance(name, str) and name.startswith("language_model."):
+            out.append(name.removeprefix("language_model."))
+    return list(dict.fromkeys(out))
 
 
 def _where(flags: list[bool]) -> str:
@@ -200,20 +266,26 @@ def built(architecture: object, layers: object, cfg: Mapping[str, Any] | None,
     exclusions are `hybrid_ignore` (config.json's `ignore`); `config`: config.json, whose
     fields say which layers are sparse (DeepSeek / GLM-4-MoE). None where graphfit cannot
     tell."""
+    if architecture in _TEXT:  # s63q: the text model's fields
+        text = (config or {}).get("text_config")
+        config = text if isinstance(text, Mapping) else None
+        layers = None if config is None else config.get("num_hidden_layers")
     if architecture not in ARCHITECTURES or cfg is None or isinstance(layers, bool) or (
             not isinstance(layers, int)) or layers < 1:
         return None
     method = cfg.get("quant_method")
+    arch = str(architecture)
     try:
-        moe = list(prefixes(layers, str(architecture), config))
+        moe = list(prefixes(layers, arch, config))
         if method == "fp8" and hybrid:
             patterns = [*_patterns(hybrid_ignore), *HYBRID_EXCLUDED]
+            patterns = _mapped_patterns(arch, patterns)
             return _where([not excluded(patterns, p) for p in moe])
         if method == "modelopt_fp4":
-            patterns = _fp4_exclusions(cfg)
+            patterns = _mapped_patterns(arch, _fp4_exclusions(cfg))
             return _where([not excluded(patterns, p) for p in moe])
         if method == "modelopt_mixed":
-            return _where(_mixed(cfg, moe))
+            return _where(_mixed(cfg, moe, arch))
     except _Unjudged:
         return None
     return None

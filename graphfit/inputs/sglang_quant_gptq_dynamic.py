@@ -13,7 +13,10 @@ quantization config: bits=3, sym=True" (:222-242; GPTQMarlinConfig.TYPE_MAP, gpt
 
 Why: this refusal comes at model build, after the config class's own checks
 (graphfit.inputs.sglang_quant_weight_classes), and hangs on the model's layer names, which
-graphfit knows for the dense Llama / Qwen2 / Qwen3 classes only (their prefixes, in build
+graphfit knows for the dense Llama / Qwen2 / Qwen3 classes and (issue 23, s63q) Qwen3-MoE,
+whose every layer is sparse: its experts take GPTQMarlinMoEMethod with no override
+(gptq/gptq.py:445-446) and its router gate no quant config (models/qwen3_moe.py:285-296), so
+only the attention layers and a quantized lm_head read the map (their prefixes, in build
 order, are `prefixes`). Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -33,20 +36,27 @@ MARLIN_TYPES = ((4, True), (8, True))
 # the dense classes whose linear prefixes `prefixes` spells (models/llama.py:103-111, 214-222,
 # 354-363, 455, 567-577; models/qwen2.py:90-98, 196-204, 293-300, 402, 531-543; models/qwen3.py:
 # 204-213, 400-408, 574-587, its MLP being Qwen2's)
-ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                 # issue 23 s63q: every Qwen3-MoE layer is sparse (models/qwen3_moe.py:872-886):
+                 # its experts take GPTQMarlinMoEMethod, no override (gptq/gptq.py:445-446), its
+                 # router gate no quant config (qwen3_moe.py:285-296): attention only
+                 "Qwen3MoeForCausalLM")
+# the parts of each decoder layer whose linear layers read the overrides, in build order
+_PARTS = {"Qwen3MoeForCausalLM": ("self_attn.qkv_proj", "self_attn.o_proj")}
+_DENSE = ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj", "mlp.down_proj")
 
 
 class _Unjudged(Exception):
     """SGLang stops on an error of its own here: not this rule's to word."""
 
 
-def prefixes(layers: int, lm_head: bool) -> Iterator[str]:
+def prefixes(layers: int, lm_head: bool, architecture: str = "") -> Iterator[str]:
     """The quantizable linear layers' prefixes in the order the model builds them: each
-    decoder layer's attention (qkv_proj, o_proj) then MLP (gate_up_proj, down_proj), then the
-    lm_head when it is quantized and not tied to the embedding."""
+    decoder layer's attention (qkv_proj, o_proj) then MLP (gate_up_proj, down_proj; none for
+    Qwen3-MoE's sparse layers, s63q), then the lm_head when it is quantized and not tied to
+    the embedding."""
     for index in range(layers):
-        for part in ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj",
-                     "mlp.down_proj"):
+        for part in _PARTS.get(architecture, _DENSE):
             yield f"model.layers.{index}.{part}"
     if lm_head:
         yield "lm_head"
@@ -90,9 +100,11 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             or not isinstance(layers, int):
         return None
     bits, sym = spec.get("bits"), spec.get("sym")
-    quant_head = bool(spec.get("lm_head", False)) and not data.get("tie_word_embeddings", False)
+    # Qwen3-MoE builds its own lm_head, tied or not (models/qwen3_moe.py:1017-1023; s63q)
+    tied = data.get("tie_word_embeddings", False) and arch[0] not in _PARTS
+    quant_head = bool(spec.get("lm_head", False)) and not tied
     try:
-        for prefix in prefixes(layers, quant_head):
+        for prefix in prefixes(layers, quant_head, str(arch[0])):
             found = _first_match(dynamic, prefix)
             if found is None or found[1] is False:
                 continue

@@ -1,8 +1,8 @@
 """Agreement counts on GPTQ Marlin's per-module `dynamic` overrides
 (tests.oracle.sglang_quant_gptq_dynamic_compare): every fixed line, and COUNT generated ones
-(Llama / Qwen2 / Qwen3 built by SGLang on the meta device); then the same lines with the
-dict in the quantize_config.json SGLang's file search finds under `--quantization gptq_marlin`
-(the "found file" families, issue 23 s57q).
+(Llama / Qwen2 / Qwen3, since s63q Qwen3-MoE, built by SGLang on the meta device); then the
+same lines with the dict in the quantize_config.json SGLang's file search finds under
+`--quantization gptq_marlin` (the "found file" families, issue 23 s57q).
 
 Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [GRAPHFIT_ROOT]
 GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""

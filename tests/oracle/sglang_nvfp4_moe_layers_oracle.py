@@ -8,7 +8,8 @@ graphfit.inputs.sglang_nvfp4_moe_layers with graphfit.planner.engines.sglang_nvf
 capability), then, with the record published, its own ModelConfig and loader build the
 quantization config (model_loader/loader.py:174-281: the model class's packed modules, the
 hybrid wrap, the capability and dtype checks), and the model's own class (models/qwen3_moe.py,
-qwen2_moe.py; since s62q deepseek_v2.py, glm4_moe.py, mixtral.py) is built whole on the meta
+qwen2_moe.py; since s62q deepseek_v2.py, glm4_moe.py, mixtral.py; since s63q the DSA classes,
+kimi_k25.py and bailing_moe_linear.py) is built whole on the meta
 device with it, the MoE runner being the one the line resolved (`initialize_moe_config`).
 Glue (not SGLang logic): one TP rank, one stage, no CUDA side stream, the dual-GEMM kernel
 pick off (as tests.oracle.sglang_quant_gptq_dynamic_compare).
@@ -22,12 +23,14 @@ no graphfit module this work added, so the measure scores an older graphfit tree
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
 import importlib
 import json
 import random
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 from unittest import mock
@@ -43,9 +46,20 @@ LATER = "a later MoE layer (other method first)"  # graphfit's words: another co
 MODULES = {"Qwen3MoeForCausalLM": "qwen3_moe", "Qwen2MoeForCausalLM": "qwen2_moe",
            # issue 23 s62q
            "MixtralForCausalLM": "mixtral", "DeepseekV3ForCausalLM": "deepseek_v2",
-           "DeepseekV2ForCausalLM": "deepseek_v2", "Glm4MoeForCausalLM": "glm4_moe"}
+           "DeepseekV2ForCausalLM": "deepseek_v2", "Glm4MoeForCausalLM": "glm4_moe",
+           # issue 23 s63q: the DSA classes
+           "DeepseekV32ForCausalLM": "deepseek_v2", "GlmMoeDsaForCausalLM": "glm4_moe",
+           "KimiK25ForConditionalGeneration": "kimi_k25",
+           "BailingMoeV2_5ForCausalLM": "bailing_moe_linear"}
 MODEL_TYPES = {**MODULES, "DeepseekV3ForCausalLM": "deepseek_v3",
-               "DeepseekV2ForCausalLM": "deepseek_v2"}
+               "DeepseekV2ForCausalLM": "deepseek_v2", "DeepseekV32ForCausalLM": "deepseek_v32",
+               "GlmMoeDsaForCausalLM": "glm_moe_dsa",
+               "KimiK25ForConditionalGeneration": "kimi_k25",
+               "BailingMoeV2_5ForCausalLM": "bailing_hybrid"}
+# s63q: Kimi-K2.5's DeepSeek-V3 text model sits in text_config, beside a small MoonViT
+_KIMI_VISION = {"num_hidden_layers": 1, "hidden_size": 64, "vt_hidden_size": 64,
+                "intermediate_size": 128, "num_attention_heads": 2, "mm_hidden_size": 64,
+                "text_hidden_size": 256}
 # s62q: the DeepSeek / GLM-4-MoE fields (the sparse ones set per line by `model_dir`)
 _DEEPSEEK: dict[str, Any] = {
     "n_routed_experts": 8, "n_shared_experts": 1, "kv_lora_rank": 64, "q_lora_rank": 96,
@@ -55,8 +69,16 @@ _DEEPSEEK: dict[str, Any] = {
 _GLM: dict[str, Any] = {"n_routed_experts": 8, "n_shared_experts": 1, "n_group": 1,
                         "topk_group": 1, "routed_scaling_factor": 2.5, "partial_rotary_factor": 0.5,
                         "use_qk_norm": True, "rope_theta": 10000.0}
+# s63q: SGLang's own Bailing hybrid config (configs/bailing_hybrid.py), as sglang_draft_build
+_BAILING = {"num_experts": 8, "num_shared_experts": 1, "rope_theta": 600000, "use_bias": False,
+            "use_qkv_bias": False, "partial_rotary_factor": 0.5, "n_group": 1, "topk_group": 1,
+            "routed_scaling_factor": 1.0, "use_qk_norm": True}
+# s63q: a DSA class's indexer fields (configs/model_config.py:191-212)
+_DSA = {**_DEEPSEEK, "index_topk": 64, "index_head_dim": 128, "index_n_heads": 8}
 _EXTRA = {"DeepseekV3ForCausalLM": _DEEPSEEK, "DeepseekV2ForCausalLM": _DEEPSEEK,
-          "Glm4MoeForCausalLM": _GLM}
+          "Glm4MoeForCausalLM": _GLM, "DeepseekV32ForCausalLM": _DSA,
+          "GlmMoeDsaForCausalLM": _DSA, "KimiK25ForConditionalGeneration": _DEEPSEEK,
+          "BailingMoeV2_5ForCausalLM": _BAILING}
 _SHAPES: dict[str, Any] = {
     "hidden_size": 256, "intermediate_size": 512, "moe_intermediate_size": 128,
     "shared_expert_intermediate_size": 256, "num_experts": 8, "num_experts_per_tok": 2,
@@ -65,6 +87,9 @@ _SHAPES: dict[str, Any] = {
     "max_position_embeddings": 4096, "rms_norm_eps": 1e-6, "torch_dtype": "bfloat16",
     "hidden_act": "silu", "tie_word_embeddings": False, "mlp_only_layers": [],
 }
+
+
+ABSENT = "<absent>"  # s63q: a `sparse` value leaving the key out of config.json
 
 
 @functools.cache
@@ -76,8 +101,35 @@ def model_dir(architecture: str, layers: int, quant: str, sparse: str = "{}") ->
     config = {"architectures": [architecture], "model_type": MODEL_TYPES[architecture],
               "num_hidden_layers": layers, **_SHAPES, **_EXTRA.get(architecture, {}),
               **json.loads(sparse), "quantization_config": json.loads(quant)}
+    if architecture == "KimiK25ForConditionalGeneration":  # s63q
+        text = {k: v for k, v in config.items() if k not in ("quantization_config",)}
+        config = {"architectures": [architecture], "model_type": "kimi_k25",
+                  "torch_dtype": "bfloat16", "vision_config": _KIMI_VISION,
+                  "text_config": {**text, "architectures": ["DeepseekV3ForCausalLM"],
+                                  "model_type": "deepseek_v3"},
+                  "quantization_config": config["quantization_config"]}
+        config["text_config"] = {k: v for k, v in config["text_config"].items()
+                                 if v != ABSENT}
+    config = {k: v for k, v in config.items() if v != ABSENT}  # s63q: a key left out
     (root / "config.json").write_text(json.dumps(config))
     return str(root)
+
+
+@contextlib.contextmanager
+def class_glue() -> Iterator[None]:
+    """Glue (s63q), as tests.oracle.sglang_draft_build: a DSA class's indexer reads its SM
+    count from deep_gemm (attention/dsa/dsa_indexer.py:335): an H100's, and the fake device
+    has no AMD arch name (attention/dsa/gfx950_fused_indexer.py:35-40); Bailing's YaRN rope
+    table is built on the default device (rotary_embedding/rope_variant.py:373, 382): the
+    CPU here."""
+    from sglang.srt.layers.attention.dsa import dsa_indexer
+    from sglang.srt.layers.attention.dsa import gfx950_fused_indexer as gfx950
+    from sglang.srt.layers.rotary_embedding import rope_variant
+
+    with mock.patch.object(dsa_indexer, "resolve_num_sms", lambda: 132), \
+            mock.patch.object(gfx950, "supported_hardware", lambda: False), \
+            mock.patch.object(rope_variant, "get_device", lambda: "cpu"):
+        yield
 
 
 def _build(architecture: str, r: so.Resolved) -> str:
@@ -95,13 +147,19 @@ def _build(architecture: str, r: so.Resolved) -> str:
     except Exception as exc:  # reported, judged by the caller
         return f"{type(exc).__name__}: {exc}"[:300]
     initialize_dp_attention_flags(None)
+    if any(hasattr(model_config.hf_text_config, a) for a in so._MOE_TOPK_ATTRS):
+        # s63q: the scheduler reads the text config (a Kimi-K2.5 one's text_config;
+        # managers/scheduler.py:995-1008), so.published the top-level config.json only
+        from sglang.srt.layers.moe.utils import initialize_moe_config
+
+        initialize_moe_config()
     module = importlib.import_module(f"sglang.srt.models.{MODULES[architecture]}")
     # glue (s62q): DeepSeek's model makes its side stream with torch.cuda.Stream itself
     with set_default_torch_dtype(model_config.dtype), one_rank_on_meta(module), \
-            mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None):
+            mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None), class_glue():
         try:
-            getattr(module, architecture)(copy.deepcopy(model_config.hf_config),
-                                          quant_config=quant)
+            getattr(module, architecture)(config=copy.deepcopy(model_config.hf_config),
+                                          quant_config=quant)  # Bailing's is keyword-only
         except Exception as exc:  # reported, judged by the caller
             return f"build {type(exc).__name__}: {exc}"[:300]
     return ""
@@ -169,10 +227,13 @@ _KEYS = ("model.layers.{i}.mlp.experts.0.gate_proj", "model.layers.{i}.mlp.exper
          "model.layers.{i}.self_attn.q_proj", "model.layers.{i}.mlp.gate",
          # s62q: Mixtral's own spelling (no "model."), and the one it does not use
          "layers.{i}.block_sparse_moe.experts.0.w1", "layers.{i}.block_sparse_moe.experts",
-         "model.layers.{i}.block_sparse_moe.experts.1.w2")
+         "model.layers.{i}.block_sparse_moe.experts.1.w2",
+         # s63q: Kimi-K2.5's HF spelling, which its mapper rewrites
+         "language_model.layers.{i}.mlp.experts.0.w1", "language_model.layers.{i}.mlp.experts")
 _PATTERNS = ("lm_head", "model.layers.0.mlp.experts", "*experts*", "model.layers.1*",
              "mlp", "model.layers.*.self_attn*", "experts", "*.mlp.*", "model.layers.3.*",
-             "block_sparse_moe", "layers.0.*", "model.layers.2.mlp*")
+             "block_sparse_moe", "layers.0.*", "model.layers.2.mlp*",
+             "language_model.layers.1.mlp.experts", "language_model.*")  # s63q
 Line = tuple[str, int, dict[str, Any], str, str, dict[str, Any]]
 
 
@@ -181,7 +242,9 @@ def _sparse_fields(rng: random.Random, arch: str) -> dict[str, Any]:
     if arch not in _EXTRA:
         return {}
     fields = {"first_k_dense_replace": rng.randint(0, 2)}
-    if arch.startswith("Deepseek"):
+    if arch == "BailingMoeV2_5ForCausalLM":  # s63q: a one-expert config is dense
+        fields["num_experts"] = rng.choice((8, 8, 1))
+    elif arch != "Glm4MoeForCausalLM":  # s63q: every DeepSeek-V2 class reads moe_layer_freq
         fields["moe_layer_freq"] = rng.randint(1, 2)
     return fields
 
@@ -279,6 +342,51 @@ CLASSES: dict[str, Line] = {
         "ignore": ["block_sparse_moe"]}, "flashinfer_cutlass", "L40S", {}),
 }
 FIXED.update(CLASSES)
+# s63q: the DSA classes (DeepSeek-V2's class and sparse test), and a DeepSeek config.json
+# without n_routed_experts (the HF class's default makes the layers sparse)
+DSA: dict[str, Line] = {
+    "dsv32_mixed_dense_first": ("DeepseekV32ForCausalLM", 3, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100", _K1),
+    "glm_dsa_mixed_dense_key": ("GlmMoeDsaForCausalLM", 3, {**_MIXED, "quantized_layers": {
+        "model.layers.0.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100", _K1),
+    "glm_dsa_freq2_fp4": ("GlmMoeDsaForCausalLM", 3, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["model.layers.0.mlp.experts", "model.layers.2.mlp.experts"]},
+        "flashinfer_cutlass", "H100",
+        {"first_k_dense_replace": 0, "moe_layer_freq": 2}),
+    "dsv3_fp4_default_experts": ("DeepseekV3ForCausalLM", 2, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": []}, "flashinfer_cutlass", "H100", {**_K1, "n_routed_experts": ABSENT}),
+}
+# s63q: Kimi-K2.5 (text_config; its mapper on exclusions and quantized_layers keys)
+KIMI = "KimiK25ForConditionalGeneration"
+DSA.update({
+    "kimi_fp4_h100": (KIMI, 3, {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                "group_size": 16, "ignore": ["lm_head"]},
+                      "flashinfer_cutlass", "H100", _K1),
+    "kimi_fp4_hf_excluded": (KIMI, 3, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["language_model.layers.1.mlp.experts", "language_model.layers.2.mlp.experts"]},
+        "flashinfer_cutlass", "H100", _K1),
+    "kimi_mixed_hf_key": (KIMI, 3, {**_MIXED, "quantized_layers": {
+        "language_model.layers.1.mlp.experts.0.w1": _NV}}, "flashinfer_cutlass", "H100", _K1),
+    "kimi_mixed_model_key": (KIMI, 3, {**_MIXED, "quantized_layers": {
+        "model.layers.2.mlp.experts.0.w1": _NV}}, "flashinfer_cutlass", "H100", _K1),
+    "kimi_hybrid_cutlass": (KIMI, 2, {**_HYBRID, "ignore": ["language_model.*"]},
+                            "flashinfer_cutlass", "H100", _K1),
+    # Bailing-V2.5: dense before first_k_dense_replace, and everywhere with one expert
+    "bailing_mixed_dense_first": ("BailingMoeV2_5ForCausalLM", 2, {**_MIXED, "quantized_layers": {
+        "model.layers.1.mlp.experts.0.gate_proj": _NV}}, "flashinfer_cutlass", "H100",
+        {"first_k_dense_replace": 1}),
+    "bailing_fp4_dense_key": ("BailingMoeV2_5ForCausalLM", 2, {
+        "quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16,
+        "ignore": ["model.layers.1.mlp.experts"]}, "flashinfer_cutlass", "H100",
+        {"first_k_dense_replace": 1}),
+    "bailing_one_expert_hybrid": ("BailingMoeV2_5ForCausalLM", 2, {**_HYBRID, "ignore": []},
+                                  "flashinfer_cutlass", "H100",
+                                  {"first_k_dense_replace": 0, "num_experts": 1}),
+})
+FIXED.update(DSA)
 
 
 def file_compare(architecture: str, layers: int, quant: dict[str, Any], runner: str, gpu: str,

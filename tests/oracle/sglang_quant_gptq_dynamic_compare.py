@@ -40,7 +40,16 @@ from tests.oracle.sglang_quant_capability_compare import planned
 
 MARK = "utils.py:222-242"
 _SAID = "Unsupported quantization config"
-ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                 "Qwen3MoeForCausalLM")  # issue 23 s63q
+MOE = "Qwen3MoeForCausalLM"
+# s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
+_MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
+               "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
+
+
+def _model_type(architecture: str) -> str:
+    return "qwen3_moe" if architecture == MOE else th.MODEL_TYPES[architecture]
 _BASE = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
 
 # (architecture, tied embeddings, quantization_config)
@@ -61,6 +70,14 @@ FIXED: dict[str, tuple[str, bool, dict[str, Any]]] = {
                                              "dynamic": {"lm_head": {"bits": 2}}}),
     "entry_false": ("LlamaForCausalLM", False, {**_BASE, "dynamic": {r".*": False}}),
 }
+# s63q: Qwen3-MoE: its experts and router gate read no override; attention and lm_head do
+MOE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "moe_mlp_3bit": (MOE, False, {**_BASE, "dynamic": {r".*\.mlp\..*": {"bits": 3}}}),
+    "moe_experts_asym": (MOE, False, {**_BASE, "dynamic": {r".*experts.*": {"sym": False}}}),
+    "moe_o_proj_3bit": (MOE, False, {**_BASE, "dynamic": {r"+:.*o_proj": {"bits": 3}}}),
+    "moe_head_tied": (MOE, True, {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}),
+}
+FIXED.update(MOE_LINES)
 
 
 @functools.cache
@@ -68,8 +85,9 @@ def _dir(architecture: str, tied: bool, body: str, found: bool = False) -> str:
     """The checkpoint: `body` under config.json's quantization_config, or (`found`) in a
     quantize_config.json beside a config.json that declares no quantization."""
     root = Path(tempfile.mkdtemp(prefix="graphfit-gptq-dynamic-"))
-    config = {"architectures": [architecture], "model_type": th.MODEL_TYPES[architecture],
-              "tie_word_embeddings": tied, **th._BASE}
+    config = {"architectures": [architecture], "model_type": _model_type(architecture),
+              "tie_word_embeddings": tied, **th._BASE,
+              **(_MOE_FIELDS if architecture == MOE else {})}
     if found:
         (root / "quantize_config.json").write_text(body)
     else:
@@ -105,7 +123,8 @@ def one_rank_on_meta(module: Any) -> Iterator[None]:
 
 def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> str:
     """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised."""
-    r = so.resolve(["--model-path", th.target_dir(architecture, tied)])
+    layout = "Qwen3ForCausalLM" if architecture == MOE else architecture  # s63q: TP 1 alike
+    r = so.resolve(["--model-path", th.target_dir(layout, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
@@ -116,7 +135,7 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> s
         config = copy.deepcopy(get_config(folder, trust_remote_code=False))
         initialize_dp_attention_flags(None)
         initialize_moe_config()
-        module = importlib.import_module(f"sglang.srt.models.{th.MODEL_TYPES[architecture]}")
+        module = importlib.import_module(f"sglang.srt.models.{_model_type(architecture)}")
         quant = GPTQMarlinConfig.from_config(copy.deepcopy(spec))
         quant.quant_type = None  # glue: a stub deepcopy cannot copy (see the module text)
         with one_rank_on_meta(module):

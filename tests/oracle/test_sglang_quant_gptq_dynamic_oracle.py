@@ -1,5 +1,6 @@
 """graphfit == SGLang 0.5.23 on GPTQ Marlin's per-module `dynamic` overrides (restated by
-graphfit.inputs.sglang_quant_gptq_dynamic): SGLang's own Llama / Qwen2 / Qwen3 classes built
+graphfit.inputs.sglang_quant_gptq_dynamic): SGLang's own Llama / Qwen2 / Qwen3 (and, s63q,
+Qwen3-MoE) classes built
 on the meta device with its GPTQMarlinConfig (tests.oracle.sglang_quant_gptq_dynamic_compare).
 
 Judged: where the build refuses an override's (bits, sym), graphfit refuses citing
@@ -23,7 +24,8 @@ from tests.oracle.agreement import agreed  # noqa: E402
 
 
 def test_fixed_lines_agree() -> None:
-    """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head."""
+    """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head; since
+    s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own)."""
     verdicts = agreed(dc.FIXED.values(), dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
 
@@ -40,6 +42,17 @@ def test_a_planted_error_is_caught(line: str, monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(gptq_dynamic, "problem", lambda method, spec, data: None)
     verdict, bad = dc.compare(*dc.FIXED[line])
     assert verdict == "layer" and bad is not None
+
+
+@pytest.mark.parametrize("line", ["moe_mlp_3bit", "moe_head_tied"])
+def test_a_moe_planted_error_is_caught(line: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Qwen3-MoE walked as a dense class (s63q): an MLP override it never reads is refused,
+    and its own lm_head is taken as tied; the compare says so."""
+    verdict, bad = dc.compare(*dc.FIXED[line])
+    assert bad is None
+    monkeypatch.setattr(gptq_dynamic, "_PARTS", {})
+    planted, bad = dc.compare(*dc.FIXED[line])
+    assert planted == verdict and bad is not None
 
 
 def test_found_file_lines_agree_and_a_plant_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
