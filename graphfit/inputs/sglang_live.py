@@ -181,6 +181,13 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
         out.update({k: v for k, v in _fields(found).items() if k == "dtype"})
         # DeepSeek-V4's KV pool shape (graphfit.inputs.sglang_dsv4), as a pasted line reads it
         out.update(_fields(sglang_dsv4.shape_settings(model)))
+        # the checkpoint's quantization as ModelConfig and the loader read it (config.json,
+        # hf_quant_config.json, a ModelSlim description: graphfit.inputs.model_config.
+        # quant_settings), so the quantization rules run on the record's own `quantization`
+        # (kept raw, `unquant` included: serving_hook.py:692-703) as on a pasted line
+        # (issue 23 s63c; the record's flag, not a resolved one: the class overrides'
+        # copy, model_overrides/qwen3_moe.py:38-50, is the planner's to restate)
+        out.update(_fields(model_config.quant_settings(model)))
     explicit = sglang_dtype.flag_dtype(values["dtype"])  # --dtype wins (model_config.py:881)
     if explicit is not None:
         out["dtype"] = explicit

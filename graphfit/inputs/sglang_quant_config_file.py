@@ -39,7 +39,7 @@ from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
-from graphfit.planner.engines.sglang_quantization import check_clash, checkpoint_method
+from graphfit.planner.engines.sglang_quantization import UNQUANT, check_clash, checkpoint_method
 
 _Q = "layers/quantization/"
 # each method's config class's get_config_filenames, where it has any (the others: [], no
@@ -58,6 +58,15 @@ CONFIG_FILES: dict[str, tuple[tuple[str, ...], str]] = {
     "modelslim": (("quant_model_description.json",), _Q + "modelslim/modelslim.py:250-252"),
 }
 WHERE = "model_loader/weight_utils.py"
+# methods whose config class names no file and cannot be built without a config: with none in
+# config.json the loader calls `quant_cls()` (weight_utils.py:346-375), which fails for these
+# (issue 23 s63c): CompressedTensorsConfig needs its scheme maps (compressed_tensors.py:
+# 118-129, a TypeError), QuarkConfig raises without a config or online scheme (quark.py:347-348)
+NO_DEFAULT_CLASS: dict[str, tuple[str, str]] = {
+    "compressed-tensors": ("CompressedTensorsConfig",
+                           "compressed_tensors.py:118-129"),
+    "quark": ("QuarkConfig", "quark.py:347-348"),
+}
 # the architecture SGLang lets through with no quant_algo (weight_utils.py:420)
 EAGLE3_LLAMA = "LlamaForCausalLMEagle3"
 
@@ -151,6 +160,11 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
         gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
         return notes
+    if spec is None and method in NO_DEFAULT_CLASS:
+        name, cite = NO_DEFAULT_CLASS[method]
+        raise ConfigError(f"--quantization {method}: no quantization config in config.json: "
+                          f"SGLang's loader calls {name}() bare and fails "
+                          f"(weight_utils.py:346-375, {cite})")
     if method not in CONFIG_FILES and method != "modelopt_fp4":
         return []
     # modelopt_fp4's class names hf_quant_config.json too, but without one it quantizes
@@ -303,6 +317,11 @@ def check_model(flag: object, model: str, capability: int | None = None, *,
     path = model_config.config_path(model)
     if path is None or not folder.is_dir():
         return unchecked_note(flag, model) if path is None and not folder.exists() else []
+    # `--quantization unquant` is resolved to none before any ModelConfig is built
+    # (arg_groups/serving_hook.py:692-703): the checkpoint's own method then loads
+    # (configs/model_config.py:2106-2107); only the overrides' copy is stopped (issue 23 s63c)
+    if isinstance(flag, str) and flag.lower() == UNQUANT:
+        flag = None
     return check(flag, model, model_config.load_config(path), capability, gpu_later=gpu_later)
 
 

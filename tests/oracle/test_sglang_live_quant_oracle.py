@@ -1,0 +1,94 @@
+"""graphfit's live check == SGLang 0.5.23 on a quantized checkpoint (issue 23, s63c).
+
+The live check now reads the checkpoint's quantization as a pasted line does
+(graphfit.inputs.sglang_live: `model_config.quant_settings`), `--quantization unquant` is
+what SGLang makes of it (none before any ModelConfig, arg_groups/serving_hook.py:692-703),
+and compressed-tensors / quark without a config in config.json are refused as SGLang's
+loader fails on them (model_loader/weight_utils.py:346-375). Each drawn (layout, flag, GPU)
+is answered by SGLang's own ModelConfig and loader checks (tests.oracle.sglang_live_quant).
+"""
+
+from __future__ import annotations
+
+import types
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import model_config  # noqa: E402
+from graphfit.inputs import sglang_quant_config_file as qcf  # noqa: E402
+from graphfit.planner.engines.sglang_native import fields_from_sglang  # noqa: E402
+from tests.oracle import sglang_live_quant as lq  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+
+FIXED = [
+    (None, "compressed-tensors", "H100"),  # CompressedTensorsConfig() fails
+    (None, "quark", "B200"),  # QuarkConfig() raises
+    ("modelopt_fp8", None, "A100"),  # the loader's SM89 floor, read from config.json
+    ("fp8_block", "unquant", "B200"),  # unquant is none: the checkpoint's fp8 loads
+    ("awq_4bit", "unquant", "A100"),
+    (None, "fp8", "H100"),  # online fp8 starts
+]
+
+
+def _agree(case: lq.Case) -> tuple[str, str]:
+    theirs, ours = lq.sglang(case), lq.live(case)
+    assert theirs.startswith("refused") == ours.startswith("refused"), (case, theirs, ours)
+    return theirs, ours
+
+
+def test_fixed_cases_as_sglang() -> None:
+    answers = [_agree(case)[0] for case in FIXED]
+    # not vacuous: three refused, three started
+    assert [a.split(":")[0] for a in answers] == ["refused"] * 3 + ["passed"] * 3
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(lq.LAYOUTS), st.sampled_from(lq.FLAGS), st.sampled_from(lq.GPUS))
+def test_drawn_cases_as_sglang(layout: str | None, flag: str | None, gpu: str) -> None:
+    _agree((layout, flag, gpu))
+
+
+def test_unquant_on_sglangs_own_record() -> None:
+    """SGLang's resolved record keeps `unquant` raw beside the opt-out and its ModelConfig
+    loads the checkpoint's fp8; the live check on that record plans, and a record whose
+    flag was already resolved to none still reads as the opt-out."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+    from sglang.srt.arg_groups.overrides import resolving_view
+
+    from graphfit.integrations.sglang import from_sglang
+    from graphfit.planner.plan import plan
+
+    r = so.resolve(("--max-running-requests", "16", "--quantization", "unquant"),
+                   gpu_mem_gb=80, model=lq.folder("fp8_block"), capability=(10, 0))
+    assert isinstance(r, so.Resolved), r
+    assert model_config_of(r.record).quantization == "fp8"
+    plan(from_sglang(r.record, environ={}, gpu_memory_gb="B200"))
+    view = resolving_view(r.record)
+    assert view.quantization is None and view._quantization_explicitly_unset is True
+    fields = fields_from_sglang(types.SimpleNamespace(
+        quantization=view.quantization, max_running_requests=16,
+        _quantization_explicitly_unset=view._quantization_explicitly_unset))
+    assert fields["quant_method"] == "unquant"
+
+
+@pytest.mark.parametrize("plant, case", [
+    ("no quant read", ("modelopt_fp8", None, "A100")),
+    ("unquant kept", ("fp8_block", "unquant", "B200")),
+    ("bare classes", (None, "compressed-tensors", "H100")),
+])
+def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str,
+                               case: lq.Case) -> None:
+    if plant == "no quant read":
+        monkeypatch.setattr(model_config, "quant_settings", lambda model: [])
+    elif plant == "unquant kept":
+        monkeypatch.setattr(qcf, "UNQUANT", "no-such-flag")
+    else:
+        monkeypatch.setattr(qcf, "NO_DEFAULT_CLASS", {})
+    theirs, ours = lq.sglang(case), lq.live(case)
+    assert theirs.startswith("refused") != ours.startswith("refused")
