@@ -73,12 +73,7 @@ ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "DFLASH", "DSP
 FILE_METHODS = CONFIG_FILES
 # classes with no config file that the loader builds as `quant_cls()` (weight_utils.py:375)
 # and that refuse it
-ARGLESS_REFUSED: dict[str, tuple[str, str]] = {
-    "compressed-tensors": ("CompressedTensorsConfig() lacks 5 required arguments",
-                           "compressed_tensors.py:118"),
-    "quark": ("QuarkConfig(): Either quant_config or online_scheme must be provided",
-              "quark.py:348"),
-}
+ARGLESS_REFUSED = config_file.ARGLESS_REFUSED  # the target's table (issue 23 s63c)
 # methods whose draft is not checked (none since s60d: quark_int4fp8_moe is; the humming
 # oracle's plant puts humming back here)
 NOT_RESTATED: frozenset[str] = frozenset()

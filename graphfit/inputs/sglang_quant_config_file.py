@@ -60,12 +60,12 @@ CONFIG_FILES: dict[str, tuple[tuple[str, ...], str]] = {
 WHERE = "model_loader/weight_utils.py"
 # methods whose config class names no file and cannot be built without a config: with none in
 # config.json the loader calls `quant_cls()` (weight_utils.py:346-375), which fails for these
-# (issue 23 s63c): CompressedTensorsConfig needs its scheme maps (compressed_tensors.py:
-# 118-129, a TypeError), QuarkConfig raises without a config or online scheme (quark.py:347-348)
-NO_DEFAULT_CLASS: dict[str, tuple[str, str]] = {
-    "compressed-tensors": ("CompressedTensorsConfig",
-                           "compressed_tensors.py:118-129"),
-    "quark": ("QuarkConfig", "quark.py:347-348"),
+# (a target's since issue 23 s63c, a draft's since s50r: graphfit.inputs.sglang_draft_quant)
+ARGLESS_REFUSED: dict[str, tuple[str, str]] = {
+    "compressed-tensors": ("CompressedTensorsConfig() lacks 5 required arguments",
+                           "compressed_tensors.py:118"),
+    "quark": ("QuarkConfig(): Either quant_config or online_scheme must be provided",
+              "quark.py:348"),
 }
 # the architecture SGLang lets through with no quant_algo (weight_utils.py:420)
 EAGLE3_LLAMA = "LlamaForCausalLMEagle3"
@@ -160,11 +160,10 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
         gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
         return notes
-    if spec is None and method in NO_DEFAULT_CLASS:
-        name, cite = NO_DEFAULT_CLASS[method]
+    if spec is None and method in ARGLESS_REFUSED:
+        text, cite = ARGLESS_REFUSED[method]
         raise ConfigError(f"--quantization {method}: no quantization config in config.json: "
-                          f"SGLang's loader calls {name}() bare and fails "
-                          f"(weight_utils.py:346-375, {cite})")
+                          f"{text} ({cite}, {WHERE}:375)")
     if method not in CONFIG_FILES and method != "modelopt_fp4":
         return []
     # modelopt_fp4's class names hf_quant_config.json too, but without one it quantizes

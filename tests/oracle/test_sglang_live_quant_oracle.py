@@ -89,6 +89,6 @@ def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str,
     elif plant == "unquant kept":
         monkeypatch.setattr(qcf, "UNQUANT", "no-such-flag")
     else:
-        monkeypatch.setattr(qcf, "NO_DEFAULT_CLASS", {})
+        monkeypatch.setattr(qcf, "ARGLESS_REFUSED", {})
     theirs, ours = lq.sglang(case), lq.live(case)
     assert theirs.startswith("refused") != ours.startswith("refused")
