@@ -294,14 +294,16 @@ def file_class_check(method: str, config: object, architecture: object, name: st
             raise layer
 
 
-def unchecked_note(flag: object, model: str) -> list[str]:
-    """The note for a hub-id model whose `--quantization` names a config class that reads a
-    file: SGLang downloads the repository's *.json (weight_utils.py:327-340) and searches
-    them unless config.json declares a quantization; graphfit downloads nothing."""
+def unchecked_note(flag: object, model: str, origin: str = "--quantization",
+                   whose: str = "") -> list[str]:
+    """The note for a hub-id model whose `--quantization` (`origin`: the flag's name, `whose`:
+    said after the model, e.g. for a draft) names a config class that reads a file: SGLang
+    downloads the repository's *.json (weight_utils.py:327-340) and searches them unless
+    config.json declares a quantization; graphfit downloads nothing."""
     if not isinstance(flag, str) or flag not in CONFIG_FILES or looks_local(model):
         return []
     names, _ = CONFIG_FILES[flag]
-    return [f"--quantization {flag}: the config file search on {brief(model)} is not checked "
+    return [f"{origin} {flag}: the config file search on {brief(model)}{whose} is not checked "
             f"(a hub id, nothing downloaded): unless its config.json declares a quantization, "
             f"SGLang needs exactly one *.json ending {' / '.join(names)} "
             f"({WHERE}:342-394)"]

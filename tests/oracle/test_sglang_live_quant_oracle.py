@@ -92,3 +92,34 @@ def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str,
         monkeypatch.setattr(qcf, "ARGLESS_REFUSED", {})
     theirs, ours = lq.sglang(case), lq.live(case)
     assert theirs.startswith("refused") != ours.startswith("refused")
+
+
+def test_hub_draft_note_names_sglangs_file_search() -> None:
+    """A hub-id draft's note (graphfit.inputs.sglang_draft_quant.unchecked_note) is said for
+    exactly the flags whose loader, on a draft that declares no quantization, searches the
+    checkpoint's *.json and refuses without the file ("Cannot find the config file",
+    weight_utils.py:379-389), over SGLang's own --quantization choices; a local draft, an
+    unquantized line and a non-draft line get none."""
+    from graphfit.inputs import sglang_draft_quant as dq
+    from tests.oracle import sglang_quant_capability_oracle as co
+    from tests.oracle import sglang_stubs
+
+    so.oracle()
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.choices import QUANTIZATION_CHOICES
+    line = {"speculative_algorithm": "EAGLE", "speculative_draft_model_path": "org/eagle"}
+    noted, searched = set(), set()
+    for flag in QUANTIZATION_CHOICES:
+        if flag in ("unquant", "humming", "quark_int4fp8_moe"):  # no search; kernels / TP
+            continue
+        if dq.unchecked_note({**line, "speculative_draft_model_quantization": flag}):
+            noted.add(flag)
+        if "Cannot find the config file" in co.load(flag, None, 90, lq.folder(None)).said:
+            searched.add(flag)
+    assert noted == searched and len(noted) >= 8, (noted ^ searched)
+    assert dq.unchecked_note({**line, "quantization": "awq"})  # inherited
+    assert not dq.unchecked_note({**line, "speculative_draft_model_path": lq.folder(None),
+                                  "quantization": "awq"})
+    assert not dq.unchecked_note({**line, "quantization": "unquant"})
+    assert not dq.unchecked_note({"speculative_draft_model_path": "org/eagle",
+                                  "quantization": "awq"})
