@@ -51,6 +51,7 @@ from graphfit.inputs import (
     sglang_prefill_cp,
     sglang_prefill_cp_live,
     sglang_processor_path,
+    sglang_quant_config_file,
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_uno_moe,
@@ -122,6 +123,20 @@ def config_settings(server_args: Any, environ: Mapping[str, str] | None = None
         return {**_read(values), **_length(values, {} if environ is None else environ),
                 # prefill CP's strategy and SGLang's resolved prefill backend (issue 23 s55g)
                 **sglang_prefill_cp_live.settings(server_args)}
+
+
+def notes(server_args: Any) -> list[str]:
+    """What the live check cannot judge, in a pasted line's words (issue 23 s63c): a hub-id
+    target's tokenizer path for its multimodal processor (sglang_processor_path.
+    unchecked_note), and the quantization config file search on a hub-id target or draft
+    (sglang_quant_config_file.unchecked_note, sglang_draft_quant.unchecked_note); the record
+    holds the flags as given, the draft's inherited one included."""
+    values = values_of(server_args)
+    model = values["model_path"]
+    found = sglang_processor_path.unchecked_note(values, "server_args.tokenizer_path")
+    if isinstance(model, str) and model_config.config_path(model) is None:
+        found += sglang_quant_config_file.unchecked_note(values["quantization"], model)
+    return found + sglang_draft_quant.unchecked_note(values)
 
 
 def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:

@@ -123,3 +123,34 @@ def test_hub_draft_note_names_sglangs_file_search() -> None:
     assert not dq.unchecked_note({**line, "quantization": "unquant"})
     assert not dq.unchecked_note({"speculative_draft_model_path": "org/eagle",
                                   "quantization": "awq"})
+
+
+@pytest.mark.parametrize("argv", [
+    ("--quantization", "modelopt_fp8"),  # a hub-id target's file search
+    ("--quantization", "fp8"),  # no file: no note
+    ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", "org/eagle",
+     "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+     "--speculative-num-draft-tokens", "4", "--speculative-draft-model-quantization",
+     "modelopt_fp8"),  # a hub-id draft's
+], ids=repr)
+def test_live_quant_notes_as_the_line(argv: tuple[str, ...]) -> None:
+    """s63c: the live check carries the pasted line's quantization notes for hub ids
+    (the line's notes are SGLang's file search, test_hub_draft_note_names_sglangs_file_search
+    and the s54q file tests)."""
+    from graphfit.inputs import commandline
+    from graphfit.integrations.sglang import check_server_args
+
+    line = ["python", "-m", "sglang.launch_server", "--model-path", "org/model",
+            "--max-running-requests", "16", *argv]
+    theirs = [n for n in commandline.read(line).notes if "config file search" in n]
+    keys = {k.lstrip("-").replace("-", "_"): v for k, v in zip(argv[::2], argv[1::2],
+                                                                strict=True)}
+    for key in ("speculative_num_steps", "speculative_eagle_topk",
+                "speculative_num_draft_tokens"):
+        if key in keys:
+            keys[key] = int(keys[key])
+    record = types.SimpleNamespace(model_path="org/model", max_running_requests=16, **keys)
+    ours = [n for n in check_server_args(record, gpu_memory_gb="H100").notes
+            if "config file search" in n]
+    assert ours == theirs
+    assert bool(theirs) == (argv[1] != "fp8")
