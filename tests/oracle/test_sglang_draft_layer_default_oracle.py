@@ -182,3 +182,54 @@ def test_a_pasted_dflash_line_is_planned() -> None:
     error = dl.pasted(dl.model_dir({"num_hidden_layers": 40}), "--speculative-algorithm",
                       "DFLASH", "--speculative-draft-model-path", directory)
     assert error is None or "num_hidden_layers" not in error, error
+
+
+FORMS = (None, {}, {"num_hidden_layers": 3}, {"num_attention_heads": 8, "num_hidden_layers": 2})
+
+
+def _load_fails(data: dict[str, object]) -> bool:
+    """Whether SGLang's get_config fails on `data` as config.json with an AssertionError."""
+    with so.sglang_stubs.imports():
+        from sglang.srt.utils.hf_transformers.config import get_config
+    try:
+        get_config(content_dir(dl._root(), json.dumps(data)), trust_remote_code=False)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_plain_class_text_config_load_failure_is_sglangs() -> None:
+    """s63c: a plain class's `text_config` null or without num_attention_heads fails SGLang's
+    load (get_hf_text_config's assert); graphfit's `plain_text_config_failure` says so on
+    exactly those, over every restated plain type, and a pasted target line is refused."""
+    from graphfit.inputs.model_config import plain_text_config_failure
+
+    so.oracle()
+    wrong, failed = [], 0
+    for model_type in CLASS_LAYERS:
+        for form in FORMS[:2] if model_type not in ("llama", "qwen3") else FORMS:
+            data = {"architectures": ["X"], "model_type": model_type, "text_config": form}
+            theirs = _load_fails(data)
+            failed += theirs
+            if theirs != (plain_text_config_failure(data) is not None):
+                wrong.append(f"{model_type} {form}: SGLang fails {theirs}")
+    assert not wrong and failed >= 2 * len(CLASS_LAYERS), wrong
+    assert plain_text_config_failure({"model_type": "llama"}) is None
+    from graphfit.inputs import commandline
+    from graphfit.planner.core.errors import ConfigError
+
+    target = content_dir(dl._root(), json.dumps(
+        {**json.loads((so.oracle().model_dir / "config.json").read_text()),
+         "text_config": {}}))
+    with pytest.raises(ConfigError, match="SGLang fails to load it"):
+        commandline.read(["python", "-m", "sglang.launch_server", "--model-path", target,
+                          "--max-running-requests", "16"])
+
+
+def test_plain_class_text_config_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the rule off (no plain types) plans a target SGLang cannot load."""
+    from graphfit.inputs import model_config
+
+    data = {"architectures": ["X"], "model_type": "qwen3", "text_config": None}
+    monkeypatch.setattr(model_config, "CLASS_LAYERS", {})
+    assert _load_fails(data) and model_config.sglang_load_failure(data) is None
