@@ -30,6 +30,7 @@ from graphfit.inputs import (
 from graphfit.inputs import sglang_nvfp4_moe_layers as nvfp4_moe_layers
 from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
 from graphfit.inputs.sglang_dtype import sglang_dtype
 from graphfit.inputs.sglang_quant_files import (
     checkpoint_quant,
@@ -352,7 +353,11 @@ INKLING_MM_PROPERTIES = ("vocab_size", "hidden_size", "num_hidden_layers",
 
 def sglang_load_failure(data: Mapping[str, Any]) -> str | None:
     """SGLang's failure to load an Inkling multimodal config.json that writes one of
-    INKLING_MM_PROPERTIES at the top level (None: it loads)."""
+    INKLING_MM_PROPERTIES at the top level, or a plain class's bad `text_config`
+    (`plain_text_config_failure`); None: it loads."""
+    plain = plain_text_config_failure(data)
+    if plain is not None:
+        return plain
     if sglang_class_lengths.model_type(data) != "inkling_mm_model":
         return None
     key = next((k for k in INKLING_MM_PROPERTIES if k in data), None)
@@ -361,6 +366,23 @@ def sglang_load_failure(data: Mapping[str, Any]) -> str | None:
     return (f"{key} at the top level: SGLang fails to load it (AttributeError: property "
             f"{key!r} of 'InklingMMConfig' object has no setter, configs/inkling.py:363-406); "
             f"write it under text_config")
+def plain_text_config_failure(data: Mapping[str, Any]) -> str | None:
+    """A plain text class (sglang_draft_layer_default.CLASS_LAYERS: its config class builds
+    no text sub-config) whose config.json writes `text_config` null or as a dict without
+    `num_attention_heads`: SGLang's get_config keeps it as written (a dict becomes a bare
+    PretrainedConfig, utils/hf_transformers/common.py:565-571) and `get_hf_text_config`'s
+    assert fails (:602-605), so the model does not load (issue 23 s63c). None otherwise."""
+    kind = data.get("model_type")
+    if "text_config" not in data or not isinstance(kind, str) or kind not in CLASS_LAYERS:
+        return None
+    text = data["text_config"]
+    if text is not None and (not isinstance(text, dict) or "num_attention_heads" in text):
+        return None
+    said = "null" if text is None else "without num_attention_heads"
+    return (f"text_config {said} on a {kind} config: SGLang fails to load it (AssertionError, "
+            f"utils/hf_transformers/common.py:602-605)")
+
+
 # multimodal architectures whose SGLang config class builds a default vision tower when
 # config.json has no (or a null) vision_config: Qwen4-Exp's `Qwen4ExpVisionConfig()`
 # (configs/qwen4_exp.py:151-155), SGLang's own Qwen3VLVisionConfig with its defaults

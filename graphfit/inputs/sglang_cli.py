@@ -213,6 +213,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings += sglang_inkling_draft.settings(values)  # an Inkling draft's conv state (s47m)
     settings += sglang_minimax_kv.settings(values)  # MiniMax-M3's sparse KV pool (s50p)
     settings = settings + sglang_draft_quant.settings(values)  # the draft's quantization
+    notes += sglang_draft_quant.unchecked_note(values)  # a hub-id draft's file search (s63c)
     settings += sglang_draft_a2a.settings(values)  # a MoE draft's class (s54e)
     notes += sglang_model_impl.multimodal_switches(values)
     notes += sglang_mamba_flags.line(values)  # mamba_hook.py's checks across flags

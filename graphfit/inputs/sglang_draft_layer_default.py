@@ -18,7 +18,11 @@ whose loaded config always carries a `text_config` object that `_get_text_config
 text config (the top-level `num_hidden_layers` is not read, except by Qwen2-VL / Qwen2.5-VL,
 whose class hands it on), with a `text_config` dict that writes no count it is the sub-config
 class's own default (Mistral3's and PaliGemma's differ from the first). A plain class given a
-`text_config` dict fails at load (not this rule's words) and a null `text_config` is not judged.
+`text_config` dict fails at load (not this rule's words).
+
+s63c: a null `text_config` on a composite class reads as an absent one; Kimi-VL (SGLang's
+own config class) is in the table; DeepSeek-VL2 has no class default (SGLang reads the
+file's top-level count, and raises without one), so graphfit's reading of the file stands.
 """
 
 from __future__ import annotations
@@ -53,6 +57,10 @@ TEXT_CLASS_LAYERS: dict[str, tuple[int, int, bool]] = {
     "qwen2_vl": (80, 80, True), "qwen2_5_vl": (80, 80, True), "qwen3_vl": (32, 32, False),
     "qwen3_vl_moe": (24, 24, False), "qwen3_5": (48, 48, False), "qwen3_5_moe": (48, 48, False),
     "glm4v": (40, 40, False), "glm4v_moe": (46, 46, False),
+    # s63c: SGLang's own KimiVLConfig builds SGLang's DeepseekV2Config (30 layers,
+    # configs/deepseekvl2.py:560) for a missing / null / dict text config (configs/kimi_vl.py:
+    # 29-33)
+    "kimi_vl": (30, 30, False),
 }
 
 
@@ -76,7 +84,10 @@ def composite_layers(data: Mapping[str, Any]) -> int | None:
     if row is None:
         return None
     absent, empty, hands_on = row
-    if "text_config" not in data:
+    # s63c: a null `text_config` is the class's `text_config=None`, which builds the default
+    # text config as an absent one does (transformers' composite __init__; SGLang's loaded
+    # config then reads as with none)
+    if data.get("text_config") is None:
         return None if hands_on and "num_hidden_layers" in data else absent
     text = data["text_config"]
     return empty if isinstance(text, dict) and "num_hidden_layers" not in text else None

@@ -73,12 +73,7 @@ ALGORITHMS = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "DFLASH", "DSP
 FILE_METHODS = CONFIG_FILES
 # classes with no config file that the loader builds as `quant_cls()` (weight_utils.py:375)
 # and that refuse it
-ARGLESS_REFUSED: dict[str, tuple[str, str]] = {
-    "compressed-tensors": ("CompressedTensorsConfig() lacks 5 required arguments",
-                           "compressed_tensors.py:118"),
-    "quark": ("QuarkConfig(): Either quant_config or online_scheme must be provided",
-              "quark.py:348"),
-}
+ARGLESS_REFUSED = config_file.ARGLESS_REFUSED  # the target's table (issue 23 s63c)
 # methods whose draft is not checked (none since s60d: quark_int4fp8_moe is; the humming
 # oracle's plant puts humming back here)
 NOT_RESTATED: frozenset[str] = frozenset()
@@ -102,6 +97,22 @@ def draft_flag(values: Mapping[str, Any]) -> str | None:
     if not isinstance(flag, str) or flag.lower() == UNQUANT:
         return None
     return flag.lower()  # _verify_quantization lower-cases it (model_config.py:2057-2058)
+
+
+def unchecked_note(values: Mapping[str, Any]) -> list[str]:
+    """A hub-id draft (issue 23 s63c): its ModelConfig and loader run the target's search on
+    the draft repository's *.json (the draft worker's get_quant_config, weight_utils.py:
+    327-394) for the draft's flag; graphfit downloads nothing, so the target's note
+    (graphfit.inputs.sglang_quant_config_file.unchecked_note) is said for the draft."""
+    method = str(values.get("speculative_algorithm") or "").upper()
+    draft = draft_path(values)
+    if method not in ALGORITHMS or not isinstance(draft, str) or (
+            model_config.config_path(draft) is not None or Path(draft).expanduser().exists()):
+        return []
+    explicit = values.get("speculative_draft_model_quantization") is not None
+    return config_file.unchecked_note(
+        draft_flag(values), draft, FLAG if explicit else "--quantization",
+        " (the draft)" if explicit else " (the draft, which inherits the flag)")
 
 
 def _unquantized(path: Path, data: Mapping[str, Any]) -> bool:
@@ -193,4 +204,4 @@ def _quantized(path: Path, data: Mapping[str, Any], values: Mapping[str, Any]
 
 
 __all__ = ["ALGORITHMS", "ARGLESS_REFUSED", "CLASS_CHECK_GPU", "FILE_METHODS", "FLAG",
-           "NOT_RESTATED", "OVERRIDE_KEYS", "draft_flag", "settings"]
+           "NOT_RESTATED", "OVERRIDE_KEYS", "draft_flag", "settings", "unchecked_note"]

@@ -51,6 +51,7 @@ from graphfit.inputs import (
     sglang_prefill_cp,
     sglang_prefill_cp_live,
     sglang_processor_path,
+    sglang_quant_config_file,
     sglang_runner_backends,
     sglang_spec_dp,
     sglang_uno_moe,
@@ -124,6 +125,20 @@ def config_settings(server_args: Any, environ: Mapping[str, str] | None = None
                 **sglang_prefill_cp_live.settings(server_args)}
 
 
+def notes(server_args: Any) -> list[str]:
+    """What the live check cannot judge, in a pasted line's words (issue 23 s63c): a hub-id
+    target's tokenizer path for its multimodal processor (sglang_processor_path.
+    unchecked_note), and the quantization config file search on a hub-id target or draft
+    (sglang_quant_config_file.unchecked_note, sglang_draft_quant.unchecked_note); the record
+    holds the flags as given, the draft's inherited one included."""
+    values = values_of(server_args)
+    model = values["model_path"]
+    found = sglang_processor_path.unchecked_note(values, "server_args.tokenizer_path")
+    if isinstance(model, str) and model_config.config_path(model) is None:
+        found += sglang_quant_config_file.unchecked_note(values["quantization"], model)
+    return found + sglang_draft_quant.unchecked_note(values)
+
+
 def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, Any]:
     """The target's context length as its ModelConfig derives it (issue 23 s47l): with no
     `context_length` in the ServerArgs, `_derive_context_length` takes the config.json's
@@ -181,6 +196,13 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
         out.update({k: v for k, v in _fields(found).items() if k == "dtype"})
         # DeepSeek-V4's KV pool shape (graphfit.inputs.sglang_dsv4), as a pasted line reads it
         out.update(_fields(sglang_dsv4.shape_settings(model)))
+        # the checkpoint's quantization as ModelConfig and the loader read it (config.json,
+        # hf_quant_config.json, a ModelSlim description: graphfit.inputs.model_config.
+        # quant_settings), so the quantization rules run on the record's own `quantization`
+        # (kept raw, `unquant` included: serving_hook.py:692-703) as on a pasted line
+        # (issue 23 s63c; the record's flag, not a resolved one: the class overrides'
+        # copy, model_overrides/qwen3_moe.py:38-50, is the planner's to restate)
+        out.update(_fields(model_config.quant_settings(model)))
     explicit = sglang_dtype.flag_dtype(values["dtype"])  # --dtype wins (model_config.py:881)
     if explicit is not None:
         out["dtype"] = explicit

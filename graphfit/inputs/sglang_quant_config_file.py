@@ -39,7 +39,7 @@ from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
-from graphfit.planner.engines.sglang_quantization import check_clash, checkpoint_method
+from graphfit.planner.engines.sglang_quantization import UNQUANT, check_clash, checkpoint_method
 
 _Q = "layers/quantization/"
 # each method's config class's get_config_filenames, where it has any (the others: [], no
@@ -58,6 +58,15 @@ CONFIG_FILES: dict[str, tuple[tuple[str, ...], str]] = {
     "modelslim": (("quant_model_description.json",), _Q + "modelslim/modelslim.py:250-252"),
 }
 WHERE = "model_loader/weight_utils.py"
+# methods whose config class names no file and cannot be built without a config: with none in
+# config.json the loader calls `quant_cls()` (weight_utils.py:346-375), which fails for these
+# (a target's since issue 23 s63c, a draft's since s50r: graphfit.inputs.sglang_draft_quant)
+ARGLESS_REFUSED: dict[str, tuple[str, str]] = {
+    "compressed-tensors": ("CompressedTensorsConfig() lacks 5 required arguments",
+                           "compressed_tensors.py:118"),
+    "quark": ("QuarkConfig(): Either quant_config or online_scheme must be provided",
+              "quark.py:348"),
+}
 # the architecture SGLang lets through with no quant_algo (weight_utils.py:420)
 EAGLE3_LLAMA = "LlamaForCausalLMEagle3"
 
@@ -151,6 +160,10 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
         gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
         return notes
+    if spec is None and method in ARGLESS_REFUSED:
+        text, cite = ARGLESS_REFUSED[method]
+        raise ConfigError(f"--quantization {method}: no quantization config in config.json: "
+                          f"{text} ({cite}, {WHERE}:375)")
     if method not in CONFIG_FILES and method != "modelopt_fp4":
         return []
     # modelopt_fp4's class names hf_quant_config.json too, but without one it quantizes
@@ -281,14 +294,16 @@ def file_class_check(method: str, config: object, architecture: object, name: st
             raise layer
 
 
-def unchecked_note(flag: object, model: str) -> list[str]:
-    """The note for a hub-id model whose `--quantization` names a config class that reads a
-    file: SGLang downloads the repository's *.json (weight_utils.py:327-340) and searches
-    them unless config.json declares a quantization; graphfit downloads nothing."""
+def unchecked_note(flag: object, model: str, origin: str = "--quantization",
+                   whose: str = "") -> list[str]:
+    """The note for a hub-id model whose `--quantization` (`origin`: the flag's name, `whose`:
+    said after the model, e.g. for a draft) names a config class that reads a file: SGLang
+    downloads the repository's *.json (weight_utils.py:327-340) and searches them unless
+    config.json declares a quantization; graphfit downloads nothing."""
     if not isinstance(flag, str) or flag not in CONFIG_FILES or looks_local(model):
         return []
     names, _ = CONFIG_FILES[flag]
-    return [f"--quantization {flag}: the config file search on {brief(model)} is not checked "
+    return [f"{origin} {flag}: the config file search on {brief(model)}{whose} is not checked "
             f"(a hub id, nothing downloaded): unless its config.json declares a quantization, "
             f"SGLang needs exactly one *.json ending {' / '.join(names)} "
             f"({WHERE}:342-394)"]
@@ -303,6 +318,11 @@ def check_model(flag: object, model: str, capability: int | None = None, *,
     path = model_config.config_path(model)
     if path is None or not folder.is_dir():
         return unchecked_note(flag, model) if path is None and not folder.exists() else []
+    # `--quantization unquant` is resolved to none before any ModelConfig is built
+    # (arg_groups/serving_hook.py:692-703): the checkpoint's own method then loads
+    # (configs/model_config.py:2106-2107); only the overrides' copy is stopped (issue 23 s63c)
+    if isinstance(flag, str) and flag.lower() == UNQUANT:
+        flag = None
     return check(flag, model, model_config.load_config(path), capability, gpu_later=gpu_later)
 
 

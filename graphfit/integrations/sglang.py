@@ -71,6 +71,10 @@ class SglangCheck:
     plan: Plan
     verification: Verification
     unrun: str = ""  # the rules not run for want of the GPU's generation (s50l)
+    # what the check could not judge, as a pasted line's notes say it (hub ids: the
+    # processor's tokenizer path, the target's and the draft's quantization file search;
+    # graphfit.inputs.sglang_live.notes, issue 23 s63c); logged after the line
+    notes: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -212,8 +216,11 @@ def check_server_args(server_args: Any, **overrides: Any) -> SglangCheck:
     server's environment switches and model directories count too (`from_sglang`). Without
     a GPU name or capability the check's line says which GPU-generation rules were not run
     (sglang_platform.UNRUN)."""
+    from graphfit.inputs.sglang_live import notes
+
     p = plan(from_sglang(server_args, **overrides))
-    return SglangCheck(p, p.verify(engine_capacities(p)), "" if _stand_in(overrides) else UNRUN)
+    return SglangCheck(p, p.verify(engine_capacities(p)), "" if _stand_in(overrides) else UNRUN,
+                       tuple(notes(server_args)))
 
 
 # SGLang's graph runners (0.5.23) -> the graphfit component whose buffers they hold, and the
@@ -537,6 +544,8 @@ def _report(check_of: Callable[[], SglangLiveCheck | SglangCheck]) -> None:
     except GraphfitError as exc:
         logger.warning(f"graphfit: not checked: {exc}"[:200])
         return
+    for note in getattr(check, "notes", ()):  # what the check did not judge (s63c)
+        logger.info(f"graphfit: note: {note}")
     if check.ok:
         logger.info(check.line())
         return
@@ -613,6 +622,8 @@ def main(argv: Sequence[str] | None = None, *, start: Callable[[Any], object] | 
         if mode == "check":
             return 2
     else:
+        for note in result.notes:  # what the check did not judge (s63c)
+            say(f"note: {note}")
         say(result.line())
         if not result.ok and mode == "check":
             say(f"error: {ENV}=check refuses to start SGLang (set {ENV}=warn to start anyway)")

@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
@@ -71,7 +73,9 @@ def test_composite_defaults_are_sglangs() -> None:
     wrong = []
     for model_type in TEXT_CLASS_LAYERS:
         for extra in ({}, {"num_hidden_layers": 5}, {"text_config": {}},
-                      {"num_hidden_layers": 5, "text_config": {"num_hidden_layers": 3}}):
+                      {"num_hidden_layers": 5, "text_config": {"num_hidden_layers": 3}},
+                      # s63c: a null text config, with and without a top-level count
+                      {"text_config": None}, {"num_hidden_layers": 5, "text_config": None}):
             draft = _draft(model_type, **extra)
             theirs, ours = _sglang_layers(draft), draft_layers(draft, "d")
             if theirs != ours:
@@ -88,6 +92,39 @@ def test_plain_class_given_a_text_config_is_not_defaulted() -> None:
     assert _sglang_layers(_draft("deepseek_vl_v2")) == "ValueError"  # no class default
     assert draft_layers(_draft("qwen2_5_vl", num_hidden_layers=5), "d") == 5
     assert draft_layers(_draft("gemma3", num_hidden_layers=5), "d") == 26
+
+
+def test_null_text_config_kimi_vl_and_deepseek_vl2() -> None:
+    """s63c: a null text config reads as an absent one (the class default, Qwen2-VL's handed-on
+    top-level count); Kimi-VL's default is SGLang's DeepseekV2Config's 30; DeepSeek-VL2 has
+    none: SGLang reads the file's top-level count and raises without one, which graphfit's
+    unread count (None) stands for."""
+    cases = [(_draft("gemma3", text_config=None), 26),
+             (_draft("qwen2_vl", text_config=None, num_hidden_layers=2), 2),
+             (_draft("kimi_vl"), 30), (_draft("kimi_vl", text_config=None), 30),
+             (_draft("deepseek_vl_v2", text_config=None), None),
+             (_draft("deepseek_vl_v2", text_config=None, num_hidden_layers=5), 5)]
+    for draft, layers in cases:
+        theirs = _sglang_layers(draft)
+        assert theirs == (layers if layers is not None else "ValueError"), draft
+        assert draft_layers(draft, "d") == layers, draft
+
+
+def test_null_text_config_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the null text config read as the file's (s62d's reading) differs from SGLang
+    on a gemma3 draft; Kimi-VL dropped from the table differs too."""
+    plain = dict(TEXT_CLASS_LAYERS)
+    del plain["kimi_vl"]
+    monkeypatch.setattr(sglang_draft_layer_default, "TEXT_CLASS_LAYERS", plain)
+    assert draft_layers(_draft("kimi_vl"), "d") != _sglang_layers(_draft("kimi_vl"))
+    real = sglang_draft_layer_default.composite_layers
+
+    def s62d(data: dict[str, object]) -> int | None:  # a null text config not judged
+        return None if "text_config" in data and data["text_config"] is None else real(data)
+
+    monkeypatch.setattr(sglang_draft_layer_default, "composite_layers", s62d)
+    draft = _draft("gemma3", text_config=None, num_hidden_layers=5)
+    assert draft_layers(draft, "d") != _sglang_layers(draft)
 
 
 TARGETS = ({"num_hidden_layers": 3}, {"num_hidden_layers": 4}, {"num_hidden_layers": 40},
@@ -145,3 +182,54 @@ def test_a_pasted_dflash_line_is_planned() -> None:
     error = dl.pasted(dl.model_dir({"num_hidden_layers": 40}), "--speculative-algorithm",
                       "DFLASH", "--speculative-draft-model-path", directory)
     assert error is None or "num_hidden_layers" not in error, error
+
+
+FORMS = (None, {}, {"num_hidden_layers": 3}, {"num_attention_heads": 8, "num_hidden_layers": 2})
+
+
+def _load_fails(data: dict[str, object]) -> bool:
+    """Whether SGLang's get_config fails on `data` as config.json with an AssertionError."""
+    with so.sglang_stubs.imports():
+        from sglang.srt.utils.hf_transformers.config import get_config
+    try:
+        get_config(content_dir(dl._root(), json.dumps(data)), trust_remote_code=False)
+    except AssertionError:
+        return True
+    return False
+
+
+def test_plain_class_text_config_load_failure_is_sglangs() -> None:
+    """s63c: a plain class's `text_config` null or without num_attention_heads fails SGLang's
+    load (get_hf_text_config's assert); graphfit's `plain_text_config_failure` says so on
+    exactly those, over every restated plain type, and a pasted target line is refused."""
+    from graphfit.inputs.model_config import plain_text_config_failure
+
+    so.oracle()
+    wrong, failed = [], 0
+    for model_type in CLASS_LAYERS:
+        for form in FORMS[:2] if model_type not in ("llama", "qwen3") else FORMS:
+            data = {"architectures": ["X"], "model_type": model_type, "text_config": form}
+            theirs = _load_fails(data)
+            failed += theirs
+            if theirs != (plain_text_config_failure(data) is not None):
+                wrong.append(f"{model_type} {form}: SGLang fails {theirs}")
+    assert not wrong and failed >= 2 * len(CLASS_LAYERS), wrong
+    assert plain_text_config_failure({"model_type": "llama"}) is None
+    from graphfit.inputs import commandline
+    from graphfit.planner.core.errors import ConfigError
+
+    target = content_dir(dl._root(), json.dumps(
+        {**json.loads((so.oracle().model_dir / "config.json").read_text()),
+         "text_config": {}}))
+    with pytest.raises(ConfigError, match="SGLang fails to load it"):
+        commandline.read(["python", "-m", "sglang.launch_server", "--model-path", target,
+                          "--max-running-requests", "16"])
+
+
+def test_plain_class_text_config_planted(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the rule off (no plain types) plans a target SGLang cannot load."""
+    from graphfit.inputs import model_config
+
+    data = {"architectures": ["X"], "model_type": "qwen3", "text_config": None}
+    monkeypatch.setattr(model_config, "CLASS_LAYERS", {})
+    assert _load_fails(data) and model_config.sglang_load_failure(data) is None

@@ -90,3 +90,33 @@ def test_file_hub_id_processor_note_as_the_line(path: str, skip: bool, tmp_path:
     refusal, notes = _graphfit_file(argv, tmp_path)
     assert bool(refusal) == bool(line_refusal), (refusal, line_refusal)
     assert [n.replace("--tokenizer-path", "tokenizer_path") for n in line_notes] == notes
+
+
+def _graphfit_live(argv: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The live check on a record of the same hub-id line (issue 23 s63c): (its refusal, ''
+    when checked; the processor's notes, which the check now carries)."""
+    import types
+
+    from graphfit.integrations.sglang import check_server_args
+    from graphfit.planner.core.errors import GraphfitError
+
+    record = types.SimpleNamespace(model_path=HUB, max_running_requests=48,
+                                   tokenizer_path=argv[3],
+                                   skip_tokenizer_init="--skip-tokenizer-init" in argv)
+    try:
+        notes = check_server_args(record, gpu_memory_gb="H100").notes
+    except GraphfitError as exc:
+        return str(exc), []
+    return "", [n for n in notes if "multimodal" in n and "tokenizer_path" in n]
+
+
+@pytest.mark.parametrize(("path", "skip"), CASES, ids=repr)
+def test_live_hub_id_processor_note_as_the_line(path: str, skip: bool) -> None:
+    """s63c: the live check's verdict and note are the pasted line's (checked against SGLang
+    above); before, the live check said no note."""
+    argv = (*MRR, "--tokenizer-path", path, *(("--skip-tokenizer-init",) if skip else ()))
+    line_refusal, line_notes = _graphfit(argv)
+    refusal, notes = _graphfit_live(argv)
+    assert bool(refusal) == bool(line_refusal), (refusal, line_refusal)
+    assert [n.replace("--tokenizer-path", "server_args.tokenizer_path")
+            for n in line_notes] == notes

@@ -109,6 +109,12 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
     # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)
     put("quant_method", _get(server_args, "quantization"))
+    # a record whose `unquant` SGLang already resolved to none keeps the explicit opt-out
+    # beside it (serving_hook.py:692-703): the class overrides must not copy the
+    # checkpoint's method then (model_overrides/qwen3_moe.py:46; issue 23 s63c)
+    if _get(server_args, "quantization") is None and (
+            _get(server_args, "_quantization_explicitly_unset") is True):
+        out["quant_method"] = "unquant"
     # the runners' seq_lens fills (graphfit.planner.engines.sglang_seq_len_fill): the
     # target's decode backend (model_override_base.py:138-152) and the draft runner's own
     decode = _get(server_args, "decode_attention_backend") or _get(server_args,
