@@ -182,10 +182,14 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
+    # the attention hook's trtllm_mha check on the resolved CP width (issue 23 s63p)
+    backend = values.get("prefill_attention_backend") or values.get("attention_backend")
+    trtllm_cp = backend == "trtllm_mha" and (
+        found.attn_cp_size if found is not None else attn_cp) > 1
     try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
         return _after_hip(values, bcg, strategy, data, arch, attn_cp, found, family)
     except ConfigError as exc:
-        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, trtllm_cp) from None
 
 
 def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:

@@ -117,3 +117,38 @@ def test_plant_deprecated_dp_attention_read_as_given(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(sglang_prefill_cp, "undeprecated", lambda values: values)
     assert sh.dsa.compare(_fresh(DP_ATTENTION))[0] != "agree"
+
+
+# --- the attention hook's trtllm_mha refusal before the CP hook's (issue 23 s63p) -------------
+# attention_hook.py:228-237 runs at pipeline.py:242, before the CP hook's V3.2 strategy check
+# (parallel_hook.py:123-130, at :278): on an H100 SGLang gives the trtllm_mha sentence; on a
+# B200 the V3.2 one; a MiMo-V2 line at CP width 1 never meets the trtllm_mha check
+TRTLLM = ("--attention-backend", "trtllm_mha")
+ORDER = [((*CP, "--tp-size", "2", *ZIG, *TRTLLM), "H100", "v32"),
+         ((*CP, "--tp-size", "4", *ZIG, *TRTLLM), "B200", "v32"),
+         ((*CP, "--tp-size", "2", *INTER, *TRTLLM), "H100", "mimo_mm")]
+
+
+def _same_refusal(case: sh.Case) -> bool:
+    """SGLang's refusal (its fake GPU of that name) in graphfit's as the CLI reads the line
+    (`read_pasted` with the GPU flag)."""
+    from tests.oracle import sglang_dcp_oracle as dc
+    from tests.oracle import sglang_prefill_cp_oracle as cp
+    from tests.oracle import sglang_prefill_cp_platform_oracle as platform
+
+    sh.dsa.model_dir(case[2])
+    theirs, ours = dc.sglang_answer(case).rejected, platform.graphfit_answer(case).rejected
+    return theirs is not None and ours is not None and cp.sglang_reason(theirs) in ours
+
+
+@pytest.mark.parametrize("case", ORDER, ids=_id)
+def test_trtllm_mha_refusal_in_sglangs_order(case: sh.Case) -> None:
+    assert _same_refusal(case)
+
+
+def test_plant_trtllm_mha_after_the_cp_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the CP hook's refusal kept where the attention hook's comes first."""
+    from graphfit.inputs import gpus
+
+    monkeypatch.setattr(gpus, "gpu_sm100", lambda value: None)
+    assert not _same_refusal(_fresh(ORDER[0]))
