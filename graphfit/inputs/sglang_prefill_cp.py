@@ -29,8 +29,10 @@ prefill graphs are off as for any `--attn-cp-size` > 1 (cuda_graph_hook.py:205-2
 That holds only outside the paths that read the flag itself, which stay refused as not
 modelled: the MLA targets outside the DeepSeek family's override and DeepSeek-V4
 (deepseek_v4_hook.py:205-215; the family's DSA / MLA lines are planned with the widths its
-override settles since issue 23 s60p, graphfit.inputs.sglang_prefill_cp_family), the
-CP-TP group sharing models outside that family (cp_tp_group_sharing_hook.py:20-24),
+override settles since issue 23 s60p, graphfit.inputs.sglang_prefill_cp_family; Glm5Next's
+CP-TP group sharing among them since s63p; Qwen4-Exp, the other CP-TP group sharing model,
+cp_tp_group_sharing_hook.py:20-24, is planned since s63p: its sharing, with the state split
+over TP and the prefill graphs off, and its CP width 1),
 `--attn-cp-size` equal to `--tp-size` (TP 1 included: the CP breakable prefill graphs, their
 own capture list, layers/cp/bcg, cuda_graph_hook.py:104-125), pipeline parallelism
 (cuda_graph_setup.py:570-580), a speculative draft (its graphs stay eager under interleave,
@@ -66,6 +68,7 @@ MIMO_V2 = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")  # parallel_hook.py:13
 CP_TP_SHARING = ("Glm5NextForConditionalGeneration",  # cp_tp_group_sharing_hook.py:20-24
                  "Qwen4ExpForConditionalGeneration")
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
 LONGCAT = ("LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN")  # deepseek_v2.py:47-48
 DEEPSEEK_V32 = "DeepseekV32ForCausalLM"
 
@@ -106,15 +109,34 @@ def _not_modelled(why: str) -> ConfigError:
     return ConfigError(f"--enable-prefill-cp: {NOT_MODELLED} ({why})")
 
 
+def undeprecated(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The line as SGLang's first hook leaves it (`handle_deprecated_dp_attention`,
+    arg_groups/parallel_hook.py:39-62, run first at pipeline.py:42-45): `--enable-dp-attention`
+    with no attention-DP width moves `--dp-size` to `--attn-dp-size` (replicas 1), and the
+    flag is cleared, so every later reading sees the new spelling (issue 23 s63p)."""
+    if values.get("enable_dp_attention") is not True:
+        return values
+    out = {**values, "enable_dp_attention": False}
+    if _int(values.get("attn_dp_size"), 1) == 1:
+        out |= {"attn_dp_size": _int(values.get("dp_size"), 1), "dp_size": 1}
+    return out
+
+
 def family(values: Mapping[str, Any]) -> list[Setting]:
     """The widths SGLang's DeepSeek-family override settles on a prefill-CP line graphfit
     plans (graphfit.inputs.sglang_prefill_cp_family; issue 23 s60p); run after `line`."""
     if values.get("enable_prefill_cp") is not True:
         return []
+    values = undeprecated(values)
     model = values.get("model_path")
     data = local_config(model) if isinstance(model, str) else None
-    return sglang_prefill_cp_family.settings(
-        values, sglang_prefill_cp_dsa.widths(values, data, _architecture(data)))
+    arch = _architecture(data)
+    found = sglang_prefill_cp_dsa.widths(values, data, arch)
+    if found is None and arch == QWEN4_EXP and _int(values.get("attn_cp_size"), 1) > 1:
+        # Qwen4-Exp's sharing, outside the DeepSeek family (issue 23 s63p; `_planned`)
+        return [Setting("cp_tp_group_sharing", True, sglang_prefill_cp_family.SHARING_ORIGIN,
+                        priority=sglang_prefill_cp_family.RESOLVED)]
+    return sglang_prefill_cp_family.settings(values, found, arch)
 
 
 def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> list[str]:
@@ -129,6 +151,7 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     stays "not modelled"."""
     if values.get("enable_prefill_cp") is not True:
         return []
+    values = undeprecated(values)
     strategy = values.get("cp_strategy")
     sglang_prefill_cp_hooks.prefill_only(values)  # pipeline.py:170 (s54c)
     if _int(values.get("dcp_size"), 1) > 1:
@@ -159,10 +182,14 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
         raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
                       "--attn-cp-size > 1", "parallel_hook.py:78-81")
+    # the attention hook's trtllm_mha check on the resolved CP width (issue 23 s63p)
+    backend = values.get("prefill_attention_backend") or values.get("attention_backend")
+    trtllm_cp = backend == "trtllm_mha" and (
+        found.attn_cp_size if found is not None else attn_cp) > 1
     try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
         return _after_hip(values, bcg, strategy, data, arch, attn_cp, found, family)
     except ConfigError as exc:
-        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, trtllm_cp) from None
 
 
 def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
@@ -209,6 +236,10 @@ def _after_hip(values: Mapping[str, Any], bcg: bool, strategy: Any,
     if strategy is None:
         raise _refuse("--cp-strategy must be set when --enable-prefill-cp is enabled.",
                       "parallel_hook.py:151-154")
+    if found is None and arch == QWEN4_EXP:  # its widths as the line gives them (s63p)
+        sglang_prefill_cp_dsa.hook_asserts(values, sglang_prefill_cp_dsa.CpWidths(
+            "MLA", _int(values.get("attn_dp_size"), 1), attn_cp, _int(values.get("ep_size"), 1),
+            deepep=False))
     if found is not None:
         sglang_prefill_cp_dsa.hook_asserts(values, found)  # parallel_hook.py:156-192
         why = (sglang_prefill_cp_family.unplanned(values, found, arch) if planned_family else
@@ -230,7 +261,13 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
                             "takes SGLang's DeepSeek / MLA prefill-CP overrides, "
                             "model_overrides/deepseek_v2.py:106-145")
     text = _text(data)
-    if arch in MLA_ARCHITECTURES or arch in MIMO_V2 or arch in CP_TP_SHARING or (
+    # Qwen4-Exp with an attention CP width above 1 takes CP-TP group sharing, which the hook
+    # accepted (attn_cp == tp, zigzag): its state split and prefill graphs off are planned
+    # (`family`; SglangOptions.cp_tp_group_sharing; issue 23 s63p)
+    # (and at width 1 none: planned as without prefill CP, the oracle's Qwen4-Exp lines)
+    sharing = arch == QWEN4_EXP and attn_cp > 1
+    if arch in MLA_ARCHITECTURES or arch in MIMO_V2 or (
+            arch in CP_TP_SHARING and arch != QWEN4_EXP) or (
             arch in LONGCAT or text.get("model_type") == "longcat_flash") or (
             text.get("kv_lora_rank") is not None) or arch == DEEPSEEK_V4:
         raise _not_modelled(f"{arch or 'the target'} takes SGLang's own prefill-CP "
@@ -246,6 +283,9 @@ def _planned(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: st
         raise _not_modelled("a draft's graphs under prefill CP, cuda_graph_setup.py:514-525")
     if values.get("moe_a2a_backend") == "megamoe":
         raise _not_modelled("MegaMoE's prefill-CP token partition, mega_moe_hook.py:199-210")
+    if sharing:
+        return ("--enable-prefill-cp: CP-TP group sharing on Qwen4-Exp: its linear-attention "
+                "state split over TP, prefill graphs off (cp_tp_group_sharing_hook.py:122-130)")
     if attn_cp == _int(values.get("tp_size"), 1):  # bcg (issue 23 s54g)
         return ("--enable-prefill-cp: --attn-cp-size equals --tp-size: CP's breakable prefill "
                 "graphs where the strategy and prefill attention backend support them "

@@ -32,6 +32,7 @@ from graphfit.inputs.sglang_prefill_cp_dsa import CpWidths
 
 RESOLVED = 9  # the override's declarations win over every spelling of the widths
 ORIGIN = "SGLang's DeepSeek-family prefill-CP override (model_overrides/deepseek_v2.py)"
+SHARING_ORIGIN = "SGLang's CP-TP group sharing hook (arg_groups/cp_tp_group_sharing_hook.py)"
 
 
 def _given(values: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
@@ -43,11 +44,18 @@ def _given(values: Mapping[str, Any]) -> tuple[int, int, int, int, str]:
             backend if isinstance(backend, str) else "none")
 
 
-def settings(values: Mapping[str, Any], found: CpWidths | None) -> list[Setting]:
+def settings(values: Mapping[str, Any], found: CpWidths | None,
+             arch: str | None = None) -> list[Setting]:
     """The widths SGLang settles (module docstring) as settings that win over the line's,
-    the override's branch and the line's own widths."""
+    the override's branch and the line's own widths; on a CP-TP group sharing target
+    (`arch`) with a resolved CP width above 1, the sharing SGLang declares
+    (cp_tp_group_sharing_hook.py:122-130; issue 23 s63p)."""
     if found is None:
         return []
+    if arch in CP_TP_SHARING and found.attn_cp_size > 1:
+        sharing = [Setting("cp_tp_group_sharing", True, SHARING_ORIGIN, priority=RESOLVED)]
+    else:
+        sharing = []
     out = [Setting("prefill_cp_family", found.layout, ORIGIN),
            Setting("prefill_cp_given", _given(values), "the line's widths"),
            Setting("attn_dp_size", found.attn_dp_size, ORIGIN, priority=RESOLVED),
@@ -56,7 +64,7 @@ def settings(values: Mapping[str, Any], found: CpWidths | None) -> list[Setting]
     if found.deepep:
         out += [Setting("moe_a2a_backend", "deepep", ORIGIN, priority=RESOLVED),
                 Setting("ep_size", found.ep_size, ORIGIN, priority=RESOLVED)]
-    return out
+    return out + sharing
 
 
 def _int(value: Any, default: int) -> int:
@@ -83,12 +91,6 @@ def unplanned(values: Mapping[str, Any], found: CpWidths, arch: str | None) -> s
     """Why a line SGLang serves stays "not modelled", else None."""
     if arch not in MODEL_HOOK:
         return f"{arch} takes the override but not the model hook's prefill rule"
-    if arch in CP_TP_SHARING and found.attn_cp_size > 1:
-        # the CP group is the TP group (cp_tp_group_sharing_hook.py:21-40) and the linear
-        # attention's state is split over the whole TP group (runtime_context.py:477-486)
-        return "CP-TP group sharing's state split, cp_tp_group_sharing_hook.py:21-40"
-    if values.get("enable_dp_attention") is True:
-        return "the deprecated --enable-dp-attention width beside the override"
     if found.attn_dp_size > 1 and values.get("enable_dp_lm_head") is True:
         return ("the forced moe_dense_tp_size 1 under attention DP with the DP LM head, "
                 "utils/common.py:4090-4128")

@@ -23,8 +23,8 @@ SGLang's sentence, at the place its resolution pipeline meets them
   issue 23 s60r also the Qwen4-Exp-only flags (ep / a2a / waterfill / pp / decode, :73-83,
   on the line's values: the a2a backend Waterfill turns on comes after the hook) and the
   linear-attention head divisibility (:107-120); SGLANG_DISAGG_STAGING_BUFFER (:100-105, an
-  environment variable on a prefill node) is not. Lines that pass stay "not modelled", as
-  every CP-TP sharing line does.
+  environment variable on a prefill node) is not. Lines that pass are planned since issue 23
+  s63p (SglangOptions.cp_tp_group_sharing).
 """
 
 from __future__ import annotations

@@ -53,18 +53,31 @@ class AfterHip(ConfigError):
     """A prefill-CP reading's answer that SGLang gives only after its HIP check (module
     docstring): the reading's message, and the line's architecture."""
 
-    def __init__(self, message: str, architecture: str | None) -> None:
+    def __init__(self, message: str, architecture: str | None, trtllm_cp: bool = False
+                 ) -> None:
         super().__init__(message)
         self.architecture = architecture
+        # the trtllm_mha prefill backend with a resolved attention CP width above 1, which
+        # SGLang's attention hook refuses off SM100 before the CP hook's checks
+        # (attention_hook.py:228-237 at pipeline.py:242; issue 23 s63p)
+        self.trtllm_cp = trtllm_cp
 
 
 def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
     """The error a line `exc` answers should carry on `gpu_given`: SGLang's HIP sentence on a
-    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121),
-    else the reading's own answer."""
-    from graphfit.inputs.gpus import gpu_name
+    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121);
+    on a named GPU other than SM100, the attention hook's trtllm_mha refusal where
+    `exc.trtllm_cp` (it runs first, attention_hook.py:228-237; issue 23 s63p); else the
+    reading's own answer."""
+    from graphfit.inputs.gpus import gpu_name, gpu_sm100
     from graphfit.inputs.sglang_draft_default import ROCM
+    from graphfit.planner.engines.sglang_prefill_cp_bcg import check_trtllm_mha
 
+    if exc.trtllm_cp and gpu_name(gpu_given) not in ROCM and gpu_sm100(gpu_given) is False:
+        try:
+            check_trtllm_mha("trtllm_mha", 2, False)
+        except ConfigError as refused:
+            return refused
     arch = exc.architecture
     if arch is None or arch == DEEPSEEK_V4 or gpu_name(gpu_given) not in ROCM:
         return exc

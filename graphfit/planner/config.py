@@ -440,6 +440,7 @@ class EngineConfig:
             nvfp4_moe_layers: str | None = None,
             prefill_cp_family: str | None = None,
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
+            cp_tp_group_sharing: bool = False,
             moe_eplb_experts: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
@@ -1443,6 +1444,11 @@ class EngineConfig:
     def prefill_cp_given(self) -> tuple[int, int, int, int, str] | None:
         """SglangOptions.prefill_cp_given."""
         return cast("tuple[int, int, int, int, str] | None", self._option("prefill_cp_given"))
+
+    @property
+    def cp_tp_group_sharing(self) -> bool:
+        """SglangOptions.cp_tp_group_sharing."""
+        return cast(bool, self._option("cp_tp_group_sharing"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -281,12 +281,12 @@ def test_unified_memory_with_speculation_on_a_prefill_server_is_refused_as_sglan
     assert not isinstance(r, so.Resolved) and "Mooncake" in r.text
 
 
-def test_cp_tp_group_sharing_is_refused_not_mis_sized() -> None:
+def test_cp_tp_group_sharing_splits_the_state_over_tp() -> None:
     """Glm5Next with --enable-prefill-cp and --attn-cp-size == --tp: SGLang shares the CP
     group with TP (arg_groups/cp_tp_group_sharing_hook.py:26-130) and splits the KDA state
     over the whole TP group (runtime_context.py:477-486: a quarter of the bytes at TP 4);
-    graphfit's reader refuses --enable-prefill-cp, so it never sizes the state on the
-    attention-TP width there."""
+    graphfit sizes it the same way since issue 23 s63p (SglangOptions.cp_tp_group_sharing;
+    more lines in test_sglang_prefill_cp_sharing_oracle)."""
     shared = ("--tp", "4", "--attn-cp-size", "4", "--enable-prefill-cp", "--cp-strategy",
               "interleave", "--max-running-requests", "64")
     plain = mm.resolve(shared[:4] + shared[-2:], 80.0, mm.GLM5)
@@ -296,10 +296,10 @@ def test_cp_tp_group_sharing_is_refused_not_mis_sized() -> None:
     assert isinstance(ours, mm.Sized) and isinstance(theirs, mm.Sized)
     assert theirs.per_request * 4 == ours.per_request
     line = ["python", "-m", "sglang.launch_server", "--model-path", mm.model_dir(mm.GLM5),
-            *shared]
-    with pytest.raises(ConfigError, match="enable-prefill-cp"):
-        resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
-                       pasted=commandline.read(line)).config()
+            *shared, "--attention-backend", "fa3"]  # the prefill backend CP's graphs read
+    config = resolve_values({"gpu_memory_gb": 80.0, "weights_gb": 20.0}, environ={},
+                            pasted=commandline.read(line)).config()
+    assert graphfit.plan(config).config.mamba_memory_slots == theirs.cache_size
 
 
 def test_without_weights_the_pool_is_not_capped() -> None:

@@ -43,12 +43,9 @@ def test_served_line_agrees(case: dsa.Case) -> None:
 
 def test_generated_lines_agree_or_same_refusal() -> None:
     results = [(case, *dsa.compare(case)) for case in dsa.generate(8, 69)]
-    # a Glm5Next line whose CP group is the TP group stays "not modelled": SGLang splits its
-    # linear-attention state over the whole TP group (test_sglang_mamba_memory_oracle's
-    # test_cp_tp_group_sharing_is_refused_not_mis_sized), which this oracle does not compare
-    unmodelled = [r for r in results if r[1] == "not modelled"]
-    assert all(r[0][2] == "glm5" and "CP-TP group sharing" in r[2][0] for r in unmodelled)
-    assert {r[1] for r in results} - {"not modelled"} == {"agree", "same refusal"}, results
+    # a Glm5Next line whose CP group is the TP group is planned too since issue 23 s63p (its
+    # state split over the whole TP group: test_sglang_prefill_cp_sharing_oracle)
+    assert {r[1] for r in results} == {"agree", "same refusal"}, results
 
 
 def _fresh(case: dsa.Case) -> dsa.Case:
@@ -60,7 +57,7 @@ def test_plant_widths_not_applied(monkeypatch: pytest.MonkeyPatch) -> None:
     """Plant: the line planned with its own widths (no deepep, no ep_size)."""
     from graphfit.inputs import sglang_prefill_cp_family as fam
 
-    monkeypatch.setattr(fam, "settings", lambda values, found: [])
+    monkeypatch.setattr(fam, "settings", lambda values, found, arch=None: [])
     outcome, _ = dsa.compare(_fresh(DEEPEP))
     assert outcome == "differs"
 

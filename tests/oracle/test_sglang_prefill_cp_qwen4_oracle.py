@@ -23,8 +23,8 @@ LINES: list[tuple[tuple[str, ...], str]] = [
     ((*TP2, "--moe-a2a-backend", "deepep"), "same refusal"),
     # 16 linear key heads over TP 32
     ((*CP, "--tp-size", "32", "--attn-cp-size", "32"), "same refusal"),
-    # SGLang serves it: graphfit does not restate CP-TP sharing's plan
-    (TP2, "not modelled"),
+    # SGLang serves it: planned since issue 23 s63p (test_sglang_prefill_cp_sharing_oracle)
+    (TP2, "agree"),
 ]
 
 

@@ -297,6 +297,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "nvfp4_moe_layers": st.sampled_from([None, "first", "later", "none"]),
     "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
+    "cp_tp_group_sharing": st.booleans(),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
@@ -538,6 +539,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_family": st.sampled_from(["NSA", 1, ""]),
     "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
+    "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
 }
 
@@ -847,6 +849,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_cp_hook_backend": None,
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
-        "prefill_cp_family": None, "prefill_cp_given": None}
+        "prefill_cp_family": None, "prefill_cp_given": None, "cp_tp_group_sharing": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

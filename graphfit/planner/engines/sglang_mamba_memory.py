@@ -48,8 +48,8 @@ state's TP width does -- the attention-TP width tp / (attn_dp x attn_cp) for eve
 graphfit reads a shape of (their configs take `get_parallel().attn_tp_size`, or
 `linear_attn_tp_size()`, which is the whole TP group only under CP-TP group sharing,
 runtime_context.py:477-486, decided for Glm5Next / Qwen4Exp only,
-arg_groups/cp_tp_group_sharing_hook.py:21-24, 122: architectures graphfit reads no shape
-of). Nemotron-H refuses CP (`check_inputs`, parallel_hook.py:66-77).
+arg_groups/cp_tp_group_sharing_hook.py:21-24, 122: `state_tp`, issue 23 s63p). Nemotron-H
+refuses CP (`check_inputs`, parallel_hook.py:66-77).
 
 Refused by graphfit's line reader: the ReplaySSM speculative verify
 (`--enable-linear-replayssm-spec`, :3262-3296: a replay ring instead of the intermediate
@@ -388,11 +388,13 @@ def _not_restated(config: EngineSettings, fraction: float | None = None) -> str 
 
 def state_tp(config: EngineSettings) -> int:
     """The linear-attention TP width a state is split over: the attention-TP width
-    tp / (attn_dp x attn_cp) (runtime_context.py:73, 477-486; no CP-TP group sharing for
-    the models graphfit reads, module docstring); Zaya's the whole TP group
+    tp / (attn_dp x attn_cp) (runtime_context.py:73, 477-486); the whole TP group under CP-TP
+    group sharing (`linear_attn_tp_size`, runtime_context.py:477-486, read by
+    configs/glm5_next.py:257-263 and qwen3_next.py:298-302; SglangOptions.
+    cp_tp_group_sharing, issue 23 s63p); Zaya's the whole TP group
     (`get_parallel().tp_size`, configs/zaya.py:268-271; attention DP / CP it refuses,
     check_inputs), and the pure Mamba-1 / Mamba-2 models' (WHOLE_TP_ARCHS)."""
-    if config.architecture in WHOLE_TP_ARCHS:
+    if config.architecture in WHOLE_TP_ARCHS or config.cp_tp_group_sharing:
         return max(1, config.tp_size)
     return max(1, config.tp_size // config.attn_dp_size // config.attn_cp_size)
 

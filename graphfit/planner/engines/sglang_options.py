@@ -538,6 +538,12 @@ class SglangOptions(EngineOptions):
         such a line gives them: the memory hook (pipeline.py:218) reads these before the
         family override (:225) declares the resolved widths, so SGLang's default
         mem_fraction_static is computed on them (issue 23 s60p). None: not such a line.
+    cp_tp_group_sharing: SGLang's resolved `enable_cp_tp_group_sharing`: a prefill-CP line on
+        Glm5Next / Qwen4-Exp with an attention CP width above 1 that the sharing hook accepts
+        (arg_groups/cp_tp_group_sharing_hook.py:21-24, 122), set by graphfit.inputs.
+        sglang_prefill_cp_family (issue 23 s63p). The CP group is then the TP group and the
+        linear attention's state is split over the whole TP group (`linear_attn_tp_size`,
+        runtime_context.py:477-486; graphfit.planner.engines.sglang_mamba_memory.state_tp).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -701,6 +707,7 @@ class SglangOptions(EngineOptions):
     nvfp4_moe_layers: str | None = None
     prefill_cp_family: str | None = None
     prefill_cp_given: tuple[int, int, int, int, str] | None = None
+    cp_tp_group_sharing: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -731,6 +738,7 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"prefill_cp_family: expected DSA or MLA, got "
                               f"{excerpt(self.prefill_cp_family)}")
         _prefill_cp_given(self)
+        true_false("cp_tp_group_sharing", self.cp_tp_group_sharing)  # issue 23 s63p
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "

@@ -112,6 +112,20 @@ def family_prefill_off(family: str | None, backend: str | None, cp_bcg: str | No
     return backend is not None and not (family == "DSA" and backend == BREAKABLE)
 
 
+SHARING_PREFILL_OFF = ("Qwen4-Exp under CP-TP group sharing: the sharing hook turns prefill "
+                       "graphs off (cp_tp_group_sharing_hook.py:123-127)")
+QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
+
+
+def sharing_prefill_off(architecture: str | None, sharing: bool) -> bool:
+    """A Qwen4-Exp target under CP-TP group sharing (SglangOptions.cp_tp_group_sharing):
+    `resolve_cp_tp_group_sharing` declares its prefill phase's backend disabled, since its
+    sequence collectives have batch-dependent sizes (cp_tp_group_sharing_hook.py:122-130; the
+    declaration wins over the flags, model_override_base.py:76-86); Glm5Next keeps its own
+    (issue 23 s63p)."""
+    return sharing and architecture == QWEN4_EXP
+
+
 def deepseek_v4_breakable_off(architecture: str | None) -> bool:
     """A DeepSeek-V4 target, whose breakable prefill graphs SGLang turns off unless the
     backend is given (`disable_breakable_cudagraph_if_incompatible`, cuda_graph_hook.py:
@@ -228,6 +242,9 @@ class PrefillInputs:
     # model hook turns prefill graphs off, flags or not, unless CP's own graphs are captured
     # (family_prefill_off)
     family_prefill_off: bool = False
+    # Qwen4-Exp under CP-TP group sharing: the sharing hook declares the prefill graphs
+    # disabled, flags or not (sharing_prefill_off; issue 23 s63p)
+    sharing_prefill_off: bool = False
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -347,6 +364,8 @@ def _backend(inputs: PrefillInputs) -> tuple[str, str]:
                           f"(attention_hook.py:124-160)")
     if inputs.family_prefill_off:
         return DISABLED, FAMILY_PREFILL_OFF
+    if inputs.sharing_prefill_off:
+        return DISABLED, SHARING_PREFILL_OFF
     if inputs.backend is not None:
         return inputs.backend, ("disabled by the flags" if inputs.backend == DISABLED else "")
     if inputs.full_by_default:  # Inkling: declared as the flag, locked (cuda_graph_hook.py:

@@ -108,6 +108,7 @@ def supported(inp: CpBcgInputs) -> bool:
 
 
 GLM5_NEXT = "Glm5NextForConditionalGeneration"
+QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
 
 
 def interleave_supports(inp: CpBcgInputs) -> bool:
@@ -234,9 +235,13 @@ def replay_bucket(captured: tuple[int, ...], cp_size: int, context_length: int |
 def strategy_of(config: EngineSettings) -> str | None:
     """The prefill-CP strategy when SGLang captures CP's own breakable prefill graphs for
     `config`, else None: the attention hook's trtllm_mha check first, then `supported`. The
-    prefill component reads it; the memory hook's reserve reads `hook_strategy`."""
+    prefill component reads it; the memory hook's reserve reads `hook_strategy`. None on
+    Qwen4-Exp under CP-TP group sharing, whose prefill graphs the sharing hook turns off
+    (graphfit.planner.engines.sglang_prefill.sharing_prefill_off; issue 23 s63p)."""
     if config.prefill_cp_strategy is not None:
         check_trtllm_mha(config.prefill_attention_backend, config.attn_cp_size, config.sm100)
+    if config.cp_tp_group_sharing and config.architecture == QWEN4_EXP:
+        return None
     inp = CpBcgInputs(config.prefill_cp_strategy, config.tp_size, config.attn_cp_size,
                       config.pp_size, config.prefill_attention_backend, config.architecture,
                       config.ep_size, config.dp_replicas)

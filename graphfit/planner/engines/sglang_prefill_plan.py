@@ -62,6 +62,7 @@ from graphfit.planner.engines.sglang_prefill import (
     prefill_buffers,
     resolve_prefill,
     resolved_backend,
+    sharing_prefill_off,
 )
 from graphfit.planner.engines.sglang_prefill_cp_bcg import INPUT_EMBEDS, POSITIONS, strategy_of
 from graphfit.planner.engines.sglang_prefill_cp_bcg import floor as cp_floor
@@ -101,7 +102,9 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
         dcp=config.dcp_size > 1, runtime_a2a_backend=runtime_backend(config),
         cp_bcg=cp_bcg_strategy(config),
         family_prefill_off=family_prefill_off(  # issue 23 s60p
-            config.prefill_cp_family, config.cuda_graph_backend_prefill, cp_bcg_strategy(config)))
+            config.prefill_cp_family, config.cuda_graph_backend_prefill, cp_bcg_strategy(config)),
+        sharing_prefill_off=sharing_prefill_off(  # issue 23 s63p
+            config.architecture, config.cp_tp_group_sharing))
 
 
 def cp_bcg_strategy(config: EngineSettings) -> str | None:
