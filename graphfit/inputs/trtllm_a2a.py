@@ -68,7 +68,11 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   tensorrt_llm/_torch/models/modeling_llama.py@3a5901cd0d:1255-1259, whose MoE decoder
   layers build Llama4MoE(num_experts=config.num_local_experts, ..., dtype=config.torch_dtype)
   (:427-436), passed on to `create_moe` (:284-295); a text_config that is not a mapping
-  reads no count); other
+  reads no count) and n_routed_experts for DeepseekV4ForCausalLM (s64t: every
+  DeepseekV4DecoderLayer sets num_experts from it,
+  tensorrt_llm/_torch/models/modeling_deepseekv4.py@02586bf0b0:1773, and builds
+  DeepseekV4MoE(num_experts=..., dtype=config.torch_dtype) (:1843-1854), which passes both
+  to `create_moe` (:1554-1574)); other
   architectures' keys are not read
   (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
@@ -98,7 +102,8 @@ TWO_BYTE_DTYPES = ("bfloat16", "float16")
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
                "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
                "GptOssForCausalLM": "num_local_experts", "Qwen3NextForCausalLM": "num_experts",
-               "Llama4ForConditionalGeneration": "num_local_experts"}
+               "Llama4ForConditionalGeneration": "num_local_experts",
+               "DeepseekV4ForCausalLM": "n_routed_experts"}
 # the architectures whose MoE layers read the count from config.json's text_config (module doc)
 TEXT_CONFIG_EXPERTS = frozenset({"Llama4ForConditionalGeneration"})
 

@@ -9,7 +9,8 @@ workspace line (issue 23, s61t), graphfit against the restated engine
   `ref.cite_fact("gpt_oss_num_experts")`), num_experts (Qwen3-Next, s63t,
   `ref.cite_fact("qwen3_next_num_experts")`), text_config's num_local_experts (Llama 4,
   s63t, `ref.cite_fact("llama4_text_config")`) or n_routed_experts (DeepSeek-V3, s62t,
-  `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
+  `ref.cite_fact("deepseekv3_num_experts")`; DeepSeek-V4, s64t,
+  `ref.cite_fact("deepseekv4_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
 * the itemsize of an untyped checkpoint: bfloat16 through ModelConfig.torch_dtype on
@@ -61,7 +62,8 @@ def _aux(text: str) -> int | None:
 @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                              "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
                              "GptOssForCausalLM", "Qwen3NextForCausalLM",
-                             "Llama4ForConditionalGeneration", UNREAD]),
+                             "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM",
+                             UNREAD]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
        top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
@@ -235,3 +237,21 @@ def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
     without = {k: v for k, v in text.items() if k != "num_local_experts"}
     for odd in (None, without):  # (a text_config not an object is refused by the reader)
         _unread(_balanced(tmp_path, {**llama4, "text_config": odd}, 8))
+
+
+def test_deepseek_v4_reads_n_routed_experts(tmp_path: Path) -> None:
+    """A DeepSeek-V4-shaped DEP line (tp 8; hidden 4096, 256 routed experts, top-6): every
+    decoder layer builds DeepseekV4MoE with config.n_routed_experts, not num_local_experts or
+    num_experts (`ref.cite_fact("deepseekv4_num_experts")`, `ref.cite_fact("deepseekv4_moe")`,
+    `ref.cite_fact("deepseekv4_create_moe")`), sized with its torch_dtype, untyped two bytes on
+    either route; a null n_routed_experts reads no count."""
+    ds4 = {"architectures": ["DeepseekV4ForCausalLM"], "hidden_size": 4096,
+           "num_experts_per_tok": 6, "n_routed_experts": 256, "num_local_experts": 3,
+           "num_experts": 5, "num_hidden_layers": 2, "num_attention_heads": 64,
+           "torch_dtype": "bfloat16"}
+    assert ref.moe_num_experts(ds4) == 256
+    _exact(_balanced(tmp_path, ds4, 8), 8, 6, 4096, 256)
+    untyped = {k: v for k, v in ds4.items() if k != "torch_dtype"}
+    for environ in ({}, {"ENABLE_CONFIGURABLE_MOE": "0"}):
+        _exact(_balanced(tmp_path, untyped, 8, environ), 8, 6, 4096, 256)
+    _unread(_balanced(tmp_path, {**ds4, "n_routed_experts": None}, 8))

@@ -3274,6 +3274,26 @@ CITES.update({
 })
 LINES.update({"llama4_text_config": (1255, 1259), "llama4_num_experts": (427, 436),
               "llama4_create_moe": (284, 295)})
+# _torch/models/modeling_deepseekv4.py @02586bf0b0 (121,459 characters; the copy read_file
+# serves without a commit), counted from offset 0 to 1854 (issue 23, s64t):
+# `DeepseekV4DecoderLayer.__init__` (every layer of DeepseekV4Model, no dense layers) sets
+# num_experts from config.n_routed_experts (1773) and builds
+# `DeepseekV4MoE(num_experts=self.num_experts, ..., dtype=config.torch_dtype, ...)` (1843-1854,
+# dtype at 1849), whose `__init__` builds `create_moe(num_experts=num_experts, ..., dtype=dtype,
+# ...)` (1554-1574, dtype at 1559).
+PINS["modeling_deepseekv4"] = ("tensorrt_llm/_torch/models/modeling_deepseekv4.py",
+                               "02586bf0b0f59d29967bf4aa27d5714a0b4788f6")
+COUNTED_TO["modeling_deepseekv4"] = 1854
+CITES.update({
+    "deepseekv4_num_experts": ("modeling_deepseekv4", "DeepseekV4DecoderLayer.__init__: "
+                               "num_experts = config.n_routed_experts", 64000),
+    "deepseekv4_moe": ("modeling_deepseekv4", "DeepseekV4DecoderLayer.__init__: "
+                       "DeepseekV4MoE(num_experts, dtype=config.torch_dtype)", 80000),
+    "deepseekv4_create_moe": ("modeling_deepseekv4", "DeepseekV4MoE.__init__: "
+                              "create_moe(num_experts, dtype)", 64000),
+})
+LINES.update({"deepseekv4_num_experts": (1773, 1773), "deepseekv4_moe": (1843, 1854),
+              "deepseekv4_create_moe": (1554, 1574)})
 # the config.json key each architecture's MoE class reads as num_experts
 MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen3MoeForCausalLM": "num_experts",
@@ -3281,7 +3301,8 @@ MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen2MoeForCausalLM": "num_experts",
                   "GptOssForCausalLM": "num_local_experts",
                   "Qwen3NextForCausalLM": "num_experts",
-                  "Llama4ForConditionalGeneration": "num_local_experts"}
+                  "Llama4ForConditionalGeneration": "num_local_experts",
+                  "DeepseekV4ForCausalLM": "n_routed_experts"}
 # the architectures whose language model is built on config.json's text_config
 MOE_TEXT_CONFIG = frozenset({"Llama4ForConditionalGeneration"})
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
@@ -3291,7 +3312,8 @@ def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     """The num_experts the served architecture's MoE class passes to `create_moe`
     (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`,
     `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`,
-    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`); Llama 4's
+    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`,
+    `cite_fact("deepseekv4_num_experts")`); Llama 4's
     from its text_config (`cite_fact("llama4_text_config")`, `cite_fact("llama4_num_experts")`)."""
     arch = config_json["architectures"][0]
     config = config_json["text_config"] if arch in MOE_TEXT_CONFIG else config_json
