@@ -80,11 +80,26 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   to one before sizing the workspace
   (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:104-108), and
   which MXFP4 mode a line runs is not read.
+* What resolves `moe_config.backend` AUTO (s64t, `moe_auto_checkpoint`):
+  `ModelConfig.from_pretrained` takes config.json's first architecture ("" when it lists
+  none) and the quant config it builds from the checkpoint directory's hf_quant_config.json
+  (modelopt, first), else config.json's quantization_config, else dtypes.json, and passes
+  both to `resolve_moe_backend`
+  (tensorrt_llm/_torch/model_config.py@008e0af898:1250-1315). Of the quant config only
+  two algorithms matter there, W4A16_NVFP4 and FP8_BLOCK_SCALES (:459-483): graphfit
+  reads "none" for no quantization_config and no hf_quant_config.json (dtypes.json gives
+  MXFP4 or nothing), "fp8_block" for a quantization_config whose quant_method is "fp8"
+  with a weight_block_size or a static activation_scheme (`load_hf_quant_config`,
+  :615-618), "none" for another fp8 one and for mxfp4, mxfp8 and nvfp4 (:636-688, neither
+  algorithm; :585-596), and "unknown" for an hf_quant_config.json, an inline modelopt config (one
+  with a quant_algo key; `is_modelopt_quant_config` was not read) or any other method.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.model_config import config_path, load_config
@@ -195,6 +210,35 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     return (f"text_config.{key}" if source is not data else key), count
 
 
+# quant_method values whose `load_hf_quant_config` branch sets neither W4A16_NVFP4 nor
+# FP8_BLOCK_SCALES (module doc); "fp8" sets FP8_BLOCK_SCALES only with a block size or a
+# static activation scheme
+NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
+
+
+def auto_checkpoint(path: Path, data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(architecture, quantization) that resolve `moe_config.backend` AUTO (module doc);
+    None when config.json's architectures is not a list of names."""
+    names = data.get("architectures", [])
+    if names is None:
+        names = []
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return None
+    arch = names[0] if names else ""
+    quant = data.get("quantization_config")
+    if os.path.lexists(path.parent / "hf_quant_config.json"):
+        return arch, "unknown"
+    if quant is None:
+        return arch, "none"
+    method = quant.get("quant_method") if isinstance(quant, Mapping) else None
+    if not isinstance(quant, Mapping) or "quant_algo" in quant or method not in NEITHER_METHODS:
+        return arch, "unknown"
+    if method == "fp8" and (quant.get("weight_block_size")
+                            or quant.get("activation_scheme") == "static"):
+        return arch, "fp8_block"
+    return arch, "none"
+
+
 def token_settings(model: str) -> list[Setting]:
     """`moe_a2a_token` and `moe_eplb_experts` from a local checkpoint (weak: `--config`
     overrides them)."""
@@ -211,9 +255,14 @@ def token_settings(model: str) -> list[Setting]:
     if experts is not None:
         out.append(Setting("moe_eplb_experts", experts[1], f"{shown_path(path)}: {experts[0]}",
                            FILE, weak=True))
+    auto = auto_checkpoint(path, data)
+    if auto is not None:
+        out.append(Setting("moe_auto_checkpoint", list(auto), f"{shown_path(path)}: "
+                           f"architectures, quantization", FILE, weak=True))
     return out
 
 
 __all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "EXPERT_KEYS", "TEXT_CONFIG_EXPERTS", "eplb_experts", "environment",
+           "EXPERT_KEYS", "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint",
+           "eplb_experts", "environment",
            "moe_config", "token_settings", "token_size"]

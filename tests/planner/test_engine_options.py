@@ -298,6 +298,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
+    "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
+                                            ["", "unknown"], ("X", "fp8_block")]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -539,6 +541,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
+    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
 }
 
 
