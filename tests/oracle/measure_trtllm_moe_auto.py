@@ -28,6 +28,8 @@ TOKENS = 8192
 ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
          "KimiK3ForConditionalGeneration", "KimiLinearForCausalLM", "DeepseekV3ForCausalLM",
          None]
+# quantization_config values (None: none), and "file": an hf_quant_config.json beside it
+# (also the generated test's, tests/oracle/test_trtllm_moe_auto_reference.py)
 QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
                      {"quant_method": "fp8", "activation_scheme": "static"},
                      {"quant_method": "fp8", "activation_scheme": "dynamic"},

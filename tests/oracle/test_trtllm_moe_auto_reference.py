@@ -26,19 +26,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.oracle import trtllm_reference as ref
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
-ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
-         "KimiK3ForConditionalGeneration", "KimiLinearForCausalLM", "DeepseekV3ForCausalLM",
-         None]
-# quantization_config values (None: none), and "file": an hf_quant_config.json beside it
-QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
-                     {"quant_method": "fp8", "activation_scheme": "static"},
-                     {"quant_method": "fp8", "activation_scheme": "dynamic"},
-                     {"quant_method": "mxfp4"}, {"quant_method": "nvfp4"},
-                     {"quant_method": "compressed-tensors"},
-                     {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file"]
 
 
 def _line(folder: Path, arch: str | None, quant: Any, backend: str | None,
