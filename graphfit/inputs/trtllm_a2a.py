@@ -68,7 +68,11 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   tensorrt_llm/_torch/models/modeling_llama.py@3a5901cd0d:1255-1259, whose MoE decoder
   layers build Llama4MoE(num_experts=config.num_local_experts, ..., dtype=config.torch_dtype)
   (:427-436), passed on to `create_moe` (:284-295); a text_config that is not a mapping
-  reads no count); other
+  reads no count) and n_routed_experts for DeepseekV4ForCausalLM (s64t: every
+  DeepseekV4DecoderLayer sets num_experts from it,
+  tensorrt_llm/_torch/models/modeling_deepseekv4.py@02586bf0b0:1773, and builds
+  DeepseekV4MoE(num_experts=..., dtype=config.torch_dtype) (:1843-1854), which passes both
+  to `create_moe` (:1554-1574)); other
   architectures' keys are not read
   (`EXPERT_KEYS`). Nor is
   the hidden size of an MXFP4 checkpoint (quantization_config's quant_method mxfp4) that is
@@ -76,11 +80,26 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   to one before sizing the workspace
   (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:104-108), and
   which MXFP4 mode a line runs is not read.
+* What resolves `moe_config.backend` AUTO (s64t, `moe_auto_checkpoint`):
+  `ModelConfig.from_pretrained` takes config.json's first architecture ("" when it lists
+  none) and the quant config it builds from the checkpoint directory's hf_quant_config.json
+  (modelopt, first), else config.json's quantization_config, else dtypes.json, and passes
+  both to `resolve_moe_backend`
+  (tensorrt_llm/_torch/model_config.py@008e0af898:1250-1315). Of the quant config only
+  two algorithms matter there, W4A16_NVFP4 and FP8_BLOCK_SCALES (:459-483): graphfit
+  reads "none" for no quantization_config and no hf_quant_config.json (dtypes.json gives
+  MXFP4 or nothing), "fp8_block" for a quantization_config whose quant_method is "fp8"
+  with a weight_block_size or a static activation_scheme (`load_hf_quant_config`,
+  :615-618), "none" for another fp8 one and for mxfp4, mxfp8 and nvfp4 (:636-688, neither
+  algorithm; :585-596), and "unknown" for an hf_quant_config.json, an inline modelopt config (one
+  with a quant_algo key; `is_modelopt_quant_config` was not read) or any other method.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.model_config import config_path, load_config
@@ -98,7 +117,8 @@ TWO_BYTE_DTYPES = ("bfloat16", "float16")
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
                "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
                "GptOssForCausalLM": "num_local_experts", "Qwen3NextForCausalLM": "num_experts",
-               "Llama4ForConditionalGeneration": "num_local_experts"}
+               "Llama4ForConditionalGeneration": "num_local_experts",
+               "DeepseekV4ForCausalLM": "n_routed_experts"}
 # the architectures whose MoE layers read the count from config.json's text_config (module doc)
 TEXT_CONFIG_EXPERTS = frozenset({"Llama4ForConditionalGeneration"})
 
@@ -190,6 +210,35 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     return (f"text_config.{key}" if source is not data else key), count
 
 
+# quant_method values whose `load_hf_quant_config` branch sets neither W4A16_NVFP4 nor
+# FP8_BLOCK_SCALES (module doc); "fp8" sets FP8_BLOCK_SCALES only with a block size or a
+# static activation scheme
+NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
+
+
+def auto_checkpoint(path: Path, data: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(architecture, quantization) that resolve `moe_config.backend` AUTO (module doc);
+    None when config.json's architectures is not a list of names."""
+    names = data.get("architectures", [])
+    if names is None:
+        names = []
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        return None
+    arch = names[0] if names else ""
+    quant = data.get("quantization_config")
+    if os.path.lexists(path.parent / "hf_quant_config.json"):
+        return arch, "unknown"
+    if quant is None:
+        return arch, "none"
+    method = quant.get("quant_method") if isinstance(quant, Mapping) else None
+    if not isinstance(quant, Mapping) or "quant_algo" in quant or method not in NEITHER_METHODS:
+        return arch, "unknown"
+    if method == "fp8" and (quant.get("weight_block_size")
+                            or quant.get("activation_scheme") == "static"):
+        return arch, "fp8_block"
+    return arch, "none"
+
+
 def token_settings(model: str) -> list[Setting]:
     """`moe_a2a_token` and `moe_eplb_experts` from a local checkpoint (weak: `--config`
     overrides them)."""
@@ -206,9 +255,14 @@ def token_settings(model: str) -> list[Setting]:
     if experts is not None:
         out.append(Setting("moe_eplb_experts", experts[1], f"{shown_path(path)}: {experts[0]}",
                            FILE, weak=True))
+    auto = auto_checkpoint(path, data)
+    if auto is not None:
+        out.append(Setting("moe_auto_checkpoint", list(auto), f"{shown_path(path)}: "
+                           f"architectures, quantization", FILE, weak=True))
     return out
 
 
 __all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "EXPERT_KEYS", "TEXT_CONFIG_EXPERTS", "eplb_experts", "environment",
+           "EXPERT_KEYS", "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint",
+           "eplb_experts", "environment",
            "moe_config", "token_settings", "token_size"]

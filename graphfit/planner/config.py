@@ -441,7 +441,8 @@ class EngineConfig:
             prefill_cp_family: str | None = None,
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
             cp_tp_group_sharing: bool = False,
-            moe_eplb_experts: int | None = None) -> None: ...
+            moe_eplb_experts: int | None = None,
+            moe_auto_checkpoint: tuple[str, str] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -793,6 +794,11 @@ class EngineConfig:
     def moe_eplb_experts(self) -> int | None:
         """TrtllmOptions.moe_eplb_experts."""
         return cast("int | None", self._option("moe_eplb_experts"))
+
+    @property
+    def moe_auto_checkpoint(self) -> tuple[str, str] | None:
+        """TrtllmOptions.moe_auto_checkpoint."""
+        return cast("tuple[str, str] | None", self._option("moe_auto_checkpoint"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

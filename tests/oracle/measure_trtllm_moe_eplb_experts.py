@@ -7,9 +7,11 @@ tests/oracle/test_trtllm_moe_eplb_experts_reference.py is):
 Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options FILE`
 (FILE: enable_attention_dp true, and on some lines a moe_config load_balancer) over a local
 checkpoint (a drawn architecture: Mixtral, Qwen3-MoE, DeepSeek-V3, Qwen2-MoE, GPT-OSS
-(s62t), Qwen3-Next, Llama 4 (its sizes under text_config) or GLM-4-MoE (s63t; GLM-4-MoE's
-count is not read); a drawn expert count, hidden size, top-k and torch_dtype: bfloat16,
-float16, float32 or none), with ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and
+(s62t), Qwen3-Next, Llama 4 (its sizes under text_config), GLM-4-MoE (s63t; GLM-4-MoE's
+count is not read) or DeepSeek-V4 (s64t); a drawn expert count, hidden size, top-k and
+torch_dtype: bfloat16, float16, float32 or none), with ENABLE_CONFIGURABLE_MOE unset or "0",
+no moe_config backend (AUTO: s64t counts a line known only where every backend AUTO may
+resolve to builds the restated workspace, `ref.moe_a2a_auto_sized`). For this checkout and
 for the graphfit at `--before` (a subprocess on the same lines) it prints: the lines; those
 whose total the restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
 `ref.moe_a2a_itemsize` and, under a load balancer, `ref.moe_num_experts`: not float32, and
@@ -71,7 +73,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None
             known = item["dtype"] != "float32" and (
-                not item["balancer"] or item["arch"] in ref.MOE_EXPERT_KEY)
+                not item["balancer"] or item["arch"] in ref.MOE_EXPERT_KEY) and (
+                ref.moe_a2a_auto_sized(None, item["configurable"], data))  # s64t
             if not known:
                 continue
             configurable = not ref.moe_a2a_selects_itself(item["configurable"])
@@ -108,7 +111,8 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
     @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                                  "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
                                  "GptOssForCausalLM", "Qwen3NextForCausalLM",
-                                 "Llama4ForConditionalGeneration", "Glm4MoeForCausalLM"]),
+                                 "Llama4ForConditionalGeneration", "Glm4MoeForCausalLM",
+                                 "DeepseekV4ForCausalLM"]),
            experts=st.integers(1, 384), hidden=st.sampled_from([2048, 4096, 5120, 7168]),
            top_k=st.integers(1, 8), dtype=st.sampled_from([None, "bfloat16", "float16",
                                                             "float32"]),

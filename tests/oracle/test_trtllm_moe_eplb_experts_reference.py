@@ -9,7 +9,8 @@ workspace line (issue 23, s61t), graphfit against the restated engine
   `ref.cite_fact("gpt_oss_num_experts")`), num_experts (Qwen3-Next, s63t,
   `ref.cite_fact("qwen3_next_num_experts")`), text_config's num_local_experts (Llama 4,
   s63t, `ref.cite_fact("llama4_text_config")`) or n_routed_experts (DeepSeek-V3, s62t,
-  `ref.cite_fact("deepseekv3_num_experts")`) to `create_moe`; under a load balancer the
+  `ref.cite_fact("deepseekv3_num_experts")`; DeepSeek-V4, s64t,
+  `ref.cite_fact("deepseekv4_num_experts")`) to `create_moe`; under a load balancer the
   workspace is sized with that count (`ref.cite_fact("moe_eplb_count")`,
   `ref.cite_fact("moe_factory_eplb")`): `ref.moe_a2a_workspace_size` with it;
 * the itemsize of an untyped checkpoint: bfloat16 through ModelConfig.torch_dtype on
@@ -61,7 +62,8 @@ def _aux(text: str) -> int | None:
 @given(arch=st.sampled_from(["MixtralForCausalLM", "Qwen3MoeForCausalLM",
                              "DeepseekV3ForCausalLM", "Qwen2MoeForCausalLM",
                              "GptOssForCausalLM", "Qwen3NextForCausalLM",
-                             "Llama4ForConditionalGeneration", UNREAD]),
+                             "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM",
+                             UNREAD]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
        top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
@@ -87,6 +89,9 @@ def test_the_eplb_count_and_itemsize_are_the_engines(
     environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
     got = str(line(folder, _checkpoint(folder, data), tp, True, moe_config, environ))
     itemsize = ref.moe_a2a_itemsize(dtype, not ref.moe_a2a_selects_itself(configurable))
+    if not ref.moe_a2a_auto_sized(None, configurable, data):  # AUTO by the GPU (s64t)
+        assert "not modelled" in got and _total(got) is None, (got, WHY)
+        return
     if balancer and arch not in ref.MOE_EXPERT_KEY:
         assert "num_experts not read" in got and _total(got) is None, (got, WHY)
         return
@@ -173,11 +178,14 @@ def test_qwen2_moe_reads_num_experts(tmp_path: Path) -> None:
 
 
 def _balanced(folder: Path, data: dict[str, Any], tp: int,
-              environ: dict[str, str] | None = None) -> str:
+              environ: dict[str, str] | None = None, backend: str | None = None) -> str:
     """The DEP line (tp = ep = `tp`) under a load balancer over a checkpoint whose config.json
-    is `data` (rewritten in place)."""
+    is `data` (rewritten in place), with moe_config's `backend` when given."""
     model = _checkpoint(folder, data)
-    return str(line(folder, model, tp, True, {"load_balancer": {"num_slots": 8}}, environ or {}))
+    moe_config: dict[str, Any] = {"load_balancer": {"num_slots": 8}}
+    if backend is not None:
+        moe_config["backend"] = backend
+    return str(line(folder, model, tp, True, moe_config, environ or {}))
 
 
 def _exact(got: str, tp: int, top_k: int, hidden: int, experts: int) -> None:
@@ -194,16 +202,21 @@ def test_gpt_oss_reads_num_local_experts(tmp_path: Path) -> None:
     """gpt-oss-120b's DEP line (tp 8): MLPBlock builds the MoE with
     config.num_local_experts (128), not num_experts (`ref.cite_fact("gpt_oss_num_experts")`,
     `ref.cite_fact("gpt_oss_create_moe")`); its MXFP4 checkpoint (hidden 2880, not a multiple
-    of 128) keeps the payload a formula, but the aux part is exact with the 128 experts."""
+    of 128) keeps the payload a formula, but the aux part is exact with the 128 experts
+    (moe_config backend CUTLASS: not given, AUTO resolves by the GPU, TRITON on SM 90-99,
+    `ref.cite_fact("moe_auto_resolve")`, so that line gives no bytes)."""
     oss = {"architectures": ["GptOssForCausalLM"], "hidden_size": 2880,
            "num_experts_per_tok": 4, "num_local_experts": 128, "num_experts": 7,
            "num_hidden_layers": 2, "num_attention_heads": 64, "torch_dtype": "bfloat16"}
     assert ref.moe_num_experts(oss) == 128
-    _exact(_balanced(tmp_path, oss, 8), 8, 4, 2880, 128)
-    got = _balanced(tmp_path, {**oss, "quantization_config": {"quant_method": "mxfp4"}}, 8)
+    _exact(_balanced(tmp_path, oss, 8, backend="CUTLASS"), 8, 4, 2880, 128)
+    got = _balanced(tmp_path, {**oss, "quantization_config": {"quant_method": "mxfp4"}}, 8,
+                    backend="CUTLASS")
     assert _total(got) is None, got
     assert _aux(got) == ref.moe_a2a_offsets(8, TOKENS, 128)["payload_data"], got
-    _unread(_balanced(tmp_path, {**oss, "num_local_experts": None}, 8))
+    _unread(_balanced(tmp_path, {**oss, "num_local_experts": None}, 8, backend="CUTLASS"))
+    auto = _balanced(tmp_path, oss, 8)
+    assert "TRITON" in auto and "not modelled" in auto and _aux(auto) is None, auto
 
 
 def test_qwen3_next_reads_num_experts(tmp_path: Path) -> None:
@@ -235,3 +248,26 @@ def test_llama4_reads_text_config_num_local_experts(tmp_path: Path) -> None:
     without = {k: v for k, v in text.items() if k != "num_local_experts"}
     for odd in (None, without):  # (a text_config not an object is refused by the reader)
         _unread(_balanced(tmp_path, {**llama4, "text_config": odd}, 8))
+
+
+def test_deepseek_v4_reads_n_routed_experts(tmp_path: Path) -> None:
+    """A DeepSeek-V4-shaped DEP line (tp 8; hidden 4096, 256 routed experts, top-6): every
+    decoder layer builds DeepseekV4MoE with config.n_routed_experts, not num_local_experts or
+    num_experts (`ref.cite_fact("deepseekv4_num_experts")`, `ref.cite_fact("deepseekv4_moe")`,
+    `ref.cite_fact("deepseekv4_create_moe")`), sized with its torch_dtype, untyped two bytes
+    (on the default route: without ConfigurableMoE, AUTO's TRTLLM on SM 100-119 is not
+    modelled, `ref.cite_fact("moe_auto_resolve")`); a null n_routed_experts reads no
+    count."""
+    ds4 = {"architectures": ["DeepseekV4ForCausalLM"], "hidden_size": 4096,
+           "num_experts_per_tok": 6, "n_routed_experts": 256, "num_local_experts": 3,
+           "num_experts": 5, "num_hidden_layers": 2, "num_attention_heads": 64,
+           "torch_dtype": "bfloat16"}
+    assert ref.moe_num_experts(ds4) == 256
+    _exact(_balanced(tmp_path, ds4, 8), 8, 6, 4096, 256)
+    untyped = {k: v for k, v in ds4.items() if k != "torch_dtype"}
+    _exact(_balanced(tmp_path, untyped, 8), 8, 6, 4096, 256)
+    _exact(_balanced(tmp_path, untyped, 8, {"ENABLE_CONFIGURABLE_MOE": "0"}, "CUTLASS"), 8, 6,
+           4096, 256)
+    legacy = _balanced(tmp_path, untyped, 8, {"ENABLE_CONFIGURABLE_MOE": "0"})
+    assert "TRTLLM" in legacy and _total(legacy) is None, legacy
+    _unread(_balanced(tmp_path, {**ds4, "n_routed_experts": None}, 8))

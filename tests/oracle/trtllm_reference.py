@@ -3129,6 +3129,118 @@ def moe_a2a_backend_sized(backend: str | None, enable_configurable_moe: str | No
     return name in CONFIGURABLE_MOE_BACKENDS
 
 
+# _torch/model_config.py @008e0af898 (76,303 characters; the copy read_file serves without a
+# commit, later than the pinned 1a0dc5f700), counted from offset 0 to 1315 (issue 23, s64t):
+# the architecture sets `_DEEPSEEK_V4_ARCHITECTURES` (62) and `_KIMI_K3_ARCHITECTURES`
+# (65-68); `ModelConfig.resolve_moe_backend` (448-486): a name other than AUTO is kept, AUTO
+# is TRTLLM for Kimi-K3, TRTLLM for DeepSeek-V4 on SM 100-119, for W4A16_NVFP4 CUTEDSL on
+# SM 120/121 and MARLIN on SM 90-99, for GptOssForCausalLM TRTLLM on SM 100-119, TRITON on
+# SM 90-99, CUTLASS elsewhere, TRTLLM for FP8_BLOCK_SCALES where is_sm_100f(), else CUTLASS;
+# `load_hf_quant_config` (599-703): an inline modelopt config goes to the modelopt builder
+# (604-607), quant_method fp8 with a weight_block_size or a static activation_scheme is
+# FP8_BLOCK_SCALES (615-618), mxfp4 an MXFP4 algorithm (636-653, 585-596), mxfp8 MXFP8
+# (655-671), nvfp4 NVFP4 (676-688); `from_pretrained` (1250-1315): the requested backend
+# defaults to AUTO (1250), the architecture is architectures[0] or "" (1251-1252), the quant
+# config comes from hf_quant_config.json first (1260-1298), else config.json's
+# quantization_config (1300-1306), else dtypes.json (1307-1309), and the model's moe_backend
+# is resolve_moe_backend of the three (1311-1315).
+PINS["model_config_2026"] = ("tensorrt_llm/_torch/model_config.py",
+                             "008e0af8980fc560003631ba4ac37828836a91c8")
+COUNTED_TO["model_config_2026"] = 1315
+CITES.update({
+    "moe_auto_archs": ("model_config_2026", "_DEEPSEEK_V4_ARCHITECTURES, "
+                       "_KIMI_K3_ARCHITECTURES", 0),
+    "moe_auto_resolve": ("model_config_2026", "ModelConfig.resolve_moe_backend: AUTO by "
+                         "architecture, quant algorithm and SM version", 16000),
+    "moe_auto_fp8_block": ("model_config_2026", "ModelConfig.load_hf_quant_config: fp8 with "
+                           "weight_block_size or static activations is FP8_BLOCK_SCALES",
+                           24000),
+    "moe_auto_quant_methods": ("model_config_2026", "ModelConfig.load_hf_quant_config: the "
+                               "modelopt, mxfp4, mxfp8 and nvfp4 branches", 24000),
+    "moe_auto_call": ("model_config_2026", "ModelConfig.from_pretrained: requested backend "
+                      "(default AUTO), architectures[0], the quant config, "
+                      "resolve_moe_backend", 56000),
+})
+LINES.update({"moe_auto_archs": (62, 68), "moe_auto_resolve": (448, 486),
+              "moe_auto_fp8_block": (615, 618), "moe_auto_quant_methods": (599, 688),
+              "moe_auto_call": (1250, 1315)})
+MOE_AUTO_KIMI_K3 = ("KimiK3ForConditionalGeneration", "KimiLinearForCausalLM")
+MOE_AUTO_DEEPSEEK_V4 = ("DeepseekV4ForCausalLM",)
+# the SM versions of the GPUs TensorRT-LLM serves MoE on (Ampere to Blackwell consumer)
+MOE_AUTO_SMS = (80, 86, 89, 90, 100, 103, 110, 120, 121)
+
+
+def moe_auto_backend(requested: str, architecture: str, quant_algo: str | None, sm: int,
+                     sm_100f: bool) -> str:
+    """`ModelConfig.resolve_moe_backend` (`cite_fact("moe_auto_resolve")`,
+    `cite_fact("moe_auto_archs")`) on an SM `sm` GPU whose `is_sm_100f()` is `sm_100f`."""
+    if requested.upper() != "AUTO":
+        return requested
+    if architecture in MOE_AUTO_KIMI_K3:
+        return "TRTLLM"
+    if architecture in MOE_AUTO_DEEPSEEK_V4 and sm in range(100, 120):
+        return "TRTLLM"
+    if quant_algo == "W4A16_NVFP4":
+        if sm in (120, 121):
+            return "CUTEDSL"
+        if sm in range(90, 100):
+            return "MARLIN"
+    if architecture == "GptOssForCausalLM":
+        if sm in range(100, 120):
+            return "TRTLLM"
+        return "TRITON" if sm in range(90, 100) else "CUTLASS"
+    if quant_algo == "FP8_BLOCK_SCALES" and sm_100f:
+        return "TRTLLM"
+    return "CUTLASS"
+
+
+def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config_file: bool
+                         ) -> tuple[str | None, ...]:
+    """The quant algorithms `from_pretrained` may build for a checkpoint, as far as
+    `resolve_moe_backend` tells them apart (`cite_fact("moe_auto_call")`,
+    `cite_fact("moe_auto_fp8_block")`, `cite_fact("moe_auto_quant_methods")`): an
+    hf_quant_config.json, an inline modelopt config (not restated) or another method may be
+    anything."""
+    anything = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
+    hf = config_json.get("quantization_config")
+    if hf_quant_config_file:
+        return anything
+    if hf is None:
+        return (None,)  # dtypes.json gives MXFP4 or nothing
+    if not isinstance(hf, Mapping) or "quant_algo" in hf:
+        return anything
+    method = hf.get("quant_method")
+    if method == "fp8":
+        block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
+        return ("FP8_BLOCK_SCALES",) if block else (None,)
+    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else anything
+
+
+def moe_auto_backends(requested: str | None, config_json: Mapping[str, Any],
+                      hf_quant_config_file: bool) -> set[str]:
+    """Every backend a line's MoE gets, over `MOE_AUTO_SMS` and both `is_sm_100f()` values,
+    for `moe_config.backend` `requested` (None: not given, AUTO) and a local checkpoint
+    (`cite_fact("moe_auto_call")`)."""
+    names = config_json.get("architectures") or []
+    architecture = names[0] if names else ""
+    return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, flag)
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)
+            for sm in MOE_AUTO_SMS for flag in (False, True)}
+
+
+def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | None,
+                       config_json: Mapping[str, Any] | None,
+                       hf_quant_config_file: bool = False) -> bool:
+    """`moe_a2a_backend_sized` with AUTO (or no backend) resolved for a local checkpoint's
+    config.json `config_json` (None: not read, and then no backend is CUTLASS, AUTO not
+    sized): sized only where every backend it may resolve to is."""
+    if config_json is None or (requested is not None and requested.upper() != "AUTO"):
+        return moe_a2a_backend_sized(requested, enable_configurable_moe)
+    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
+               for backend in moe_auto_backends(requested, config_json,
+                                                hf_quant_config_file))
+
+
 def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
     """The auxiliary bytes with EPLB statistics for `num_experts` experts
     (`cite_fact("moe_eplb_count")`, `cite_fact("moe_factory_eplb")`)."""
@@ -3274,6 +3386,26 @@ CITES.update({
 })
 LINES.update({"llama4_text_config": (1255, 1259), "llama4_num_experts": (427, 436),
               "llama4_create_moe": (284, 295)})
+# _torch/models/modeling_deepseekv4.py @02586bf0b0 (121,459 characters; the copy read_file
+# serves without a commit), counted from offset 0 to 1854 (issue 23, s64t):
+# `DeepseekV4DecoderLayer.__init__` (every layer of DeepseekV4Model, no dense layers) sets
+# num_experts from config.n_routed_experts (1773) and builds
+# `DeepseekV4MoE(num_experts=self.num_experts, ..., dtype=config.torch_dtype, ...)` (1843-1854,
+# dtype at 1849), whose `__init__` builds `create_moe(num_experts=num_experts, ..., dtype=dtype,
+# ...)` (1554-1574, dtype at 1559).
+PINS["modeling_deepseekv4"] = ("tensorrt_llm/_torch/models/modeling_deepseekv4.py",
+                               "02586bf0b0f59d29967bf4aa27d5714a0b4788f6")
+COUNTED_TO["modeling_deepseekv4"] = 1854
+CITES.update({
+    "deepseekv4_num_experts": ("modeling_deepseekv4", "DeepseekV4DecoderLayer.__init__: "
+                               "num_experts = config.n_routed_experts", 64000),
+    "deepseekv4_moe": ("modeling_deepseekv4", "DeepseekV4DecoderLayer.__init__: "
+                       "DeepseekV4MoE(num_experts, dtype=config.torch_dtype)", 80000),
+    "deepseekv4_create_moe": ("modeling_deepseekv4", "DeepseekV4MoE.__init__: "
+                              "create_moe(num_experts, dtype)", 64000),
+})
+LINES.update({"deepseekv4_num_experts": (1773, 1773), "deepseekv4_moe": (1843, 1854),
+              "deepseekv4_create_moe": (1554, 1574)})
 # the config.json key each architecture's MoE class reads as num_experts
 MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen3MoeForCausalLM": "num_experts",
@@ -3281,7 +3413,8 @@ MOE_EXPERT_KEY = {"MixtralForCausalLM": "num_local_experts",
                   "Qwen2MoeForCausalLM": "num_experts",
                   "GptOssForCausalLM": "num_local_experts",
                   "Qwen3NextForCausalLM": "num_experts",
-                  "Llama4ForConditionalGeneration": "num_local_experts"}
+                  "Llama4ForConditionalGeneration": "num_local_experts",
+                  "DeepseekV4ForCausalLM": "n_routed_experts"}
 # the architectures whose language model is built on config.json's text_config
 MOE_TEXT_CONFIG = frozenset({"Llama4ForConditionalGeneration"})
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
@@ -3291,7 +3424,8 @@ def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     """The num_experts the served architecture's MoE class passes to `create_moe`
     (`cite_fact("mixtral_num_experts")`, `cite_fact("qwen3_moe_num_experts")`,
     `cite_fact("deepseekv3_num_experts")`, `cite_fact("qwen2_moe_num_experts")`,
-    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`); Llama 4's
+    `cite_fact("gpt_oss_num_experts")`, `cite_fact("qwen3_next_num_experts")`,
+    `cite_fact("deepseekv4_num_experts")`); Llama 4's
     from its text_config (`cite_fact("llama4_text_config")`, `cite_fact("llama4_num_experts")`)."""
     arch = config_json["architectures"][0]
     config = config_json["text_config"] if arch in MOE_TEXT_CONFIG else config_json

@@ -299,6 +299,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
     "cp_tp_group_sharing": st.booleans(),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
+    "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
+                                            ["", "unknown"], ("X", "fp8_block")]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -541,6 +543,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
+    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
 }
 
 

@@ -93,6 +93,22 @@ tensorrt_llm/_torch/models/modeling_qwen_moe.py@6a5351c32c:52-61); for
 those the line
 gives exact bytes with the statistics (`eplb_experts`), for other architectures the addition
 stays a formula.
+
+`moe_config.backend` AUTO (issue 23, s64t). `ModelConfig.from_pretrained` takes the requested
+backend with a default of AUTO, the checkpoint's first architecture and its quant config, and
+sets the model's moe_backend to `resolve_moe_backend` of them
+(tensorrt_llm/_torch/model_config.py@008e0af898:1250-1315). That resolution
+(:448-486) keeps any other name, and gives AUTO: TRTLLM for the Kimi-K3 architectures
+(:65-68); TRTLLM for DeepSeek-V4 (:62) on SM 100-119; for a W4A16_NVFP4 quant config
+CUTEDSL on SM 120-121 and MARLIN on SM 90-99; for GptOssForCausalLM TRTLLM on SM 100-119,
+TRITON on SM 90-99 and CUTLASS elsewhere; TRTLLM for FP8_BLOCK_SCALES where `is_sm_100f()`;
+else CUTLASS (`auto_resolve`). graphfit reads the checkpoint (graphfit.inputs.trtllm_a2a.
+auto_checkpoint) but not the GPU, so it takes every backend AUTO may resolve to
+(`auto_backends`): where each is one whose workspace is restated here (the wrapped backends
+on the default route, CUTLASS only on the legacy one), the line is that workspace and names
+them; else it says what AUTO resolves to and gives no bytes. An unset backend is TensorRT-LLM's
+AUTO too; without a local checkpoint the line still assumes CUTLASS for it, and keeps an
+explicit AUTO not modelled.
 """
 
 from __future__ import annotations
@@ -116,6 +132,13 @@ COMM_METHODS = ("NVLINK_TWO_SIDED", "NVLINK_ONE_SIDED", "DEEPEP", "DEEPEPLOWLATE
                 "ALLGATHER")
 # AlltoallMethodType's members, by the names select_alltoall_method_type looks up (module doc)
 METHODS = ("NotEnabled", "NVLinkOneSided", "NVLinkTwoSided", "DeepEP", "DeepEPLowLatency")
+AUTO = "AUTO"
+# resolve_moe_backend's architecture sets and the one it names (module doc)
+KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration", "KimiLinearForCausalLM"})
+DEEPSEEK_V4 = frozenset({"DeepseekV4ForCausalLM"})
+GPT_OSS = "GptOssForCausalLM"
+# one SM version of each range its rules tell apart: below 90, 90-99, 100-119, 120-121, later
+AUTO_SMS = (80, 90, 100, 120, 130)
 
 
 def _align(offset: int) -> int:
@@ -306,11 +329,11 @@ def _eplb_exact(text: str, aux: int, experts: int) -> str:
                              f"for the checkpoint's {experts} experts)")
 
 
-def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
-          env_raw: str | None = None, force_raw: str | None = None,
-          configurable_raw: str | None = None, backend: str | None = None,
-          eplb: bool = False, comm_raw: str | None = None,
-          eplb_experts: int | None = None) -> str:
+def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
+           env_raw: str | None = None, force_raw: str | None = None,
+           configurable_raw: str | None = None, backend: str | None = None,
+           eplb: bool = False, comm_raw: str | None = None,
+           eplb_experts: int | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
@@ -366,6 +389,79 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
             f"large)")
 
 
-__all__ = ["A2aWorkspace", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS", "ENV_FORCE",
-           "ENV_FORCE_COMM", "MAX_TOP_K", "METHODS", "env_megabytes", "forced", "forced_comm",
-           "legacy", "one_sided", "shown"]
+def auto_resolve(architecture: str, quant_algo: str | None, sm: int, sm_100f: bool) -> str:
+    """The backend `resolve_moe_backend` gives AUTO for `architecture`, a quant config whose
+    algorithm is `quant_algo` (None: unquantized), on an SM `sm` GPU where `is_sm_100f()`
+    is `sm_100f` (module doc)."""
+    if architecture in KIMI_K3:
+        return "TRTLLM"
+    if architecture in DEEPSEEK_V4 and 100 <= sm < 120:
+        return "TRTLLM"
+    if quant_algo == "W4A16_NVFP4" and sm in (120, 121):
+        return "CUTEDSL"
+    if quant_algo == "W4A16_NVFP4" and 90 <= sm < 100:
+        return "MARLIN"
+    if architecture == GPT_OSS:
+        return "TRTLLM" if 100 <= sm < 120 else "TRITON" if 90 <= sm < 100 else "CUTLASS"
+    if quant_algo == "FP8_BLOCK_SCALES" and sm_100f:
+        return "TRTLLM"
+    return "CUTLASS"
+
+
+def auto_backends(architecture: str, quant: str) -> tuple[str, ...]:
+    """The backends AUTO may resolve to for a checkpoint (`moe_auto_checkpoint`): over the
+    SM versions its rules tell apart and, since graphfit does not read `is_sm_100f`, both of
+    its values on SM 100 and later; an "unknown" quantization may be either algorithm the
+    rules test (module doc)."""
+    algos = {"none": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
+             "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}[quant]
+    found = {auto_resolve(architecture, algo, sm, sm_100f) for algo in algos
+             for sm in AUTO_SMS for sm_100f in ((False, True) if sm >= 100 else (False,))}
+    return tuple(sorted(found))
+
+
+def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
+          ) -> tuple[bool, str]:
+    """(whether every backend AUTO may resolve to is sized here, the clause naming them)."""
+    arch, quant = checkpoint
+    backends = auto_backends(arch, quant)
+    what = "moe_config backend AUTO" if given else (
+        "moe_config backend not given (TensorRT-LLM resolves AUTO)")
+    model = (f"{arch}" if arch else "a checkpoint naming no architecture") + (
+        "" if quant == "none" else f", {quant.replace('_', ' ')} quantization")
+    sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
+    if len(backends) == 1:
+        return sized, f"{what} resolves to {backends[0]} for {model}"
+    return sized, (f"{what} resolves to {' or '.join(backends)} for {model}, by the GPU "
+                   f"(not read)")
+
+
+def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
+          env_raw: str | None = None, force_raw: str | None = None,
+          configurable_raw: str | None = None, backend: str | None = None,
+          eplb: bool = False, comm_raw: str | None = None,
+          eplb_experts: int | None = None,
+          auto_checkpoint: tuple[str, str] | None = None) -> str:
+    """`_shown`, with `moe_config.backend` AUTO, or not given (TensorRT-LLM's default
+    AUTO), resolved as `resolve_moe_backend` does when the checkpoint was read
+    (`auto_checkpoint`, s64t): the workspace where every backend it may resolve to builds
+    the restated one, else the line says which it resolves to and that it is not
+    modelled. Without the checkpoint, AUTO is not modelled and no backend is CUTLASS."""
+    if backend not in (None, AUTO) or auto_checkpoint is None:
+        return _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
+                      backend, eplb, comm_raw, eplb_experts)
+    sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw)
+    if not sized:
+        route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
+        which = "it builds" if len(auto_backends(*auto_checkpoint)) == 1 else "each builds"
+        return (f"where attention DP spans ranks and MoE TP is 1: {clause}; which all-to-all "
+                f"{which} ({route}) is not modelled for all of them")
+    text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
+                  None, eplb, comm_raw, eplb_experts)
+    return f"{text}; {clause}"
+
+
+__all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",
+           "DEEPSEEK_V4", "ENV_FORCE", "ENV_FORCE_COMM", "GPT_OSS", "KIMI_K3", "MAX_TOP_K",
+           "METHODS", "A2aWorkspace", "auto_backends", "auto_resolve", "env_megabytes",
+           "forced", "forced_comm", "legacy", "one_sided", "shown"]

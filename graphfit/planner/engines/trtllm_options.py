@@ -180,6 +180,12 @@ class TrtllmOptions(EngineOptions):
         for Qwen3MoeForCausalLM; graphfit.inputs.trtllm_a2a.eplb_experts); None: not read.
         Under `moe_config.load_balancer` it is the EPLB statistics' expert count
         (graphfit.planner.engines.trtllm_moe_a2a, issue 23, s61t).
+    moe_auto_checkpoint: (architecture, quantization) of a local checkpoint, what
+        `ModelConfig.resolve_moe_backend` reads to resolve `moe_config.backend` AUTO: the
+        first of config.json's architectures ("" when it names none) and "none",
+        "fp8_block" or "unknown" for its quantization (graphfit.inputs.trtllm_a2a.
+        auto_checkpoint); None: not read. Read for the all-to-all workspace line only
+        (graphfit.planner.engines.trtllm_moe_a2a.auto_backends, issue 23, s64t).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -220,6 +226,7 @@ class TrtllmOptions(EngineOptions):
     moe_load_balancer: bool = False
     moe_comm_force_method: str | None = None
     moe_eplb_experts: int | None = None
+    moe_auto_checkpoint: tuple[str, str] | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -295,6 +302,19 @@ class TrtllmOptions(EngineOptions):
                               f"value), got {excerpt(self.moe_configurable)}")
         if self.moe_eplb_experts is not None:
             positive_int("moe_eplb_experts", self.moe_eplb_experts)
+        if self.moe_auto_checkpoint is not None:
+            object.__setattr__(self, "moe_auto_checkpoint",
+                               _auto_checkpoint(self.moe_auto_checkpoint))
+
+
+def _auto_checkpoint(value: object) -> tuple[str, str]:
+    """`moe_auto_checkpoint` as a tuple, or ConfigError (the option's doc)."""
+    if not isinstance(value, (list, tuple)) or len(value) != 2 \
+            or not all(isinstance(item, str) for item in value) \
+            or value[1] not in ("none", "fp8_block", "unknown"):
+        raise ConfigError(f"moe_auto_checkpoint: expected [architecture, none | fp8_block | "
+                          f"unknown], got {excerpt(value)}")
+    return value[0], value[1]
 
 
 def _a2a_token(value: object) -> tuple[int, int, int]:

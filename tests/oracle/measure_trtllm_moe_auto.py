@@ -1,0 +1,129 @@
+"""`moe_config.backend` AUTO (or not given) in TensorRT-LLM's one-sided all-to-all workspace
+line, measured (not a test; tests/oracle/test_trtllm_moe_auto_reference.py is):
+
+    python -m tests.oracle.measure_trtllm_moe_auto 300 --before /work/main
+
+Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options FILE` (FILE:
+enable_attention_dp true, and moe_config.backend AUTO or no backend) over a local bf16
+checkpoint (a drawn architecture: Mixtral, GPT-OSS, DeepSeek-V4, Kimi-K3, Kimi-Linear,
+DeepSeek-V3 or none named; a drawn quantization: none, fp8 block / static / dynamic, mxfp4,
+nvfp4, compressed-tensors, an inline modelopt config or an hf_quant_config.json), with
+ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit at `--before` (a
+subprocess on the same lines) it prints: the lines; those where every backend AUTO may resolve
+to over the GPUs builds the restated workspace (`ref.moe_a2a_auto_sized`) and how many plans
+show the engine's total; those where some GPU gets another backend, how many plans give no
+bytes for them, and how many show bytes anyway.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+TOKENS = 8192
+ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
+         "KimiK3ForConditionalGeneration", "KimiLinearForCausalLM", "DeepseekV3ForCausalLM",
+         None]
+# quantization_config values (None: none), and "file": an hf_quant_config.json beside it
+# (also the generated test's, tests/oracle/test_trtllm_moe_auto_reference.py)
+QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
+                     {"quant_method": "fp8", "activation_scheme": "static"},
+                     {"quant_method": "fp8", "activation_scheme": "dynamic"},
+                     {"quant_method": "mxfp4"}, {"quant_method": "nvfp4"},
+                     {"quant_method": "compressed-tensors"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file"]
+
+
+def emit(lines: list[dict[str, Any]]) -> list[int]:
+    """[lines, sized on every GPU, shown exactly, another backend on some GPU, no bytes given,
+    bytes shown anyway]."""
+    from graphfit import plan
+    from graphfit.cli.options import build_config
+    from tests.helpers import load_module
+
+    ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
+                      "moe_auto_trtllm_reference")
+    c = [0] * 6
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, item in enumerate(lines):
+            c[0] += 1
+            model = Path(tmp) / f"m{i}"
+            model.mkdir()
+            data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": item["top_k"],
+                                    "num_hidden_layers": 2, "num_attention_heads": 32,
+                                    "torch_dtype": "bfloat16"}
+            if item["arch"] is not None:
+                data["architectures"] = [item["arch"]]
+            quant = QUANTS[item["quant"]]
+            if isinstance(quant, dict):
+                data["quantization_config"] = quant
+            (model / "config.json").write_text(json.dumps(data))
+            if quant == "file":
+                (model / "hf_quant_config.json").write_text(json.dumps(
+                    {"quantization": {"quant_algo": "W4A16_NVFP4"}}))
+            options = Path(tmp) / f"o{i}.yaml"
+            extra: dict[str, Any] = {"enable_attention_dp": True}
+            if item["backend"] is not None:
+                extra["moe_config"] = {"backend": item["backend"]}
+            options.write_text(json.dumps(extra))
+            environ = {} if item["configurable"] is None else {
+                "ENABLE_CONFIGURABLE_MOE": item["configurable"]}
+            tp = str(item["tp"])
+            config = build_config({}, environ, ["trtllm-serve", str(model), "--tp_size", tp,
+                                                "--ep_size", tp, "--extra_llm_api_options",
+                                                str(options)])
+            shown = str(dict(plan(config).engine_inputs).get("moe_a2a_workspace"))
+            match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
+            got = int(match[1]) if match else None
+            if ref.moe_a2a_auto_sized(item["backend"], item["configurable"], data,
+                                      quant == "file"):
+                c[1] += 1
+                c[2] += got == ref.moe_a2a_workspace_size(item["tp"], item["top_k"], TOKENS,
+                                                          4096, 2)
+            else:
+                c[3] += 1
+                c[4] += got is None
+                c[5] += got is not None
+    return c
+
+
+def _print(label: str, c: list[int]) -> None:
+    print(f"{label}: lines {c[0]}; the restated workspace on every GPU {c[1]}, shown exactly "
+          f"{c[2]}/{c[1]}; another backend on some GPU {c[3]}, no bytes given {c[4]}/{c[3]}, "
+          f"bytes shown anyway {c[5]}")
+
+
+def draw_lines(n: int) -> list[dict[str, Any]]:
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import strategies as st
+
+    out: list[dict[str, Any]] = []
+
+    @settings(max_examples=n, database=None, deadline=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck), derandomize=True)
+    @given(arch=st.sampled_from(ARCHS), quant=st.integers(0, len(QUANTS) - 1),
+           backend=st.sampled_from([None, "AUTO"]), top_k=st.integers(1, 8),
+           tp=st.sampled_from([2, 4, 8]), configurable=st.sampled_from([None, None, "0"]))
+    def draw(arch: str | None, quant: int, backend: str | None, top_k: int, tp: int,
+             configurable: str | None) -> None:
+        out.append({"arch": arch, "quant": quant, "backend": backend, "top_k": top_k,
+                    "tp": tp, "configurable": configurable})
+
+    draw()
+    return out
+
+
+def main() -> int:
+    args = sys.argv[1:]
+    from tests.oracle.measure_before import measure
+
+    return measure(__file__, args, "TensorRT-LLM DEP lines over a local MoE checkpoint, "
+                   "moe_config backend AUTO or not given", draw_lines, emit, _print)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,127 @@
+"""`moe_config.backend` AUTO (or not given) in the one-sided all-to-all workspace line, graphfit
+against the restated engine (tests/oracle/trtllm_reference.py, issue 23, s64t):
+
+* `ModelConfig.from_pretrained` resolves the requested backend (default AUTO) with the
+  checkpoint's first architecture and quant config (`ref.cite_fact("moe_auto_call")`):
+  `resolve_moe_backend` (`ref.cite_fact("moe_auto_resolve")`, `ref.cite_fact("moe_auto_archs")`)
+  gives TRTLLM, TRITON, MARLIN, CUTEDSL or CUTLASS by the architecture, the W4A16_NVFP4 /
+  FP8_BLOCK_SCALES algorithm (`ref.cite_fact("moe_auto_fp8_block")`,
+  `ref.cite_fact("moe_auto_quant_methods")`) and the SM version;
+* graphfit does not read the GPU, so a line is sized only where every backend AUTO may resolve
+  to, over the GPUs, builds the restated workspace (`ref.moe_a2a_auto_sized`, on top of
+  `ref.moe_a2a_backend_sized`); else it names what AUTO resolves to and gives no bytes.
+
+Lines are pasted serving commands with an `--extra_llm_api_options` YAML over a local
+checkpoint directory.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS
+from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
+
+WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
+
+
+def _line(folder: Path, arch: str | None, quant: Any, backend: str | None,
+          environ: dict[str, str]) -> tuple[dict[str, Any], str | None]:
+    """(config.json, the moe_a2a_workspace line) of a tp-4 DEP line over a bf16 checkpoint."""
+    model = folder / "ckpt"
+    model.mkdir(exist_ok=True)
+    data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": 8,
+                            "num_hidden_layers": 2, "num_attention_heads": 32,
+                            "torch_dtype": "bfloat16"}
+    if arch is not None:
+        data["architectures"] = [arch]
+    if isinstance(quant, dict):
+        data["quantization_config"] = quant
+    (model / "config.json").write_text(json.dumps(data))
+    hf_file = model / "hf_quant_config.json"
+    if quant == "file":
+        hf_file.write_text(json.dumps({"quantization": {"quant_algo": "W4A16_NVFP4"}}))
+    elif hf_file.exists():
+        hf_file.unlink()
+    got = line(folder, str(model), 4, True, None if backend is None else {"backend": backend},
+               environ)
+    return data, got
+
+
+def _total(text: str) -> int | None:
+    match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", text)
+    return int(match[1]) if match else None
+
+
+@settings(max_examples=30, deadline=None)
+@given(arch=st.sampled_from(ARCHS), quant=st.sampled_from(QUANTS),
+       backend=st.sampled_from([None, "AUTO", "auto", "CUTLASS", "TRITON"]),
+       configurable=st.sampled_from([None, "0"]))
+def test_auto_is_sized_where_every_resolution_is(tmp_path_factory: Any, arch: str | None,
+                                                 quant: Any, backend: str | None,
+                                                 configurable: str | None) -> None:
+    """The engine's workspace where every backend AUTO may resolve to builds it; else a "not
+    modelled" line without bytes naming every such backend."""
+    folder = Path(tmp_path_factory.mktemp("auto"))
+    environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
+    data, got = _line(folder, arch, quant, backend, environ)
+    assert got is not None
+    if ref.moe_a2a_auto_sized(backend, configurable, data, quant == "file"):
+        assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2), (got, WHY)
+        return
+    assert "not modelled" in got and _total(got) is None, (got, WHY)
+    if backend is None or backend.upper() == "AUTO":
+        for name in ref.moe_auto_backends(backend, data, quant == "file"):
+            assert name in got, (name, got, WHY)
+
+
+def test_fixed_cases(tmp_path: Path) -> None:
+    """gpt-oss-120b (MXFP4) with AUTO: TRTLLM, TRITON (SM 90-99) or CUTLASS, not sized;
+    with CUTLASS given, sized. DeepSeek-V4 with AUTO: TRTLLM on SM 100-119, else CUTLASS:
+    sized in ConfigurableMoE, not without it. Kimi-K3 without ConfigurableMoE: always TRTLLM,
+    not sized. Mixtral unquantized: CUTLASS everywhere, sized on both routes, the backend not
+    given (AUTO, `ref.cite_fact("moe_auto_call")`) as given AUTO. A W4A16_NVFP4
+    hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized. An fp8
+    checkpoint with a block size or static activations (FP8_BLOCK_SCALES): TRTLLM where
+    is_sm_100f(), so sized in ConfigurableMoE only; a dynamic fp8 one: CUTLASS."""
+    legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
+    mxfp4 = {"quant_method": "mxfp4"}
+    _, oss = _line(tmp_path, "GptOssForCausalLM", mxfp4, "AUTO", {})
+    assert oss is not None and "TRITON" in oss and "not modelled" in oss, oss
+    _, oss = _line(tmp_path, "GptOssForCausalLM", mxfp4, "CUTLASS", {})
+    assert oss is not None and _total(oss) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
+    want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
+    _, ds4 = _line(tmp_path, "DeepseekV4ForCausalLM", None, "AUTO", {})
+    assert ds4 is not None and _total(ds4) == want and "CUTLASS or TRTLLM" in ds4, ds4
+    _, ds4 = _line(tmp_path, "DeepseekV4ForCausalLM", None, None, legacy)
+    assert ds4 is not None and _total(ds4) is None and "TRTLLM" in ds4, ds4
+    _, kimi = _line(tmp_path, "KimiK3ForConditionalGeneration", None, "AUTO", legacy)
+    assert kimi is not None and "resolves to TRTLLM" in kimi and _total(kimi) is None, kimi
+    for backend in (None, "AUTO"):
+        for environ in ({}, legacy):
+            _, mixtral = _line(tmp_path, "MixtralForCausalLM", None, backend, environ)
+            assert mixtral is not None and _total(mixtral) == want, mixtral
+            assert "resolves to CUTLASS for MixtralForCausalLM" in mixtral, mixtral
+    _, nvfp4 = _line(tmp_path, "MixtralForCausalLM", "file", "AUTO", {})
+    assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
+    for method in ("modelopt", "nvfp4"):  # a quant_algo key: modelopt's builder, not read
+        inline = {"quant_method": method, "quant_algo": "W4A16_NVFP4"}
+        _, nvfp4 = _line(tmp_path, "MixtralForCausalLM", inline, None, {})
+        assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
+    for fp8 in ({"quant_method": "fp8", "activation_scheme": "static"},
+                {"quant_method": "fp8", "weight_block_size": [128, 128]}):
+        # FP8_BLOCK_SCALES: TRTLLM where is_sm_100f(), not restated without ConfigurableMoE
+        _, block = _line(tmp_path, "MixtralForCausalLM", fp8, "AUTO", legacy)
+        assert block is not None and "CUTLASS or TRTLLM" in block and _total(block) is None
+        _, block = _line(tmp_path, "MixtralForCausalLM", fp8, "AUTO", {})
+        assert block is not None and _total(block) == want, block
+    dynamic = {"quant_method": "fp8", "activation_scheme": "dynamic"}
+    _, plain = _line(tmp_path, "MixtralForCausalLM", dynamic, "AUTO", legacy)
+    assert plain is not None and _total(plain) == want, plain
