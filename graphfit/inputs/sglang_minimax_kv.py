@@ -80,8 +80,12 @@ def kv_quant(quant: str | None, data: Mapping[str, Any],
     if quant == "minimax_m3_nvfp4":
         return KV_FP8
     config = checkpoint_quant(data)
-    if config is None and data.get("compression_config") is None and hf_quant is not None:
-        return _nested_kv(quant, hf_quant)
+    if not isinstance(data.get("quantization_config"), dict) \
+            and data.get("compression_config") is None and hf_quant is not None:
+        # ModelConfig parses the class from the file (model_config.py:1814-1822); the loader
+        # reads a text_config's quantization_config first (checkpoint_quantization.py:55-73)
+        return _nested_kv(quant, hf_quant) if config is None \
+            else _text_config_kv(quant, config, hf_quant)
     if quant == "compressed-tensors":
         return _ct_kv(config)
     if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
@@ -191,9 +195,18 @@ def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
     for a flat file, a doubly nested one, or an algorithm the class refuses
     (modelopt_quant.py:510-515, 885, 1673-1679)."""
     section = file.get("quantization")
-    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file \
-            or isinstance(section.get("quantization"), dict):
+    if section is None:
+        return _flat_file_kv(quant, file)
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file:
         return KV_UNREAD
+    if isinstance(section.get("quantization"), dict):
+        # doubly nested: ModelConfig parses the inner section's class (unwrap,
+        # model_config.py:116-121); mxfp8 / w4afp8 read no file (the model dtype), the ModelOpt
+        # classes find no quant_algo in the loader's section and SGLang refuses
+        # (weight_utils.py:251-265, 412-421; modelopt_quant.py:502-509)
+        picked = modelopt_class(section["quantization"])
+        mx_ok = picked != "mxfp8" or quant in (None, "modelopt", "mxfp8")
+        return KV_MODEL if picked in ("mxfp8", "w4afp8") and mx_ok else KV_UNREAD
     picked = modelopt_class(section)
     if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
         return KV_UNREAD
@@ -203,6 +216,55 @@ def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
         return KV_UNREAD
     algo = section.get("kv_cache_quant_algo")
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _flat_file_kv(quant: str | None, file: Mapping[str, Any]) -> int:
+    """A flat hf_quant_config.json (`{"quant_algo": ..., ...}` at its top, no `quantization`
+    section) beside a config.json with no quantization config: ModelConfig parses the class
+    from it (unwrap_modelopt_quantization_config, model_config.py:116-121, 1838-1895), the
+    loader hands the whole file to the class (`_modelopt_quant_section`, weight_utils.py:251-265,
+    396-437), whose flat branch reads it as a config.json dict (`_modelopt_kv`:
+    modelopt_quant.py:478-492, 1618-1652, 857-876; an NVFP4 group_size defaults to 16,
+    :1654-1656); mxfp8 / w4afp8 read no file (model dtype, as `_nested_kv`); a mixed file with
+    neither KV key keeps None (model dtype). KV_UNREAD for a file naming another quant_method
+    (ModelOptFp4Config's fp8 online path, :1600-1605)."""
+    if file.get("quant_method", "modelopt") != "modelopt":
+        return KV_UNREAD
+    flat = {**file, "quant_method": "modelopt"}
+    picked = modelopt_class(flat)
+    if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
+        return KV_UNREAD
+    if picked in ("mxfp8", "w4afp8") or (picked == "modelopt_mixed" and not (
+            "kv_cache_quant_algo" in flat or "kv_cache_scheme" in flat)):
+        return KV_MODEL
+    return _modelopt_kv(quant, flat)
+
+
+def _text_config_kv(quant: str | None, config: Mapping[str, Any],
+                    file: Mapping[str, Any]) -> int:
+    """A VL wrapper whose ModelOpt config sits in its text_config only, with an
+    hf_quant_config.json beside it: ModelConfig reads no top-level config and parses the class
+    from the file (model_config.py:1727-1745, 1814-1822; nested, flat or doubly nested,
+    :116-121), while the loader hands that class the text_config's dict
+    (`resolve_checkpoint_quant_spec`, model_loader/checkpoint_quantization.py:55-73;
+    weight_utils.py:281-312), read as a flat config.json dict (`_modelopt_kv`). mxfp8's
+    Fp8Config reads the dict's `kv_cache_quant_algo` only (fp8.py:346-386: ModelConfig's
+    parse, which turns a scheme dict into that key, was never applied to it). KV_UNREAD where
+    the file's class and the dict's differ (SGLang's class then refuses the dict, graphfit's
+    quantization rules too) or the dict is no ModelOpt one."""
+    section = file.get("quantization", file)
+    inner = section.get("quantization") if isinstance(section, Mapping) else None
+    section = inner if isinstance(inner, Mapping) else section
+    picked = modelopt_class(section) if isinstance(section, Mapping) else None
+    if picked is None or config.get("quant_method") != "modelopt" \
+            or modelopt_class(config) != picked:
+        return KV_UNREAD
+    if picked == "mxfp8":
+        if quant not in (None, "modelopt", "mxfp8"):
+            return KV_UNREAD
+        algo = config.get("kv_cache_quant_algo")
+        return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+    return _modelopt_kv(quant, config, file)
 
 
 def _file_mixed_kv(file: Mapping[str, Any]) -> int:
