@@ -36,6 +36,7 @@ from graphfit.planner.engines.sglang_minimax_kv import (
     AUTO_KV,
     DENSE,
     DRAFT,
+    EAGLE,
     K_ONLY,
     KV_FP8,
     KV_MODEL,
@@ -380,7 +381,7 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
                      kv_quant(quant, data, hf_quant_file(model)),
                      values.get("page_size") is not None)
     if shape is not None:
-        shape += draft_shape(values)
+        shape += draft_shape(values) + eagle_shape(values, data)
     return [] if shape is None else [
         Setting("minimax_sparse_kv", shape, f"{model}: the MiniMax-M3 sparse KV pool's shape",
                 FILE, weak=True)]
@@ -438,4 +439,46 @@ def draft_shape(values: Mapping[str, Any]) -> tuple[int, ...]:
             int(algorithm == "DFLASH"), int(keeps))
 
 
-__all__ = ["draft_shape", "kv_quant", "settings", "shape_of"]
+# the speculative algorithms SGLang's configurator treats as EAGLE-family on the target
+# (`is_eagle` / `is_standalone`, speculative/spec_info.py:105-130; NEXTN is EAGLE's reserved
+# alias, spec_registry.py:183, spec_info.py:60-61)
+EAGLE_ALGORITHMS = ("EAGLE", "EAGLE3", "FROZEN_KV_MTP", "STANDALONE", "NEXTN")
+# draft architectures the draft ModelConfig neither rewrites (model_config.py:1036-1211) nor
+# counts attention layers of otherwise (:1581-1601): their KV layers read as written
+PLAIN_DRAFTS = ("LlamaForCausalLMEagle", "LlamaForCausalLMEagle3", "LlamaForCausalLM",
+                "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+
+
+def eagle_shape(values: Mapping[str, Any], target: Mapping[str, Any]) -> tuple[int, ...]:
+    """For an EAGLE-family line: EAGLE, then the draft's KV layer count as
+    `_resolve_eagle_aux_hidden_state` reads it (spec_aux_hidden_state.py:121-176, issue 23
+    s63m): with a draft path, the draft ModelConfig's (the line's override args applied,
+    model_config.py:612-626) `num_nextn_predict_layers`, else max(num_hidden_layers,
+    num_attention_layers) -- the text config's where the draft nests one; 0 (not read) for a
+    hub id or an architecture outside PLAIN_DRAFTS. Path-less, the target's own
+    `num_nextn_predict_layers` (none: SGLang adds nothing, so nothing here either). Empty for
+    another algorithm."""
+    if str(values.get("speculative_algorithm") or "").upper() not in EAGLE_ALGORITHMS:
+        return ()
+    draft = values.get("speculative_draft_model_path")
+    if not draft:
+        text = target.get("text_config")
+        nextn = (text if isinstance(text, Mapping) else target).get("num_nextn_predict_layers")
+        return () if nextn is None or (nextn == 0 and type(nextn) is int) \
+            else (EAGLE, _positive(nextn) or 0)
+    data = local_config(str(draft))
+    names = None if data is None else data.get("architectures")
+    if data is None or not (isinstance(names, list) and names and names[0] in PLAIN_DRAFTS):
+        return (EAGLE, 0)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    nested = data.get("text_config")
+    text = nested if isinstance(nested, Mapping) else data
+    nextn = text.get("num_nextn_predict_layers")
+    if nextn == 0 and type(nextn) is int:
+        return ()  # no draft layers: SGLang adds nothing (pool_configurator.py:269-271)
+    layers = _positive(nextn) if nextn is not None else _positive(text.get("num_hidden_layers"))
+    return (EAGLE, layers or 0)
+
+
+__all__ = ["draft_shape", "eagle_shape", "kv_quant", "settings", "shape_of"]

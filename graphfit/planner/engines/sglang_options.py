@@ -480,7 +480,9 @@ class SglangOptions(EngineOptions):
         `sparse_attention_freq` entry: 0 dense, 1 sparse, 2 sparse with index K only), read
         from the local target config.json (graphfit.inputs.sglang_minimax_kv); the plan prices
         one token of the pool from it (pool_configurator.py:408-489; issue 23 s50p). None: not
-        read.
+        read. An EAGLE-family line ends it with 4 and the draft's KV layer count (0: not
+        read), whose share SGLang adds to the target's price (pool_configurator.py:258-313;
+        issue 23 s63m).
     dspark_draft_layers: the DSPARK draft checkpoint's `num_hidden_layers` (its text config,
         parse_dflash_draft_config, dflash_utils.py:588-597, 545-551), which SGLang's
         DeepSeek-V4 configurator counts as the draft's SWA ring layers under encoder replay
