@@ -56,6 +56,10 @@ def cases() -> dict[str, dict[str, Any]]:
         "hisparse3-tp2": t.case([0, 1, 1, 1], [0, 0, 1, 0], tp=(2, 1), more=(
             *spec("EAGLE3", d["qwen3"]), "--enable-hisparse", "--hisparse-config",
             '{"host_to_device_ratio": 3}')),
+        # int(cell x 1 / 3) x 3 is not the cell: the floor before the hisparse scale
+        "eagle3-hisparse3-floor": t.case([0, 1, 1], more=(
+            *spec("EAGLE3", d["eagle3"]), "--enable-hisparse", "--hisparse-config",
+            '{"host_to_device_ratio": 3}')),
         "B200-fp8-vl": t.case([1, 0], [1, 0], head_dim=64, nested=True, gpu="B200",
                               more=(*spec("EAGLE3", d["eagle3"]), "--kv-cache-dtype",
                                     "fp8_e4m3")),
