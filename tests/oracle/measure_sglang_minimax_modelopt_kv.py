@@ -13,7 +13,9 @@ ModelOpt producer and, for FP4 algorithms, a group_size on most draws) with no c
 config (issue 23 s62m); `both` writes the file and keeps the config.json config (which wins,
 save an incomplete modelopt_mixed one the loader completes from the file). Issue 23 s63m's
 forms: `vl` (the config in the VL wrapper's text_config, a nested file beside it), `flatfile`
-(the file flat, no config.json config), `doubly` (the file's section nested twice)."""
+(the file flat, no config.json config), `doubly` (the file's section nested twice), `slim`
+(a ModelSlim quant_model_description.json beside the config.json config: SGLang prices it
+under `--quantization modelslim` only; its refusals print with graphfit's answer)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,11 @@ from typing import Any
 
 from tests.oracle import measure_sglang_minimax_kv_quant as mq
 from tests.oracle.measure_sglang_minimax_kv import measure
-from tests.oracle.test_sglang_minimax_modelopt_kv_oracle import NVFP4_LAYERS, W4A8_LAYERS
+from tests.oracle.test_sglang_minimax_modelopt_kv_oracle import (
+    NVFP4_LAYERS,
+    SLIM,
+    W4A8_LAYERS,
+)
 
 ALGOS = {"FP8": "modelopt_fp8", "NVFP4": "modelopt_fp4", "W4A16_NVFP4": "modelopt_fp4",
          "MIXED_PRECISION": "modelopt_mixed", "MXFP8": "mxfp8"}
@@ -75,7 +81,8 @@ def main(count: int = 40, seed: int = 23, root: str | None = None, form: str = "
     drawn = {"nested": draw_nested, "both": lambda rng: draw_nested(rng, keep=True),
              **{shape: functools.partial(draw_nested, shape=shape)
                 for shape in ("vl", "doubly")},
-             "flatfile": functools.partial(draw_nested, shape="flat")}
+             "flatfile": functools.partial(draw_nested, shape="flat"),
+             "slim": lambda rng: {**draw(rng), "modelslim": SLIM}}
     measure(drawn.get(form, draw), mq.verdict,
             lambda c: (mq.t.argv_of(c), c["gpu"], c["fields"].get("quantization_config"),
                        c.get("hf_quant")),

@@ -235,3 +235,40 @@ def test_file_form_rules_bind_and_plants_are_caught(monkeypatch: pytest.MonkeyPa
     monkeypatch.setattr(reader, "_flat_file_kv", lambda quant, file: reader._nested_kv(
         quant, {"quantization": file}))
     assert t.graphfit_prices(FORMS["flat-file-fp8-scheme"]) != flat_fp8
+
+
+SLIM = {"model.layers.0.self_attn.q_proj.weight": "W8A8", "kv_cache_type": "C8"}
+FP8_ALGO = {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}
+# issue 23 s63m: a ModelSlim description wins ModelConfig's config (model_config.py:1824-1836);
+# ModelSlimConfig keeps no KV algo (the model dtype); with a config.json config and no flag,
+# the MiniMax hook copies its method (minimax_m3.py:40-53) and ModelConfig refuses the clash
+SLIM_CASES = {
+    "slim-no-config": {**t.case([0, 1]), "modelslim": SLIM},
+    "slim-config-modelslim-flag": {**quantized(t.case([0, 1], more=(
+        "--quantization", "modelslim")), FP8_ALGO), "modelslim": SLIM},
+    "slim-config-no-flag": {**quantized(t.case([0, 1]), FP8_ALGO), "modelslim": SLIM},
+    "slim-fp8-config-no-flag": {**quantized(t.case([0, 1]), {
+        "quant_method": "fp8", "activation_scheme": "dynamic", "kv_cache_quant_algo": "FP8"}),
+        "modelslim": SLIM},
+}
+
+
+@pytest.mark.parametrize("name", list(SLIM_CASES))
+def test_modelslim_directory_as_sglang(name: str) -> None:
+    outcome, theirs, ours = t.verdict(SLIM_CASES[name])
+    if outcome == "sglang refuses":
+        assert str(ours).startswith("refused:") and "modelslim" in str(ours), (theirs, ours)
+    else:
+        assert outcome == "agree", (theirs, ours)
+
+
+def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang refuses the copied flag (not vacuous: it prices the same directory under
+    `--quantization modelslim`); graphfit with the MiniMax copy planted away prices it."""
+    c = SLIM_CASES["slim-config-no-flag"]
+    assert isinstance(t.sglang_prices(c), str)
+    assert not isinstance(t.sglang_prices(SLIM_CASES["slim-config-modelslim-flag"]), str)
+    from graphfit.planner.engines import sglang_quantization
+
+    monkeypatch.setattr(sglang_quantization, "_minimax_copy", lambda config: None)
+    assert not str(t.graphfit_prices(c)).startswith("refused")

@@ -416,7 +416,7 @@ class SglangOptions(EngineOptions):
         after the in-place ModelOpt parse (configs/model_config.py:1727-1741), the dict the
         model overrides read -- not a ModelSlim / hf_quant_config.json config, which never
         reaches hf_config (:1814-1836). "absent": a local config.json without one; None: not
-        read (checkpoint_quant_config stands in). Read for Nemotron-H and HYV4
+        read (checkpoint_quant_config stands in). Read for Nemotron-H, HYV4 and MiniMax-M3
         (graphfit.planner.engines.sglang_class_picks).
     swa_full_tokens_ratio, swa_prefix_tails, disaggregation_decode_extra_slots,
     disaggregation_decode_enable_radix_cache: the server arguments of those names

@@ -357,6 +357,9 @@ def check_copy(config: EngineSettings) -> None:
     and is no CUDA method, and a copied config.json method clashes with a ModelSlim /
     hf_quant_config.json config."""
     copied = resolved_flag(config)
+    if copied is None and config.architecture in smq.MINIMAX_M3 and _flag(config) is None \
+            and config.quant_method != UNQUANT:
+        copied = _minimax_copy(config)
     if copied is None or copied == _flag(config):
         return
     try:
@@ -367,6 +370,17 @@ def check_copy(config: EngineSettings) -> None:
         why = str(exc).removeprefix("--quantization: ")
         raise _refuse(f"{config.architecture}'s model override copies {copied!r} into it; "
                       f"then {why}") from None
+
+
+def _minimax_copy(config: EngineSettings) -> str | None:
+    """The method MiniMax-M3's model override copies into an unset `--quantization` on any GPU
+    (`_resolve_quant_method`, arg_groups/model_overrides/minimax_m3.py:18-34, 40-53:
+    `get_quantization_config`, utils/common.py:3849-3854, on config.json's top-level
+    `quantization_config` as ModelConfig parsed it, `checkpoint_method`); None without one.
+    Only `check_copy` reads it: a ModelSlim description then clashes (issue 23 s63m)."""
+    text = config.hf_config_quant
+    cfg = None if text in (None, picks.ABSENT) else overrides.quant_config(text)
+    return checkpoint_method(cfg) if isinstance(cfg, Mapping) else None
 
 
 def hybrid_nvfp4(config: EngineSettings) -> bool | None:
