@@ -247,6 +247,9 @@ SLIM_CASES = {
     "slim-config-modelslim-flag": {**quantized(t.case([0, 1], more=(
         "--quantization", "modelslim")), FP8_ALGO), "modelslim": SLIM},
     "slim-config-no-flag": {**quantized(t.case([0, 1]), FP8_ALGO), "modelslim": SLIM},
+    # on SM100 too (the copy does not wait for graphfit's SM100 flag rules)
+    "slim-nvfp4-config-no-flag-B200": {**quantized(t.case([0, 1], gpu="B200"), {
+        **MO, "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}), "modelslim": SLIM},
     "slim-fp8-config-no-flag": {**quantized(t.case([0, 1]), {
         "quant_method": "fp8", "activation_scheme": "dynamic", "kv_cache_quant_algo": "FP8"}),
         "modelslim": SLIM},
@@ -272,3 +275,9 @@ def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
 
     monkeypatch.setattr(sglang_quantization, "_minimax_copy", lambda config: None)
     assert not str(t.graphfit_prices(c)).startswith("refused")
+    monkeypatch.undo()  # the copy checked only where graphfit knows the SM100 flag: B200 missed
+    monkeypatch.setattr(sglang_quantization, "check_minimax_copy", lambda config: (
+        sglang_quantization.flag_known(config) and sglang_quantization.check_copy(config)))
+    b200 = SLIM_CASES["slim-nvfp4-config-no-flag-B200"]
+    assert isinstance(t.sglang_prices(b200), str)
+    assert not str(t.graphfit_prices(b200)).startswith("refused")
