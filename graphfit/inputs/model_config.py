@@ -42,7 +42,7 @@ from graphfit.inputs.target_overrides import on_load, overrides_for, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
 from graphfit.planner.engines.sglang_class_picks import HYV4, PUZZLE
-from graphfit.planner.engines.sglang_model_quant import NEMOTRON_H
+from graphfit.planner.engines.sglang_model_quant import MINIMAX_M3, NEMOTRON_H
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
 from graphfit.planner.engines.sglang_quantization import (
     checkpoint_method,
@@ -473,14 +473,18 @@ def quant_settings(model: str) -> list[Setting]:
                     weak=True), *out, *verified]
 
 
-HF_QUANT_READERS = (*NEMOTRON_H, *HYV4)  # model_overrides/nemotron_h.py, deepseek_v2.py:80
+# model_overrides/nemotron_h.py, deepseek_v2.py:80; MiniMax-M3's override copies its method
+# into an unset flag (minimax_m3.py:18-53; issue 23 s63m: sglang_quantization.
+# check_minimax_copy verifies it against a ModelSlim description)
+HF_QUANT_READERS = (*NEMOTRON_H, *HYV4, *MINIMAX_M3)
 
 
 def _hf_config_quant(path: Path, data: dict[str, Any], quant: dict[str, Any] | None
                      ) -> list[Setting]:
     """SglangOptions.hf_config_quant for the classes whose override reads
     hf_config.quantization_config beyond its method (Nemotron-H, HYV4:
-    graphfit.planner.engines.sglang_class_picks): config.json's, ModelOpt-parsed in place as
+    graphfit.planner.engines.sglang_class_picks; MiniMax-M3, whose copy
+    sglang_quantization.check_minimax_copy verifies): config.json's, ModelOpt-parsed in place as
     SGLang does (configs/model_config.py:1727-1741), or "absent". Nothing for other classes."""
     classes = data.get("architectures")
     if not isinstance(classes, list) or not classes or classes[0] not in HF_QUANT_READERS:

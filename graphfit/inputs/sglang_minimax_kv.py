@@ -36,6 +36,7 @@ from graphfit.planner.engines.sglang_minimax_kv import (
     AUTO_KV,
     DENSE,
     DRAFT,
+    EAGLE,
     K_ONLY,
     KV_FP8,
     KV_MODEL,
@@ -80,8 +81,12 @@ def kv_quant(quant: str | None, data: Mapping[str, Any],
     if quant == "minimax_m3_nvfp4":
         return KV_FP8
     config = checkpoint_quant(data)
-    if config is None and data.get("compression_config") is None and hf_quant is not None:
-        return _nested_kv(quant, hf_quant)
+    if not isinstance(data.get("quantization_config"), dict) \
+            and data.get("compression_config") is None and hf_quant is not None:
+        # ModelConfig parses the class from the file (model_config.py:1814-1822); the loader
+        # reads a text_config's quantization_config first (checkpoint_quantization.py:55-73)
+        return _nested_kv(quant, hf_quant) if config is None \
+            else _text_config_kv(quant, config, hf_quant)
     if quant == "compressed-tensors":
         return _ct_kv(config)
     if quant in MODELOPT or (quant in ("fp8", "mxfp8", "w4afp8") and config is not None
@@ -191,9 +196,18 @@ def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
     for a flat file, a doubly nested one, or an algorithm the class refuses
     (modelopt_quant.py:510-515, 885, 1673-1679)."""
     section = file.get("quantization")
-    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file \
-            or isinstance(section.get("quantization"), dict):
+    if section is None:
+        return _flat_file_kv(quant, file)
+    if not isinstance(section, dict) or "quant_algo" in file or "quant_method" in file:
         return KV_UNREAD
+    if isinstance(section.get("quantization"), dict):
+        # doubly nested: ModelConfig parses the inner section's class (unwrap,
+        # model_config.py:116-121); mxfp8 / w4afp8 read no file (the model dtype), the ModelOpt
+        # classes find no quant_algo in the loader's section and SGLang refuses
+        # (weight_utils.py:251-265, 412-421; modelopt_quant.py:502-509)
+        picked = modelopt_class(section["quantization"])
+        mx_ok = picked != "mxfp8" or quant in (None, "modelopt", "mxfp8")
+        return KV_MODEL if picked in ("mxfp8", "w4afp8") and mx_ok else KV_UNREAD
     picked = modelopt_class(section)
     if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
         return KV_UNREAD
@@ -203,6 +217,55 @@ def _nested_kv(quant: str | None, file: Mapping[str, Any]) -> int:
         return KV_UNREAD
     algo = section.get("kv_cache_quant_algo")
     return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+
+
+def _flat_file_kv(quant: str | None, file: Mapping[str, Any]) -> int:
+    """A flat hf_quant_config.json (`{"quant_algo": ..., ...}` at its top, no `quantization`
+    section) beside a config.json with no quantization config: ModelConfig parses the class
+    from it (unwrap_modelopt_quantization_config, model_config.py:116-121, 1838-1895), the
+    loader hands the whole file to the class (`_modelopt_quant_section`, weight_utils.py:251-265,
+    396-437), whose flat branch reads it as a config.json dict (`_modelopt_kv`:
+    modelopt_quant.py:478-492, 1618-1652, 857-876; an NVFP4 group_size defaults to 16,
+    :1654-1656); mxfp8 / w4afp8 read no file (model dtype, as `_nested_kv`); a mixed file with
+    neither KV key keeps None (model dtype). KV_UNREAD for a file naming another quant_method
+    (ModelOptFp4Config's fp8 online path, :1600-1605)."""
+    if file.get("quant_method", "modelopt") != "modelopt":
+        return KV_UNREAD
+    flat = {**file, "quant_method": "modelopt"}
+    picked = modelopt_class(flat)
+    if picked is None or (picked == "mxfp8" and quant not in (None, "modelopt", "mxfp8")):
+        return KV_UNREAD
+    if picked in ("mxfp8", "w4afp8") or (picked == "modelopt_mixed" and not (
+            "kv_cache_quant_algo" in flat or "kv_cache_scheme" in flat)):
+        return KV_MODEL
+    return _modelopt_kv(quant, flat)
+
+
+def _text_config_kv(quant: str | None, config: Mapping[str, Any],
+                    file: Mapping[str, Any]) -> int:
+    """A VL wrapper whose ModelOpt config sits in its text_config only, with an
+    hf_quant_config.json beside it: ModelConfig reads no top-level config and parses the class
+    from the file (model_config.py:1727-1745, 1814-1822; nested, flat or doubly nested,
+    :116-121), while the loader hands that class the text_config's dict
+    (`resolve_checkpoint_quant_spec`, model_loader/checkpoint_quantization.py:55-73;
+    weight_utils.py:281-312), read as a flat config.json dict (`_modelopt_kv`). mxfp8's
+    Fp8Config reads the dict's `kv_cache_quant_algo` only (fp8.py:346-386: ModelConfig's
+    parse, which turns a scheme dict into that key, was never applied to it). KV_UNREAD where
+    the file's class and the dict's differ (SGLang's class then refuses the dict, graphfit's
+    quantization rules too) or the dict is no ModelOpt one."""
+    section = file.get("quantization", file)
+    inner = section.get("quantization") if isinstance(section, Mapping) else None
+    section = inner if isinstance(inner, Mapping) else section
+    picked = modelopt_class(section) if isinstance(section, Mapping) else None
+    if picked is None or config.get("quant_method") != "modelopt" \
+            or modelopt_class(config) != picked:
+        return KV_UNREAD
+    if picked == "mxfp8":
+        if quant not in (None, "modelopt", "mxfp8"):
+            return KV_UNREAD
+        algo = config.get("kv_cache_quant_algo")
+        return KV_FP8 if isinstance(algo, str) and algo.upper() == "FP8" else KV_MODEL
+    return _modelopt_kv(quant, config, file)
 
 
 def _file_mixed_kv(file: Mapping[str, Any]) -> int:
@@ -318,7 +381,7 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
                      kv_quant(quant, data, hf_quant_file(model)),
                      values.get("page_size") is not None)
     if shape is not None:
-        shape += draft_shape(values)
+        shape += draft_shape(values) + eagle_shape(values, data)
     return [] if shape is None else [
         Setting("minimax_sparse_kv", shape, f"{model}: the MiniMax-M3 sparse KV pool's shape",
                 FILE, weak=True)]
@@ -376,4 +439,46 @@ def draft_shape(values: Mapping[str, Any]) -> tuple[int, ...]:
             int(algorithm == "DFLASH"), int(keeps))
 
 
-__all__ = ["draft_shape", "kv_quant", "settings", "shape_of"]
+# the speculative algorithms SGLang's configurator treats as EAGLE-family on the target
+# (`is_eagle` / `is_standalone`, speculative/spec_info.py:105-130; NEXTN is EAGLE's reserved
+# alias, spec_registry.py:183, spec_info.py:60-61)
+EAGLE_ALGORITHMS = ("EAGLE", "EAGLE3", "FROZEN_KV_MTP", "STANDALONE", "NEXTN")
+# draft architectures the draft ModelConfig neither rewrites (model_config.py:1036-1211) nor
+# counts attention layers of otherwise (:1581-1601): their KV layers read as written
+PLAIN_DRAFTS = ("LlamaForCausalLMEagle", "LlamaForCausalLMEagle3", "LlamaForCausalLM",
+                "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+
+
+def eagle_shape(values: Mapping[str, Any], target: Mapping[str, Any]) -> tuple[int, ...]:
+    """For an EAGLE-family line: EAGLE, then the draft's KV layer count as
+    `_resolve_eagle_aux_hidden_state` reads it (spec_aux_hidden_state.py:121-176, issue 23
+    s63m): with a draft path, the draft ModelConfig's (the line's override args applied,
+    model_config.py:612-626) `num_nextn_predict_layers`, else max(num_hidden_layers,
+    num_attention_layers) -- the text config's where the draft nests one; 0 (not read) for a
+    hub id or an architecture outside PLAIN_DRAFTS. Path-less, the target's own
+    `num_nextn_predict_layers` (none: SGLang adds nothing, so nothing here either). Empty for
+    another algorithm."""
+    if str(values.get("speculative_algorithm") or "").upper() not in EAGLE_ALGORITHMS:
+        return ()
+    draft = values.get("speculative_draft_model_path")
+    if not draft:
+        text = target.get("text_config")
+        nextn = (text if isinstance(text, Mapping) else target).get("num_nextn_predict_layers")
+        return () if nextn is None or (nextn == 0 and type(nextn) is int) \
+            else (EAGLE, _positive(nextn) or 0)
+    data = local_config(str(draft))
+    names = None if data is None else data.get("architectures")
+    if data is None or not (isinstance(names, list) and names and names[0] in PLAIN_DRAFTS):
+        return (EAGLE, 0)
+    overrides = override_args(values.get("json_model_override_args"))
+    data = overridden(data, overrides) if overrides else data
+    nested = data.get("text_config")
+    text = nested if isinstance(nested, Mapping) else data
+    nextn = text.get("num_nextn_predict_layers")
+    if nextn == 0 and type(nextn) is int:
+        return ()  # no draft layers: SGLang adds nothing (pool_configurator.py:269-271)
+    layers = _positive(nextn) if nextn is not None else _positive(text.get("num_hidden_layers"))
+    return (EAGLE, layers or 0)
+
+
+__all__ = ["draft_shape", "eagle_shape", "kv_quant", "settings", "shape_of"]

@@ -33,15 +33,18 @@ Priced = tuple[tuple[int, ...], int]
 
 
 def cell_sizes(path: str, argv: tuple[str, ...], capability: tuple[int, int],
-               env: tuple[tuple[str, str], ...] = (), gpu_mem_gb: float = 80) -> Priced | str:
+               env: tuple[tuple[str, str], ...] = (), gpu_mem_gb: float = 80,
+               init: bool = False) -> Priced | str:
     """Each pipeline stage's `_compute_cell_size` for the line and the resolved page size, or
     SGLang's refusal ("Rejected: ..." at resolution, "Type: message" where the price
-    itself raises); `gpu_mem_gb`: the fake device's memory (its defaults by memory tier)."""
+    itself raises); `gpu_mem_gb`: the fake device's memory (its defaults by memory tier);
+    `init`: the cell size `DefaultPoolConfigurator.__init__` leaves instead (its EAGLE-family
+    draft share added, pool_configurator.py:258-313; issue 23 s63m)."""
     with patched_environ(dict(env)):
         r = so.resolve(argv, gpu_mem_gb=gpu_mem_gb, model=path, capability=capability)
         if not isinstance(r, so.Resolved):
             return f"Rejected: {r.text}"
-        return _price(r, path, capability)
+        return _price(r, path, capability, init)
 
 
 def _model(config: Any) -> Any:
@@ -54,7 +57,31 @@ def _model(config: Any) -> Any:
     return types.SimpleNamespace(quant_config=_get_quantization_config(config, LoadConfig()))
 
 
-def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | str:
+def _configured(kvc: Any, record: Any, config: Any) -> int:
+    """SGLang's own `DefaultPoolConfigurator.__init__` (pool_configurator.py:218-338) on the
+    stand-in, with the target's `SpecAuxHiddenStateConfig` as SGLang resolves it
+    (`resolve_spec_aux_hidden_state_config`, spec_aux_hidden_state.py:52-81: the EAGLE draft's
+    ModelConfig and layer count, :121-176). Glue: no fused draft placement (`fused_entry_bytes`
+    None: that needs unified memory, off on these lines), the configurator's pp_size from the
+    record."""
+    from sglang.srt.model_executor.model_runner_components.spec_aux_hidden_state import (
+        resolve_spec_aux_hidden_state_config,
+    )
+    from sglang.srt.model_executor.pool_configurator import DefaultPoolConfigurator
+    from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+    algorithm = SpeculativeAlgorithm.from_string(record.speculative_algorithm)
+    kvc.spec_algorithm, kvc.pp_size = algorithm, record.pp_size
+    kvc.kv_cache_dtype_str = record.kv_cache_dtype
+    kvc.fused_entry_bytes = lambda kind: None
+    kvc.spec_aux_config = resolve_spec_aux_hidden_state_config(
+        server_args=record, model_config=config, spec_algorithm=algorithm,
+        is_draft_worker=False)
+    return int(DefaultPoolConfigurator(kvc)._cell_size)
+
+
+def _price(r: so.Resolved, path: str, capability: tuple[int, int], init: bool = False
+           ) -> Priced | str:
     with so.published(r), sglang_stubs.fake_cuda(r.gpu_mem_mib, capability=capability):
         from sglang.srt.configs.model_config import ModelConfig
         from sglang.srt.distributed.utils import get_pp_indices
@@ -78,6 +105,9 @@ def _price(r: so.Resolved, path: str, capability: tuple[int, int]) -> Priced | s
                     server_args=record, use_mla_backend=False, is_draft_worker=False,
                     layer_info=types.SimpleNamespace(start_layer=start, end_layer=end,
                                                      num_effective_layers=end - start))
+                if init:
+                    out.append(_configured(kvc, record, config))
+                    continue
                 configurator = object.__new__(DefaultPoolConfigurator)
                 out.append(int(configurator._compute_cell_size(kvc, end - start)))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -82,13 +82,15 @@ _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-minimax-target-")
 
 def target_dir(fields: dict[str, Any], nested: bool,
                vision: dict[str, Any] | None = None,
-               hf_quant: dict[str, Any] | None = None) -> str:
+               hf_quant: dict[str, Any] | None = None,
+               modelslim: dict[str, Any] | None = None) -> str:
     """A MiniMax-M3 target directory: TEXT with `fields` (None removes a key), top level or
     under `text_config` of the VL wrapper's config, whose `vision_config` is TOWER with
     `vision` (None removes a key; a "vision_config" entry None drops the whole tower, "null"
     writes it null) and
     whose top level takes the "wrapper" entry of `vision` (projector_hidden_size); with
-    `hf_quant`, that object as the directory's hf_quant_config.json too (issue 23 s62m)."""
+    `hf_quant`, that object as the directory's hf_quant_config.json too (issue 23 s62m); with
+    `modelslim`, that object as its quant_model_description.json (issue 23 s63m)."""
     text = {**TEXT, **fields}
     text = {k: v for k, v in text.items() if v is not None}
     if nested:
@@ -105,13 +107,16 @@ def target_dir(fields: dict[str, Any], nested: bool,
             config["vision_config"] = None
     else:
         config = {"architectures": [CAUSAL], **text, "torch_dtype": "bfloat16"}
-    if hf_quant is None:
+    if hf_quant is None and modelslim is None:
         return content_dir(Path(_DIRS.name), json.dumps(config, sort_keys=True))
-    quant = json.dumps(hf_quant, sort_keys=True)
-    digest = hashlib.sha256(quant.encode()).hexdigest()[:12]
+    files = {name: json.dumps(value, sort_keys=True) for name, value in (
+        ("hf_quant_config.json", hf_quant), ("quant_model_description.json", modelslim))
+        if value is not None}
+    digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()[:12]
     folder = content_dir(Path(_DIRS.name), json.dumps(config, sort_keys=True),
                          prefix=f"hq{digest}-")
-    (Path(folder) / "hf_quant_config.json").write_text(quant)
+    for name, text in files.items():
+        (Path(folder) / name).write_text(text)
     return folder
 
 

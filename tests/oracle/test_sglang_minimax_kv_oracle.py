@@ -69,7 +69,8 @@ def argv_of(c: dict[str, Any]) -> tuple[str, ...]:
 
 
 def path_of(c: dict[str, Any]) -> str:
-    return mo.target_dir(c["fields"], c["nested"], hf_quant=c.get("hf_quant"))
+    return mo.target_dir(c["fields"], c["nested"], hf_quant=c.get("hf_quant"),
+                         modelslim=c.get("modelslim"))
 
 
 def sglang_prices(c: dict[str, Any]) -> kv.Priced | str:

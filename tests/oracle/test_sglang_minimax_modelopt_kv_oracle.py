@@ -165,3 +165,119 @@ def test_nested_rule_binds_and_plants_are_caught(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(reader, "_nested_kv", lambda quant, file: reader._modelopt_kv(
         quant, {**file["quantization"], "quant_method": "modelopt"}))
     assert t.graphfit_prices(NESTED["nested-fp8-scheme-unread"]) != unread
+
+
+def vl(c: dict[str, Any], config: dict[str, Any], file: dict[str, Any]) -> dict[str, Any]:
+    """The case as the VL wrapper with `config` in its text_config only and `file` as its
+    hf_quant_config.json (issue 23 s63m)."""
+    c = {**c, "nested": True}
+    return {**c, "fields": {**c["fields"], "quantization_config": config}, "hf_quant": file}
+
+
+PRODUCER = {"producer": {"name": "modelopt"}}
+# issue 23 s63m: ModelConfig parses the class from the file (no top-level config,
+# model_config.py:1727-1745, 1814-1822) while the loader hands it the text_config's dict
+# (checkpoint_quantization.py:55-73), read flat; a flat file is read flat by the class
+# (weight_utils.py:251-265), a doubly nested one leaves mxfp8 / w4afp8 at the model dtype
+FORMS = {
+    # s62m's one differing line: SGLang 5376 B, graphfit 6656 B before
+    "vl-w4a16-A100-hisparse": vl(t.case([0, 1, 0, 1], layers=4, head_dim=64, index_dim=128,
+                                        tp=(4, 1), gpu="A100", more=(
+        "--attention-backend", "triton", "--enable-hisparse", "--hisparse-config",
+        '{"host_to_device_ratio": 4}', "--page-size", "64")),
+        {**MO, "quant_algo": "W4A16_NVFP4", "kv_cache_scheme": FP8_SCHEME},
+        {"quantization": {"quant_algo": "W4A16_NVFP4", "kv_cache_scheme": FP8_SCHEME,
+                          "group_size": 16}}),
+    "vl-fp8-algo": vl(t.case([0, 1]), {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"},
+                      {**PRODUCER, "quantization": {"quant_algo": "FP8"}}),
+    # mxfp8's Fp8Config reads the text dict's kv_cache_quant_algo only (fp8.py:346-386)
+    "vl-mxfp8-scheme-unread": vl(t.case([0, 1], gpu="B200"), {
+        **MO, "quant_algo": "MXFP8", "kv_cache_scheme": FP8_SCHEME,
+        "activation_scheme": "dynamic"}, {**PRODUCER, "quantization": {"quant_algo": "MXFP8"}}),
+    "vl-mxfp8-algo": vl(t.case([0, 1], gpu="B200"), {
+        **MO, "quant_algo": "MXFP8", "kv_cache_quant_algo": "FP8",
+        "activation_scheme": "dynamic"}, {**PRODUCER, "quantization": {"quant_algo": "MXFP8"}}),
+    "flat-file-fp8-scheme": nested(t.case([0, 1]), {}) | {"hf_quant": {
+        **PRODUCER, "quant_algo": "FP8", "kv_cache_scheme": FP8_SCHEME}},
+    "flat-file-fp4-string-fp8-flag": nested(t.case([0, 1], more=(
+        "--quantization", "modelopt_fp8")), {}) | {"hf_quant": {
+            "quant_method": "modelopt", "quant_algo": "NVFP4", "kv_cache_scheme": "FP8"}},
+    "flat-file-mixed-no-kv": nested(t.case([0, 1]), {}) | {"hf_quant": {
+        **PRODUCER, "quant_algo": "MIXED_PRECISION", "quantized_layers": NVFP4_LAYERS}},
+    "flat-file-mxfp8-algo": nested(t.case([0, 1], gpu="B200"), {}) | {"hf_quant": {
+        **PRODUCER, "quant_algo": "MXFP8", "kv_cache_quant_algo": "FP8"}},
+    "doubly-nested-mxfp8": nested(t.case([0, 1], gpu="B200"), {"quantization": {
+        "quant_algo": "MXFP8", "kv_cache_quant_algo": "FP8"}}),
+}
+
+
+@pytest.mark.parametrize("name", list(FORMS))
+def test_auto_kv_on_the_other_file_forms(name: str) -> None:
+    outcome, theirs, ours = t.verdict(FORMS[name])
+    assert outcome == "agree", (theirs, ours)
+
+
+def test_file_form_rules_bind_and_plants_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang's own figures: the VL line's FP8 text dict and the flat file's FP8 scheme halve
+    the price against the model dtype (not vacuous); graphfit with the text_config reading
+    planted as "not read", or the flat file read as a nested one (its scheme unread), differs."""
+    vl_fp8, flat_fp8 = (t.sglang_prices(FORMS["vl-fp8-algo"]),
+                        t.sglang_prices(FORMS["flat-file-fp8-scheme"]))
+    model = t.sglang_prices(FORMS["flat-file-mixed-no-kv"])
+    assert not any(isinstance(x, str) for x in (vl_fp8, flat_fp8, model))
+    assert vl_fp8 == flat_fp8 and flat_fp8[0][0] < model[0][0]  # type: ignore[index]
+    from graphfit.inputs import sglang_minimax_kv as reader
+    from graphfit.planner.engines.sglang_minimax_kv import KV_UNREAD
+
+    monkeypatch.setattr(reader, "_text_config_kv", lambda quant, config, file: KV_UNREAD)
+    assert t.graphfit_prices(FORMS["vl-fp8-algo"]) != vl_fp8
+    monkeypatch.undo()
+    monkeypatch.setattr(reader, "_flat_file_kv", lambda quant, file: reader._nested_kv(
+        quant, {"quantization": file}))
+    assert t.graphfit_prices(FORMS["flat-file-fp8-scheme"]) != flat_fp8
+
+
+SLIM = {"model.layers.0.self_attn.q_proj.weight": "W8A8", "kv_cache_type": "C8"}
+FP8_ALGO = {**MO, "quant_algo": "FP8", "kv_cache_quant_algo": "FP8"}
+# issue 23 s63m: a ModelSlim description wins ModelConfig's config (model_config.py:1824-1836);
+# ModelSlimConfig keeps no KV algo (the model dtype); with a config.json config and no flag,
+# the MiniMax hook copies its method (minimax_m3.py:40-53) and ModelConfig refuses the clash
+SLIM_CASES = {
+    "slim-no-config": {**t.case([0, 1]), "modelslim": SLIM},
+    "slim-config-modelslim-flag": {**quantized(t.case([0, 1], more=(
+        "--quantization", "modelslim")), FP8_ALGO), "modelslim": SLIM},
+    "slim-config-no-flag": {**quantized(t.case([0, 1]), FP8_ALGO), "modelslim": SLIM},
+    # on SM100 too (the copy does not wait for graphfit's SM100 flag rules)
+    "slim-nvfp4-config-no-flag-B200": {**quantized(t.case([0, 1], gpu="B200"), {
+        **MO, "quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8"}), "modelslim": SLIM},
+    "slim-fp8-config-no-flag": {**quantized(t.case([0, 1]), {
+        "quant_method": "fp8", "activation_scheme": "dynamic", "kv_cache_quant_algo": "FP8"}),
+        "modelslim": SLIM},
+}
+
+
+@pytest.mark.parametrize("name", list(SLIM_CASES))
+def test_modelslim_directory_as_sglang(name: str) -> None:
+    outcome, theirs, ours = t.verdict(SLIM_CASES[name])
+    if outcome == "sglang refuses":
+        assert str(ours).startswith("refused:") and "modelslim" in str(ours), (theirs, ours)
+    else:
+        assert outcome == "agree", (theirs, ours)
+
+
+def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """SGLang refuses the copied flag (not vacuous: it prices the same directory under
+    `--quantization modelslim`); graphfit with the MiniMax copy planted away prices it."""
+    c = SLIM_CASES["slim-config-no-flag"]
+    assert isinstance(t.sglang_prices(c), str)
+    assert not isinstance(t.sglang_prices(SLIM_CASES["slim-config-modelslim-flag"]), str)
+    from graphfit.planner.engines import sglang_quantization
+
+    monkeypatch.setattr(sglang_quantization, "_minimax_copy", lambda config: None)
+    assert not str(t.graphfit_prices(c)).startswith("refused")
+    monkeypatch.undo()  # the copy checked only where graphfit knows the SM100 flag: B200 missed
+    monkeypatch.setattr(sglang_quantization, "check_minimax_copy", lambda config: (
+        sglang_quantization.flag_known(config) and sglang_quantization.check_copy(config)))
+    b200 = SLIM_CASES["slim-nvfp4-config-no-flag-B200"]
+    assert isinstance(t.sglang_prices(b200), str)
+    assert not str(t.graphfit_prices(b200)).startswith("refused")

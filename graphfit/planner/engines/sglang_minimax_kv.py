@@ -42,7 +42,10 @@ nothing else in the plan changes.
 
 A DFLASH / DSPARK line's draft keeps its own KV pool, which SGLang charges to the same
 per-token budget (pool_configurator.py:316-338): the line shows the target's price plus the
-draft's (`draft_price`, issue 23 s55d). EAGLE-family drafts are not added here.
+draft's (`draft_price`, issue 23 s55d). An EAGLE-family line (EAGLE, EAGLE3, NEXTN,
+FROZEN_KV_MTP, STANDALONE) adds the draft's share to each stage's price on the target
+(pool_configurator.py:258-313, issue 23 s63m): int(price x draft layers / the stage's layers),
+times the hisparse ratio under --enable-hisparse (`eagle_share`).
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ DRAFT_WHERE = "the draft's pool: pool_configurator.py:316-338"
 DRAFT = 3  # the code after the layer codes that starts a DFLASH-family draft's KV shape
 DRAFT_FIELDS = 7  # DraftKv.fields
 AUTO_KV = 3  # DraftKv.kv_bytes for --speculative-draft-kv-cache-dtype auto
+EAGLE = 4  # the code after the layer codes that starts an EAGLE-family draft's layer count
+EAGLE_WHERE = "the EAGLE draft's share: pool_configurator.py:258-313"
 DRAFT_BACKENDS = ("flashinfer", "fa3", "fa4", "triton", "ascend", "trtllm_mha", "intel_xpu")
 
 
@@ -126,6 +131,7 @@ class MiniMaxSparseKv:
     page_given: bool
     layers: tuple[int, ...]
     draft: DraftKv | None = None
+    eagle_layers: int | None = None  # an EAGLE-family draft's KV layers; 0: not read
 
     def __post_init__(self) -> None:
         for name in ("num_layers", "kv_heads", "head_dim", "index_dim"):
@@ -145,9 +151,16 @@ class MiniMaxSparseKv:
             raise ConfigError(f"minimax_sparse_kv: expected at least {HEADER} integers, got "
                               f"{len(values)}")
         layers, heads, dim, index, nvfp4, off, ratio, kv_quant, page = values[:HEADER]
-        codes, draft = tuple(values[HEADER:]), None
-        if DRAFT in codes:
-            at = codes.index(DRAFT)
+        codes, draft, eagle = tuple(values[HEADER:]), None, None
+        first = next((i for i, code in enumerate(codes) if code in (DRAFT, EAGLE)), None)
+        if first is not None and codes[first] == EAGLE:
+            if len(codes) - first != 2:
+                raise ConfigError(f"minimax_sparse_kv: expected 1 integer after the EAGLE "
+                                  f"draft code {EAGLE}, got {len(codes) - first - 1}")
+            eagle = require_int("minimax_sparse_kv.eagle_layers", codes[first + 1])
+            codes = codes[:first]
+        elif first is not None:
+            at = first
             if len(codes) - at - 1 != DRAFT_FIELDS:
                 raise ConfigError(f"minimax_sparse_kv: expected {DRAFT_FIELDS} integers after "
                                   f"the draft code {DRAFT}, got {len(codes) - at - 1}")
@@ -155,12 +168,14 @@ class MiniMaxSparseKv:
             codes, draft = codes[:at], DraftKv(layers_, heads_, dim_, v_dim, kv_bytes,
                                                 bool(dflash), bool(keeps))
         return cls(layers, heads, dim, index, bool(nvfp4), bool(off), ratio, kv_quant,
-                   bool(page), codes, draft)
+                   bool(page), codes, draft, eagle)
 
     def fields(self) -> tuple[int, ...]:
         """The option's flat form: the header, the layer codes, then for a DFLASH / DSPARK
-        line the code DRAFT and the draft's DraftKv.fields."""
+        line the code DRAFT and the draft's DraftKv.fields; for an EAGLE-family line the
+        code EAGLE and the draft's KV layer count (0: not read)."""
         tail = () if self.draft is None else (DRAFT, *self.draft.fields())
+        tail += () if self.eagle_layers is None else (EAGLE, self.eagle_layers)
         return (self.num_layers, self.kv_heads, self.head_dim, self.index_dim,
                 int(self.nvfp4), int(self.fp8_gemm_off), self.hisparse_ratio, self.kv_quant,
                 int(self.page_given), *self.layers, *tail)
@@ -169,11 +184,26 @@ class MiniMaxSparseKv:
 @dataclass(frozen=True)
 class CellPrice:
     """One token's bytes on one rank: the main (K + V) and index parts, and their sum as
-    SGLang rounds it (the packed layout floors the whole per-page figure)."""
+    SGLang rounds it (the packed layout floors the whole per-page figure); `eagle`, an
+    EAGLE-family draft's share, is in `total` too (`eagle_share`)."""
 
     main: int
     index: int
     total: int
+    eagle: int = 0
+
+
+def eagle_share(price: CellPrice, draft_layers: int, stage_layers: int,
+                loc_scale: int) -> CellPrice:
+    """The target's cell size with an EAGLE / STANDALONE draft's share added, as
+    `DefaultPoolConfigurator.__init__` adds it on the target (pool_configurator.py:258-313;
+    the non-DSA branch, no fused draft placement): int(cell x draft layers / the stage's
+    layers) x `loc_scale`, the hisparse host_to_device_ratio under --enable-hisparse (the draft
+    pool is indexed by the host-expanded IDs), else 1; nothing on a stage with no layers."""
+    if draft_layers <= 0 or stage_layers <= 0:
+        return price
+    share = int(price.total * draft_layers / stage_layers) * loc_scale
+    return CellPrice(price.main, price.index, price.total + share, share)
 
 
 def page_rows(kv_heads: int, head_dim: int, index_dim: int) -> tuple[int, int]:
@@ -312,7 +342,12 @@ def prices(config: EngineSettings) -> tuple[CellPrice, ...] | str | None:
     index_bytes = kv_bytes if fp8_attn_gemm(config, shape, kv) or sm90_fp8 else model
     attn_tp = max(1, config.tp_size // max(1, config.attn_dp_size) // max(1, config.attn_cp_size))
     packed = packed_stack(config, shape)
-    return tuple(cell_price(shape, stage, attn_tp, kv_bytes, index_bytes, packed, ratio)
+    if shape.eagle_layers == 0:
+        return ("the EAGLE draft's KV layer count is not read (a hub id, or a draft "
+                "architecture graphfit does not restate; spec_aux_hidden_state.py:121-176)")
+    return tuple(eagle_share(cell_price(shape, stage, attn_tp, kv_bytes, index_bytes, packed,
+                                        ratio), shape.eagle_layers or 0, stage[1] - stage[0],
+                             ratio)
                  for stage in stages(config, shape))
 
 
@@ -449,11 +484,13 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
         shown = [f"{p.total + draft} B a token (main {p.main} + index {p.index} + the draft's "
                  f"KV {draft}), {(p.total + draft) * page} B a page of {page}" for p in priced]
     else:
-        shown = [f"{p.total} B a token (main {p.main} + index {p.index}), "
-                 f"{p.total * page} B a page of {page}" for p in priced]
+        shown = [f"{p.total} B a token (main {p.main} + index {p.index}"
+                 + (f" + the EAGLE draft's KV {p.eagle}" if p.eagle else "")
+                 + f"), {p.total * page} B a page of {page}" for p in priced]
         if draft is not None:
             shown[-1] += f"; the draft's KV not priced: {draft}"
     where = f"{WHERE}, {DRAFT_WHERE}" if isinstance(draft, int) else WHERE
+    where += f", {EAGLE_WHERE}" if shape.eagle_layers else ""
     if len(shown) == 1:
         return ("minimax_sparse_kv", f"{shown[0]} a rank ({where})")
     stages_shown = "; ".join(f"stage {i}: {text}" for i, text in enumerate(shown))
@@ -461,5 +498,5 @@ def sparse_kv_line(config: EngineSettings) -> tuple[str, str] | None:
 
 
 __all__ = ["CellPrice", "DraftKv", "MiniMaxSparseKv", "cell_price", "draft_backend",
-           "draft_price", "hook_writes_megamoe", "page_rows", "pool_page", "prices",
+           "draft_price", "eagle_share", "hook_writes_megamoe", "page_rows", "pool_page", "prices",
            "served_nvfp4", "sparse_kv_line", "stored_kv_dtype"]

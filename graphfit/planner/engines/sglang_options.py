@@ -418,7 +418,7 @@ class SglangOptions(EngineOptions):
         after the in-place ModelOpt parse (configs/model_config.py:1727-1741), the dict the
         model overrides read -- not a ModelSlim / hf_quant_config.json config, which never
         reaches hf_config (:1814-1836). "absent": a local config.json without one; None: not
-        read (checkpoint_quant_config stands in). Read for Nemotron-H and HYV4
+        read (checkpoint_quant_config stands in). Read for Nemotron-H, HYV4 and MiniMax-M3
         (graphfit.planner.engines.sglang_class_picks).
     swa_full_tokens_ratio, swa_prefix_tails, disaggregation_decode_extra_slots,
     disaggregation_decode_enable_radix_cache: the server arguments of those names
@@ -482,7 +482,9 @@ class SglangOptions(EngineOptions):
         `sparse_attention_freq` entry: 0 dense, 1 sparse, 2 sparse with index K only), read
         from the local target config.json (graphfit.inputs.sglang_minimax_kv); the plan prices
         one token of the pool from it (pool_configurator.py:408-489; issue 23 s50p). None: not
-        read.
+        read. An EAGLE-family line ends it with 4 and the draft's KV layer count (0: not
+        read), whose share SGLang adds to the target's price (pool_configurator.py:258-313;
+        issue 23 s63m).
     dspark_draft_layers: the DSPARK draft checkpoint's `num_hidden_layers` (its text config,
         parse_dflash_draft_config, dflash_utils.py:588-597, 545-551), which SGLang's
         DeepSeek-V4 configurator counts as the draft's SWA ring layers under encoder replay

@@ -356,7 +356,11 @@ def check_copy(config: EngineSettings) -> None:
     has no Marlin upgrade (the override answers only without a flag, gptq/gptq.py:419-430)
     and is no CUDA method, and a copied config.json method clashes with a ModelSlim /
     hf_quant_config.json config."""
-    copied = resolved_flag(config)
+    _check_copied(config, resolved_flag(config))
+
+
+def _check_copied(config: EngineSettings, copied: str | None) -> None:
+    """`check_copy` on the flag a model override copied."""
     if copied is None or copied == _flag(config):
         return
     try:
@@ -367,6 +371,28 @@ def check_copy(config: EngineSettings) -> None:
         why = str(exc).removeprefix("--quantization: ")
         raise _refuse(f"{config.architecture}'s model override copies {copied!r} into it; "
                       f"then {why}") from None
+
+
+def _minimax_copy(config: EngineSettings) -> str | None:
+    """The method MiniMax-M3's model override copies into an unset `--quantization` on any GPU
+    (`_resolve_quant_method`, arg_groups/model_overrides/minimax_m3.py:18-34, 40-53:
+    `get_quantization_config`, utils/common.py:3849-3854, on config.json's top-level
+    `quantization_config` as ModelConfig parsed it, `checkpoint_method`); None without one.
+    Only `check_minimax_copy` reads it: a ModelSlim description then clashes (issue 23
+    s63m)."""
+    text = config.hf_config_quant
+    cfg = None if text in (None, picks.ABSENT) else overrides.quant_config(text)
+    return checkpoint_method(cfg) if isinstance(cfg, Mapping) else None
+
+
+def check_minimax_copy(config: EngineSettings) -> None:
+    """`check_copy` on MiniMax-M3's copy (`_minimax_copy`) with no flag and no opt-out, on any
+    GPU, where `resolved_flag` does not already name the NVFP4 copy (check_copy's)."""
+    if config.architecture not in smq.MINIMAX_M3 or _flag(config) is not None \
+            or config.quant_method == UNQUANT \
+            or (flag_known(config) and resolved_flag(config) is not None):
+        return
+    _check_copied(config, _minimax_copy(config))
 
 
 def hybrid_nvfp4(config: EngineSettings) -> bool | None:
@@ -431,6 +457,7 @@ def _check_args(config: EngineSettings) -> None:
     """Steps 2-3 and the runner rule for one line (flashinfer_megamoe's own rules:
     graphfit.planner.engines.sglang_flashinfer_megamoe)."""
     _verify(config)
+    check_minimax_copy(config)
     if smq.kind(config.architecture) == "modelopt_any_gpu":  # nemotron_h.py:38-63
         picks.check_plain_modelopt(config.architecture, verified_quant(config),
                                    hf_config_quant(config))
