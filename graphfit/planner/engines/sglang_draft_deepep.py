@@ -12,8 +12,10 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
   EAGLE / EAGLE3 / NEXTN / FROZEN_KV_MTP, not multi-layer EAGLE);
 * the draft's class makes its experts through `get_moe_impl_class` (`DEEPEP_DRAFTS`): the
   renamed Qwen3MoeForCausalLMMTP (configs/model_config.py:1155-1157) builds Qwen3-MoE's sparse
-  block (models/qwen3_moe_mtp.py:56, qwen3_moe.py:265). Mixtral's MixtralMoE is a FusedMoE
-  outside it (mixtral.py:100): no DeepEPMoE;
+  block (models/qwen3_moe_mtp.py:56, qwen3_moe.py:265); s63d: so do the DeepSeek / GLM /
+  Bailing NextN drafts, Qwen3-Next's and a MoE Qwen3.5's MTP draft (their sites in
+  `DEEPEP_DRAFTS`). Mixtral's MixtralMoE is a FusedMoE outside it (mixtral.py:100): no
+  DeepEPMoE;
 * `--speculative-moe-a2a-backend` deepep or pplx (`get_moe_impl_class`, ep_moe/layer.py:352-365,
   then `is_deepep() or is_pplx()`, :140, inside the context);
 * the draft is unquantized: its ModelConfig's quantization (`--speculative-draft-model-
@@ -30,7 +32,7 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
 An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
 legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
 
-Not restated: other quantized drafts, other draft classes, and a line that sets
+Not restated: other quantized drafts, draft classes outside MOE_DRAFTS, and a line that sets
 --speculative-moe-runner-backend (graphfit does not read it).
 """
 
@@ -50,6 +52,16 @@ from graphfit.planner.engines.sglang_deepep_class import (
 # the draft class SGLang builds -> where its experts call get_moe_impl_class
 DEEPEP_DRAFTS: dict[str, str] = {
     "Qwen3MoeForCausalLMMTP": "models/qwen3_moe_mtp.py:56, qwen3_moe.py:265",
+    # s63d: the NextN / MTP drafts' sparse blocks (sglang_draft_moe_classes.MOE_DRAFTS) make
+    # their experts through get_moe_impl_class too
+    "DeepseekV3ForCausalLMNextN": "models/deepseek_nextn.py:127-135, deepseek_v2.py:753",
+    "GlmMoeDsaForCausalLMNextN": "models/glm4_moe.py:1288, deepseek_v2.py:753",
+    "Glm4MoeForCausalLMNextN": "models/glm4_moe_nextn.py:72-79, glm4_moe.py:436",
+    "Glm4MoeLiteForCausalLMNextN": "models/glm4_moe_lite_nextn.py:76-83, glm4_moe_lite.py:209",
+    "BailingMoeForCausalLMNextN": ("models/bailing_moe_nextn.py:113-133, bailing_moe.py:312, "
+                                   "bailing_moe_linear.py:301"),
+    "Qwen3NextForCausalLMMTP": "models/qwen3_next.py:702-706, qwen2_moe.py:318",
+    "Qwen3_5ForCausalLMMTP": "models/qwen3_5.py:1381-1382, qwen2_moe.py:318",
 }
 
 
@@ -120,9 +132,10 @@ def quantized_problem(config: EngineSettings) -> str | None:
 
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
-    (sglang_draft_dispatch.problem, s54e / s55e), then DeepEPMoE's body asserts (`problem`)."""
-    said = (sglang_draft_dispatch.problem(config) or problem(config)
-            or quantized_problem(config))
+    (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
+    DeepEPMoE's body asserts (`problem`)."""
+    said = (sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
+            or problem(config) or quantized_problem(config))
     if said:
         raise ConfigError(said)
 
