@@ -40,7 +40,7 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     built = MOE_DRAFTS.get(first) if isinstance(first, str) else None
     if built is None:
         return []
-    types = MOE_MODEL_TYPES.get(first)  # s63d: a Qwen3.5 draft is MoE by its model type
+    types = MOE_MODEL_TYPES.get(str(first))  # s63d: a Qwen3.5 draft is MoE by its model type
     if types is not None and data.get("model_type") not in types:
         return []
     return [Setting("draft_moe_class", built[0],

@@ -440,7 +440,8 @@ class EngineConfig:
             nvfp4_moe_layers: str | None = None,
             prefill_cp_family: str | None = None,
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
-            moe_eplb_experts: int | None = None) -> None: ...
+            moe_eplb_experts: int | None = None,
+            speculative_moe_runner_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1443,6 +1444,11 @@ class EngineConfig:
     def prefill_cp_given(self) -> tuple[int, int, int, int, str] | None:
         """SglangOptions.prefill_cp_given."""
         return cast("tuple[int, int, int, int, str] | None", self._option("prefill_cp_given"))
+
+    @property
+    def speculative_moe_runner_backend(self) -> str | None:
+        """SglangOptions.speculative_moe_runner_backend."""
+        return cast("str | None", self._option("speculative_moe_runner_backend"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -44,10 +44,11 @@ def argv(draft: Path, backend: str, target_a2a: str, mode: str, runner: str,
             "--deepep-mode", mode, "--moe-runner-backend", runner, *extra)
 
 
-def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = ("qwen3",)
-         ) -> tuple[tuple[str, ...], bool]:
-    """One drawn line and whether JIT DeepGEMM is on; the MoE draft one of `drafts` (s63d;
-    one: s61e's draws unchanged)."""
+def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = ("qwen3",),
+         draft_runners: tuple[str, ...] = ()) -> tuple[tuple[str, ...], bool]:
+    """One drawn line and whether JIT DeepGEMM is on; the MoE draft one of `drafts` and, half
+    the time, a `--speculative-moe-runner-backend` of `draft_runners` (s63d; defaults:
+    s61e's draws unchanged)."""
     extra: list[str] = []
     if rng.random() < 0.2:
         extra += ["--dtype", "float16"]
@@ -57,6 +58,8 @@ def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = (
         extra.append("--enable-multi-layer-eagle")
     if rng.random() < 0.25:  # the draft inherits it (arg_groups/serving_hook.py:676-708)
         extra += ["--quantization", "fp8"]
+    if draft_runners and rng.random() < 0.5:
+        extra += ["--speculative-moe-runner-backend", rng.choice(draft_runners)]
     dense = rng.random() < 0.15
     line = argv(paths["llama" if dense else drafts[0] if len(drafts) == 1 else rng.choice(drafts)],
                 rng.choice(("deepep", "deepep", "pplx", "mooncake", "none")),

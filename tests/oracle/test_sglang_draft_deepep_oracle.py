@@ -41,6 +41,15 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
      ("--enable-dp-attention", "--dp-size", "2")),
     ("glm4_moe", "deepep", "none", "low_latency", "deep_gemm", True, ()),  # JIT on
     ("qwen3_5", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    # s63d: --speculative-moe-runner-backend is the draft's runner, whatever the target's
+    ("qwen3", "deepep", "none", "low_latency", "triton", False,
+     ("--speculative-moe-runner-backend", "deep_gemm")),
+    ("deepseek_v3", "deepep", "none", "low_latency", "auto", False,
+     ("--speculative-moe-runner-backend", "deep_gemm")),
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False,
+     ("--speculative-moe-runner-backend", "triton")),
+    ("qwen3", "deepep", "none", "low_latency", "triton", False,
+     ("--quantization", "fp8", "--speculative-moe-runner-backend", "humming")),
 )
 NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5")
 
@@ -63,7 +72,7 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
     # each control builds
     assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
-        False, False], refused
+        False, False] + [True, True, False, False], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

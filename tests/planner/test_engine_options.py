@@ -284,7 +284,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM",
                                         "DeepseekV3ForCausalLMNextN",
                                         "BailingMoeForCausalLMNextN",
-                                        "Qwen3NextForCausalLMMTP"]),  # s62d
+                                        "Qwen3NextForCausalLMMTP",  # s62d
+                                        "Qwen3_5ForCausalLMMTP"]),  # s63d
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)
@@ -298,6 +299,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
+    "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
+                                                       "lora_triton"]),  # s63d
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -539,6 +542,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
+    "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
 }
 
 
@@ -847,6 +851,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_cp_hook_backend": None,
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
-        "prefill_cp_family": None, "prefill_cp_given": None}
+        "prefill_cp_family": None, "prefill_cp_given": None,
+        "speculative_moe_runner_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

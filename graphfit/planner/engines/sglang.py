@@ -715,6 +715,7 @@ class SglangModel:
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
+        sglang_draft_deepep.check_runner_flag(config)  # a lora_* draft runner (s63d)
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         sglang_mamba_strategy.check(config)  # handle_mamba_radix_cache on a non-mamba model
         quant = (sglang_quantization.resolved_flag(config)

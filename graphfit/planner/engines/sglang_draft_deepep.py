@@ -23,21 +23,24 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
   none and its checkpoint carries none (SglangOptions.draft_quantization / draft_quant_config,
   graphfit.inputs.sglang_draft_quant);
 * the draft's dtype is bfloat16 (`draft_dtype`, else the target's);
-* the draft's runner is deep_gemm: `--speculative-moe-runner-backend` is not read by graphfit,
-  so the runner SGLang defaults it to, the target's resolved runner with a lora_* one turned
-  into auto (overrides.py:1640-1655; utils.py:471-476, 493-497), must be deep_gemm;
+* the draft's runner is deep_gemm: `--speculative-moe-runner-backend` as given (s63d), else
+  the runner SGLang defaults it to, the target's resolved runner with a lora_* one turned
+  into auto (overrides.py:1640-1655; utils.py:471-476, 493-497);
 * CUDA with JIT DeepGEMM off (SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90; a named AMD GPU
   skips the assert, `_is_hip`, :142).
 
 An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
 legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
 
-Not restated: other quantized drafts, draft classes outside MOE_DRAFTS, and a line that sets
---speculative-moe-runner-backend (graphfit does not read it).
+s63d: a lora_* `--speculative-moe-runner-backend` on a speculative line is refused at start-up
+(arg_groups/lora_hook.py:183-196, `runner_flag_problem`).
+
+Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
 from __future__ import annotations
 
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
@@ -66,8 +69,12 @@ DEEPEP_DRAFTS: dict[str, str] = {
 
 
 def draft_runner(config: EngineSettings) -> str | None:
-    """The draft's runner SGLang defaults to (module docstring), or None where graphfit
-    cannot tell the target's."""
+    """The draft's runner: `--speculative-moe-runner-backend` as given (s63d; SGLang resolves
+    the name only, layers/moe/utils.py:493-497), else the one SGLang defaults to (module
+    docstring), or None where graphfit cannot tell the target's."""
+    given = config.speculative_moe_runner_backend
+    if given is not None:
+        return given
     known, runner = sglang_quantization.class_runner(config)
     if not known:
         return None
@@ -130,6 +137,24 @@ def quantized_problem(config: EngineSettings) -> str | None:
             f"DeepGEMM off)")
 
 
+def runner_flag_problem(config: EngineSettings) -> str | None:
+    """SGLang's start-up refusal of a lora_* draft runner on a speculative line (module
+    docstring; s63d), or None."""
+    given = config.speculative_moe_runner_backend
+    if given is None or not given.startswith("lora") or config.spec_method is SpecMethod.NONE:
+        return None
+    return (f"--speculative-moe-runner-backend {given} is not supported: the LoRA MoE runner "
+            f"serves the target's adapters, a draft has none (SGLang raises ValueError, "
+            f"arg_groups/lora_hook.py:183-196)")
+
+
+def check_runner_flag(config: EngineSettings) -> None:
+    """Raise `runner_flag_problem`'s reason."""
+    said = runner_flag_problem(config)
+    if said:
+        raise ConfigError(said)
+
+
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
@@ -140,4 +165,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem"]
+__all__ = ["DEEPEP_DRAFTS", "check", "check_runner_flag", "draft_runner", "problem",
+           "quantized_problem", "runner_flag_problem"]
