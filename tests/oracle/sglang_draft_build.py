@@ -80,7 +80,14 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     )
     from sglang.srt.layers.rotary_embedding import rope_variant
     from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
-    from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_5, qwen3_moe, qwen3_next
+    from sglang.srt.models import (
+        deepseek_nextn,
+        hunyuan_v4_nextn,
+        qwen2_moe,
+        qwen3_5,
+        qwen3_moe,
+        qwen3_next,
+    )
     from sglang.srt.runtime_context import get_parallel
 
     from tests.oracle import sglang_minimax_target_oracle as mt
@@ -117,6 +124,8 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     saved.append((dsa_indexer, "resolve_num_sms", dsa_indexer.resolve_num_sms))
     # and asks the fake device for its AMD arch name (gfx950_fused_indexer.py:35-40): none
     saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
+    # s63d: HY-V4's NextN makes its side stream where CUDA (hunyuan_v4_nextn.py:126)
+    saved.append((hunyuan_v4_nextn, "is_cuda", hunyuan_v4_nextn.is_cuda))
     stood_in = len(saved)
     saved += mt._deepep_glue(jit)
     for mod, name, _ in saved[:stood_in]:
@@ -215,6 +224,12 @@ NEXTN_DRAFTS.update({
                           "tie_word_embeddings": False},
     "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
                 "text_config": _QWEN3_5_TEXT, "tie_word_embeddings": False},
+    # HY-V4 (SGLang's own config class, configs/hy_v4.py): its NextN layer is a DeepseekV2MoE
+    "hy_v4": {"architectures": ["HYV4ForCausalLM"], "model_type": "hy_v4", "hidden_size": 1024,
+              "n_routed_experts": 8, "num_experts_per_tok": 2, "num_hidden_layers": 4,
+              "num_attention_heads": 16, "num_key_value_heads": 16,
+              "max_position_embeddings": 40960, "moe_intermediate_size": 256,
+              "intermediate_size": 2048, "torch_dtype": "bfloat16"},
 })
 
 

@@ -50,8 +50,9 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
      ("--speculative-moe-runner-backend", "triton")),
     ("qwen3", "deepep", "none", "low_latency", "triton", False,
      ("--quantization", "fp8", "--speculative-moe-runner-backend", "humming")),
+    ("hy_v4", "deepep", "none", "low_latency", "deep_gemm", False, ()),
 )
-NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5")
+NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4")
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +73,7 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
     # each control builds
     assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
-        False, False] + [True, True, False, False], refused
+        False, False] + [True, True, False, False, True], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

@@ -65,6 +65,7 @@ DEEPEP_DRAFTS: dict[str, str] = {
                                    "bailing_moe_linear.py:301"),
     "Qwen3NextForCausalLMMTP": "models/qwen3_next.py:702-706, qwen2_moe.py:318",
     "Qwen3_5ForCausalLMMTP": "models/qwen3_5.py:1381-1382, qwen2_moe.py:318",
+    "HYV4ForCausalLMNextN": "models/hunyuan_v4_nextn.py:64-70, deepseek_v2.py:753",
 }
 
 

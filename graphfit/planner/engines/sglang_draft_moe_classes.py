@@ -60,6 +60,10 @@ MOE_DRAFTS.update({arch: _QWEN3_5 for arch in _QWEN3_5_ARCHS})
 MOE_MODEL_TYPES: dict[str, frozenset[str]] = {
     arch: frozenset({"qwen3_5_moe", "qwen3_5_moe_text", "intern_s2_preview"})
     for arch in _QWEN3_5_ARCHS}
+# s63d: HY-V4's NextN decoder layer is always a DeepseekV2MoE block
+MOE_DRAFTS["HYV4ForCausalLM"] = (
+    "HYV4ForCausalLMNextN", "configs/model_config.py:1209-1211, "
+    "models/hunyuan_v4_nextn.py:51-81, models/deepseek_v2.py:753")
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
