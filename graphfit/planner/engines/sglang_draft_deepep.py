@@ -149,13 +149,6 @@ def runner_flag_problem(config: EngineSettings) -> str | None:
             f"arg_groups/lora_hook.py:183-196)")
 
 
-def check_runner_flag(config: EngineSettings) -> None:
-    """Raise `runner_flag_problem`'s reason."""
-    said = runner_flag_problem(config)
-    if said:
-        raise ConfigError(said)
-
-
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
@@ -166,5 +159,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "check", "check_runner_flag", "draft_runner", "problem",
-           "quantized_problem", "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem",
+           "runner_flag_problem"]
