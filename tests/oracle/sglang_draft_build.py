@@ -126,10 +126,12 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
     # s63d: HY-V4's NextN makes its side stream where CUDA (hunyuan_v4_nextn.py:126)
     saved.append((hunyuan_v4_nextn, "is_cuda", hunyuan_v4_nextn.is_cuda))
+    # and GigaChat-3.5's MTP model one where torch reports CUDA (gigachat35_mtp.py:66)
+    saved.append((torch.cuda, "Stream", torch.cuda.Stream))
     stood_in = len(saved)
     saved += mt._deepep_glue(jit)
     for mod, name, _ in saved[:stood_in]:
-        setattr(mod, name, (lambda *a: None) if name == "get_stream"
+        setattr(mod, name, (lambda *a: None) if name in ("get_stream", "Stream")
                 else False if name == "_is_cuda"
                 else (lambda: "cpu") if name == "get_device"
                 else (lambda: 132) if name == "resolve_num_sms" else (lambda: False))
@@ -230,6 +232,16 @@ NEXTN_DRAFTS.update({
               "num_attention_heads": 16, "num_key_value_heads": 16,
               "max_position_embeddings": 40960, "moe_intermediate_size": 256,
               "intermediate_size": 2048, "torch_dtype": "bfloat16"},
+    # GigaChat-3.5 (SGLang's own config class, configs/gigachat35.py): its NextN layer is
+    # sparse only with `nextn_is_sparse` (models/gigachat35.py:474-484)
+    "gigachat3_5": {"architectures": ["GigaChat35ForCausalLM"], "model_type": "gigachat3_5",
+                    "n_routed_experts": 8, "num_experts_per_tok": 2, "num_hidden_layers": 4,
+                    "max_position_embeddings": 40960, "torch_dtype": "bfloat16",
+                    "nextn_is_sparse": True},
+    "gigachat3_5_dense": {"architectures": ["GigaChat35ForCausalLM"],
+                          "model_type": "gigachat3_5", "n_routed_experts": 8,
+                          "num_experts_per_tok": 2, "num_hidden_layers": 4,
+                          "max_position_embeddings": 40960, "torch_dtype": "bfloat16"},
 })
 
 

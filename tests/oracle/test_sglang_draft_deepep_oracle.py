@@ -51,8 +51,10 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
     ("qwen3", "deepep", "none", "low_latency", "triton", False,
      ("--quantization", "fp8", "--speculative-moe-runner-backend", "humming")),
     ("hy_v4", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    ("gigachat3_5", "deepep", "none", "low_latency", "deep_gemm", False, ()),
 )
-NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4")
+NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4",
+         "gigachat3_5")
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,7 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
     # each control builds
     assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
-        False, False] + [True, True, False, False, True], refused
+        False, False] + [True, True, False, False, True, True], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

@@ -72,7 +72,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             **sdb.write_nextn_drafts(root, ("deepseek_v3", "glm4_moe", "bailing_hybrid",
                                               "ernie4_5_moe", "qwen3_next", "qwen3_5_moe",
                                               "qwen3_5_moe_text", "intern_s2_preview",
-                                              "qwen3_5", "hy_v4"))}
+                                              "qwen3_5", "hy_v4", "gigachat3_5",
+                                              "gigachat3_5_dense"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -101,6 +102,8 @@ CASES = (  # (draft, backend, mode, extra)
     ("qwen3_5_moe_text", "pplx", "low_latency", ()),
     ("qwen3_5", "pplx", "auto", ()),
     ("hy_v4", "mooncake", "normal", ()),  # s63d: HY-V4's NextN MoE
+    ("gigachat3_5", "nixl", "auto", ()),  # GigaChat-3.5 with nextn_is_sparse
+    ("gigachat3_5_dense", "nixl", "auto", ()),  # without: a dense MLP, it builds
 )
 
 
@@ -133,4 +136,5 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too, the NextN
     # drafts' too (s60d); the rest build
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
-                       True, True, True, True, False, True, True, False, False, True], refused
+                       True, True, True, True, False, True, True, False, False, True, True,
+                       False], refused

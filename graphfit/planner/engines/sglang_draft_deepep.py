@@ -66,6 +66,7 @@ DEEPEP_DRAFTS: dict[str, str] = {
     "Qwen3NextForCausalLMMTP": "models/qwen3_next.py:702-706, qwen2_moe.py:318",
     "Qwen3_5ForCausalLMMTP": "models/qwen3_5.py:1381-1382, qwen2_moe.py:318",
     "HYV4ForCausalLMNextN": "models/hunyuan_v4_nextn.py:64-70, deepseek_v2.py:753",
+    "GigaChat35ForCausalLMNextN": "models/gigachat35.py:350-367, deepseek_v2.py:753",
 }
 
 

@@ -64,7 +64,16 @@ MOE_MODEL_TYPES: dict[str, frozenset[str]] = {
 MOE_DRAFTS["HYV4ForCausalLM"] = (
     "HYV4ForCausalLMNextN", "configs/model_config.py:1209-1211, "
     "models/hunyuan_v4_nextn.py:51-81, models/deepseek_v2.py:753")
+# s63d: GigaChat-3.5's NextN layer is sparse only where the config says `nextn_is_sparse`
+# (models/gigachat35.py:474-484; else a dense MLP, deepseek_v2.py:2650-2667)
+MOE_DRAFTS["GigaChat35ForCausalLM"] = (
+    "GigaChat35ForCausalLMNextN", "configs/model_config.py:1110-1114, "
+    "models/gigachat35_mtp.py:68-76, models/gigachat35.py:474-484, "
+    "models/deepseek_v2.py:753")
+# the architectures whose draft builds MoE layers only where a config key is true: the
+# architecture -> that key
+MOE_KEYS: dict[str, str] = {"GigaChat35ForCausalLM": "nextn_is_sparse"}
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_MODEL_TYPES"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_MODEL_TYPES"]
