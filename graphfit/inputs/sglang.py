@@ -505,6 +505,9 @@ FILE_KEYS: dict[str, Handler] = {
     "moe_runner_backend": field_key("moe_runner_backend", sglang_a2a.runner, SG),
     "speculative_moe_a2a_backend": field_key("speculative_moe_a2a_backend",
                                              sglang_a2a.draft, SG),
+    # s63d: the draft's MoE runner (graphfit.planner.engines.sglang_draft_deepep)
+    "speculative_moe_runner_backend": field_key("speculative_moe_runner_backend",
+                                                sglang_a2a.draft_runner, SG),
     # SGLang's server_args.quantization: megamoe's NVFP4 rule (mega_moe_hook.py:67-75)
     "quantization": field_key("quant_method", _optional_str, SG),
     # speculative runners / buffers graphfit does not model: refused unless off

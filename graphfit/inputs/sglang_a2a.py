@@ -57,6 +57,12 @@ def draft(origin: str, value: Any) -> str:
     return _checked(check_draft_choice, origin, value)
 
 
+def draft_runner(origin: str, value: Any) -> str:
+    """`--speculative-moe-runner-backend`: SglangOptions.speculative_moe_runner_backend
+    (issue 23 s63d; any name, as `--moe-runner-backend`)."""
+    return _checked(check_runner, origin, value)
+
+
 # the per-token expert counts whose presence makes the scheduler seed the MoE flags
 # (managers/scheduler.py:998-1008, read from hf_text_config)
 MOE_TOPK_KEYS = ("num_experts_per_tok", "num_experts_per_token", "top_k_experts",

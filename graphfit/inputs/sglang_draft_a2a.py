@@ -21,6 +21,7 @@ from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.planner.engines.sglang_draft_dispatch import MOE_DRAFTS
+from graphfit.planner.engines.sglang_draft_moe_classes import MOE_KEYS, MOE_MODEL_TYPES
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -38,6 +39,12 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     first = names[0] if isinstance(names, list) and names else None
     built = MOE_DRAFTS.get(first) if isinstance(first, str) else None
     if built is None:
+        return []
+    types = MOE_MODEL_TYPES.get(str(first))  # s63d: a Qwen3.5 draft is MoE by its model type
+    if types is not None and data.get("model_type") not in types:
+        return []
+    key = MOE_KEYS.get(str(first))  # s63d: GigaChat-3.5's `nextn_is_sparse` (bool() of it)
+    if key is not None and not data.get(key):
         return []
     return [Setting("draft_moe_class", built[0],
                     f"{shown_path(path)}: the draft's class {first} (as SGLang builds it)",

@@ -442,7 +442,8 @@ class EngineConfig:
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
             cp_tp_group_sharing: bool = False,
             moe_eplb_experts: int | None = None,
-            moe_auto_checkpoint: tuple[str, str] | None = None) -> None: ...
+            moe_auto_checkpoint: tuple[str, str] | None = None,
+            speculative_moe_runner_backend: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1455,6 +1456,11 @@ class EngineConfig:
     def cp_tp_group_sharing(self) -> bool:
         """SglangOptions.cp_tp_group_sharing."""
         return cast(bool, self._option("cp_tp_group_sharing"))
+
+    @property
+    def speculative_moe_runner_backend(self) -> str | None:
+        """SglangOptions.speculative_moe_runner_backend."""
+        return cast("str | None", self._option("speculative_moe_runner_backend"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -80,7 +80,14 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     )
     from sglang.srt.layers.rotary_embedding import rope_variant
     from sglang.srt.model_loader.utils import get_model_architecture, set_default_torch_dtype
-    from sglang.srt.models import deepseek_nextn, qwen2_moe, qwen3_moe, qwen3_next
+    from sglang.srt.models import (
+        deepseek_nextn,
+        hunyuan_v4_nextn,
+        qwen2_moe,
+        qwen3_5,
+        qwen3_moe,
+        qwen3_next,
+    )
     from sglang.srt.runtime_context import get_parallel
 
     from tests.oracle import sglang_minimax_target_oracle as mt
@@ -101,10 +108,11 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     pp = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                is_last_rank=True)
     # no CUDA side stream on CPU (qwen3_moe.py:978, qwen2_moe.py:1231; s62d:
-    # qwen3_next.py:920); a dense MLP's dual-GEMM kernel pick (layers/dual_gemm.py:32-45)
-    # imports CUDA Python: off
+    # qwen3_next.py:920; s63d: qwen3_5.py:1788); a dense MLP's dual-GEMM kernel pick
+    # (layers/dual_gemm.py:32-45) imports CUDA Python: off
     saved: list[tuple[object, str, object]] = [
-        (mod, "get_stream", mod.get_stream) for mod in (qwen2_moe, qwen3_moe, qwen3_next)]
+        (mod, "get_stream", mod.get_stream)
+        for mod in (qwen2_moe, qwen3_moe, qwen3_next, qwen3_5)]
     saved.append((dual_gemm, "is_cuda", dual_gemm.is_cuda))
     # s60d: DeepSeek's NextN makes its side stream where CUDA (deepseek_nextn.py:113-117)
     saved.append((deepseek_nextn, "_is_cuda", deepseek_nextn._is_cuda))
@@ -116,9 +124,14 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     saved.append((dsa_indexer, "resolve_num_sms", dsa_indexer.resolve_num_sms))
     # and asks the fake device for its AMD arch name (gfx950_fused_indexer.py:35-40): none
     saved.append((gfx950, "supported_hardware", gfx950.supported_hardware))
+    # s63d: HY-V4's NextN makes its side stream where CUDA (hunyuan_v4_nextn.py:126)
+    saved.append((hunyuan_v4_nextn, "is_cuda", hunyuan_v4_nextn.is_cuda))
+    # and GigaChat-3.5's MTP model one where torch reports CUDA (gigachat35_mtp.py:66)
+    saved.append((torch.cuda, "Stream", torch.cuda.Stream))
+    stood_in = len(saved)
     saved += mt._deepep_glue(jit)
-    for mod, name, _ in saved[:8]:
-        setattr(mod, name, (lambda *a: None) if name == "get_stream"
+    for mod, name, _ in saved[:stood_in]:
+        setattr(mod, name, (lambda *a: None) if name in ("get_stream", "Stream")
                 else False if name == "_is_cuda"
                 else (lambda: "cpu") if name == "get_device"
                 else (lambda: 132) if name == "resolve_num_sms" else (lambda: False))
@@ -197,6 +210,39 @@ NEXTN_DRAFTS = {  # name -> config.json
                    "vocab_size": 151936, "linear_num_key_heads": 4,
                    "linear_num_value_heads": 8, "tie_word_embeddings": False},
 }
+# s63d: Qwen3.5 drafts (configs/model_config.py:1159-1181), the text config Qwen3-Next's;
+# MoE by the config's model type (models/qwen3_5.py:257-260): the composite MoE class, its
+# causal-LM text form, InternS2-Preview (a Qwen3.5-MoE text config), and the dense composite
+_QWEN3_5_TEXT = {key: value for key, value in NEXTN_DRAFTS["qwen3_next"].items()
+                 if key not in ("architectures", "model_type")}
+NEXTN_DRAFTS.update({
+    "qwen3_5_moe": {"architectures": ["Qwen3_5MoeForConditionalGeneration"],
+                    "model_type": "qwen3_5_moe", "text_config": _QWEN3_5_TEXT,
+                    "tie_word_embeddings": False},
+    "qwen3_5_moe_text": {**_QWEN3_5_TEXT, "architectures": ["Qwen3_5MoeForCausalLM"],
+                         "model_type": "qwen3_5_moe_text"},
+    "intern_s2_preview": {"architectures": ["InternS2PreviewForConditionalGeneration"],
+                          "model_type": "intern_s2_preview", "text_config": _QWEN3_5_TEXT,
+                          "tie_word_embeddings": False},
+    "qwen3_5": {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+                "text_config": _QWEN3_5_TEXT, "tie_word_embeddings": False},
+    # HY-V4 (SGLang's own config class, configs/hy_v4.py): its NextN layer is a DeepseekV2MoE
+    "hy_v4": {"architectures": ["HYV4ForCausalLM"], "model_type": "hy_v4", "hidden_size": 1024,
+              "n_routed_experts": 8, "num_experts_per_tok": 2, "num_hidden_layers": 4,
+              "num_attention_heads": 16, "num_key_value_heads": 16,
+              "max_position_embeddings": 40960, "moe_intermediate_size": 256,
+              "intermediate_size": 2048, "torch_dtype": "bfloat16"},
+    # GigaChat-3.5 (SGLang's own config class, configs/gigachat35.py): its NextN layer is
+    # sparse only with `nextn_is_sparse` (models/gigachat35.py:474-484)
+    "gigachat3_5": {"architectures": ["GigaChat35ForCausalLM"], "model_type": "gigachat3_5",
+                    "n_routed_experts": 8, "num_experts_per_tok": 2, "num_hidden_layers": 4,
+                    "max_position_embeddings": 40960, "torch_dtype": "bfloat16",
+                    "nextn_is_sparse": True},
+    "gigachat3_5_dense": {"architectures": ["GigaChat35ForCausalLM"],
+                          "model_type": "gigachat3_5", "n_routed_experts": 8,
+                          "num_experts_per_tok": 2, "num_hidden_layers": 4,
+                          "max_position_embeddings": 40960, "torch_dtype": "bfloat16"},
+})
 
 
 def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)

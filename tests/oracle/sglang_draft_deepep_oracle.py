@@ -25,11 +25,13 @@ from tests.oracle import test_sglang_deepep_class_oracle as dc
 SITE = "ep_moe/layer.py"  # what SGLang's assert and graphfit's reason name
 
 
-def dirs(root: Path) -> dict[str, Path]:
-    """The Qwen3-MoE target, a Qwen3-MoE draft and a dense Llama draft under `root`."""
+def dirs(root: Path, nextn: tuple[str, ...] = ()) -> dict[str, Path]:
+    """The Qwen3-MoE target, a Qwen3-MoE draft and a dense Llama draft under `root`; s63d:
+    and the named NextN / MTP drafts (tests.oracle.sglang_draft_build.NEXTN_DRAFTS)."""
     return {"target": sglang_stubs.write_moe_model_dir(root / "target"),
             "qwen3": sglang_stubs.write_moe_model_dir(root / "qwen3-draft"),
-            "llama": sglang_stubs.write_model_dir(root / "llama-draft")}
+            "llama": sglang_stubs.write_model_dir(root / "llama-draft"),
+            **sdb.write_nextn_drafts(root, nextn)}
 
 
 def argv(draft: Path, backend: str, target_a2a: str, mode: str, runner: str,
@@ -42,8 +44,11 @@ def argv(draft: Path, backend: str, target_a2a: str, mode: str, runner: str,
             "--deepep-mode", mode, "--moe-runner-backend", runner, *extra)
 
 
-def draw(rng: random.Random, paths: dict[str, Path]) -> tuple[tuple[str, ...], bool]:
-    """One drawn line and whether JIT DeepGEMM is on."""
+def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = ("qwen3",),
+         draft_runners: tuple[str, ...] = ()) -> tuple[tuple[str, ...], bool]:
+    """One drawn line and whether JIT DeepGEMM is on; the MoE draft one of `drafts` and, half
+    the time, a `--speculative-moe-runner-backend` of `draft_runners` (s63d; defaults:
+    s61e's draws unchanged)."""
     extra: list[str] = []
     if rng.random() < 0.2:
         extra += ["--dtype", "float16"]
@@ -53,7 +58,10 @@ def draw(rng: random.Random, paths: dict[str, Path]) -> tuple[tuple[str, ...], b
         extra.append("--enable-multi-layer-eagle")
     if rng.random() < 0.25:  # the draft inherits it (arg_groups/serving_hook.py:676-708)
         extra += ["--quantization", "fp8"]
-    line = argv(paths["llama" if rng.random() < 0.15 else "qwen3"],
+    if draft_runners and rng.random() < 0.5:
+        extra += ["--speculative-moe-runner-backend", rng.choice(draft_runners)]
+    dense = rng.random() < 0.15
+    line = argv(paths["llama" if dense else drafts[0] if len(drafts) == 1 else rng.choice(drafts)],
                 rng.choice(("deepep", "deepep", "pplx", "mooncake", "none")),
                 rng.choice(("none", "none", "deepep", "mooncake", "pplx")),
                 rng.choice(("auto", "low_latency", "low_latency", "normal")),

@@ -34,13 +34,33 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
     ("qwen3", "mooncake", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
     ("qwen3", "deepep", "none", "low_latency", "triton", True, ("--quantization", "fp8")),
     ("qwen3", "deepep", "none", "normal", "triton", False, ("--quantization", "fp8")),
+    # s63d: NextN / MTP drafts build DeepEPMoE too; a dense Qwen3.5 draft does not
+    ("deepseek_v3", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    ("qwen3_5_moe", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("bailing_hybrid", "pplx", "none", "low_latency", "deep_gemm", False,
+     ("--enable-dp-attention", "--dp-size", "2")),
+    ("glm4_moe", "deepep", "none", "low_latency", "deep_gemm", True, ()),  # JIT on
+    ("qwen3_5", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    # s63d: --speculative-moe-runner-backend is the draft's runner, whatever the target's
+    ("qwen3", "deepep", "none", "low_latency", "triton", False,
+     ("--speculative-moe-runner-backend", "deep_gemm")),
+    ("deepseek_v3", "deepep", "none", "low_latency", "auto", False,
+     ("--speculative-moe-runner-backend", "deep_gemm")),
+    ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False,
+     ("--speculative-moe-runner-backend", "triton")),
+    ("qwen3", "deepep", "none", "low_latency", "triton", False,
+     ("--quantization", "fp8", "--speculative-moe-runner-backend", "humming")),
+    ("hy_v4", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    ("gigachat3_5", "deepep", "none", "low_latency", "deep_gemm", False, ()),
 )
+NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4",
+         "gigachat3_5")
 
 
 @pytest.fixture(scope="module")
 def paths(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     so.oracle()
-    return ddo.dirs(tmp_path_factory.mktemp("draft-deepep"))
+    return ddo.dirs(tmp_path_factory.mktemp("draft-deepep"), NEXTN)
 
 
 def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
@@ -54,7 +74,8 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     assert not wrong, "\n".join(wrong)
     # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
     # each control builds
-    assert refused == [True] * 3 + [False] * 6 + [True, True, False, False], refused
+    assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
+        False, False] + [True, True, False, False, True, True], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

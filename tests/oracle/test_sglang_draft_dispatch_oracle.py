@@ -30,7 +30,8 @@ from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import sglang_stubs  # noqa: E402
 from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
 
-SITES = ("mooncake.py:34", "nixl.py:48")  # what SGLang's raise and graphfit's reason name
+SITES = ("mooncake.py:34", "nixl.py:48", "pplx.py:44")  # what SGLang's raise and graphfit's
+# reason name (s63d: pplx's)
 
 
 def _draft_builder(record: Any, draft: Path, context: bool) -> Any:
@@ -69,7 +70,10 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             "llama": sglang_stubs.write_model_dir(root / "llama-draft"),
             # s60d: NextN drafts (tests.oracle.sglang_draft_build.NEXTN_DRAFTS)
             **sdb.write_nextn_drafts(root, ("deepseek_v3", "glm4_moe", "bailing_hybrid",
-                                              "ernie4_5_moe", "qwen3_next"))}
+                                              "ernie4_5_moe", "qwen3_next", "qwen3_5_moe",
+                                              "qwen3_5_moe_text", "intern_s2_preview",
+                                              "qwen3_5", "hy_v4", "gigachat3_5",
+                                              "gigachat3_5_dense"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -87,6 +91,19 @@ CASES = (  # (draft, backend, mode, extra)
     # s62d: a MoE target's ERNIE MTP draft, its block dense: no dispatcher, it builds
     ("ernie4_5_moe", "mooncake", "auto", ()),
     ("qwen3_next", "mooncake", "auto", ()),  # its MTP layer sparse: the dispatcher raises
+    # s63d: Qwen3.5 MTP drafts, MoE by the config's model type; a dense Qwen3.5 builds
+    ("qwen3_5_moe", "mooncake", "auto", ()),
+    ("qwen3_5_moe_text", "nixl", "normal", ()),
+    ("intern_s2_preview", "mooncake", "auto", ()),
+    ("qwen3_5", "mooncake", "auto", ()),
+    # s63d: the draft's pplx dispatcher in a mode that enables normal dispatch
+    ("qwen3", "pplx", "normal", ()),
+    ("qwen3_5_moe", "pplx", "auto", ()),
+    ("qwen3_5_moe_text", "pplx", "low_latency", ()),
+    ("qwen3_5", "pplx", "auto", ()),
+    ("hy_v4", "mooncake", "normal", ()),  # s63d: HY-V4's NextN MoE
+    ("gigachat3_5", "nixl", "auto", ()),  # GigaChat-3.5 with nextn_is_sparse
+    ("gigachat3_5_dense", "nixl", "auto", ()),  # without: a dense MLP, it builds
 )
 
 
@@ -118,5 +135,6 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     assert not wrong, "\n".join(wrong)
     # not vacuous: the Qwen3-MoE draft raises in auto / normal, Mixtral's too, the NextN
     # drafts' too (s60d); the rest build
-    assert refused == [True, True, False, True, False, False, True, False, True, True,
-                       False, True], refused
+    assert refused == [True, True, False, True, False, False, True, False, True, True, False,
+                       True, True, True, True, False, True, True, False, False, True, True,
+                       False], refused

@@ -285,7 +285,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_moe_class": st.sampled_from([None, "Qwen3MoeForCausalLMMTP", "MixtralForCausalLM",
                                         "DeepseekV3ForCausalLMNextN",
                                         "BailingMoeForCausalLMNextN",
-                                        "Qwen3NextForCausalLMMTP"]),  # s62d
+                                        "Qwen3NextForCausalLMMTP",  # s62d
+                                        "Qwen3_5ForCausalLMMTP"]),  # s63d
     "mnnvl_fabric": st.sampled_from([None, True, False]),
     "prefill_cp_hook_backend": st.sampled_from([None, "fa3", "trtllm_mha"]),
     "nixl_dispatch_tokens_per_rank": st.integers(-10**6, 10**6),  # any sign (s60k)
@@ -302,6 +303,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
     "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
                                             ["", "unknown"], ("X", "fp8_block")]),
+    "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
+                                                       "lora_triton"]),  # s63d
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -546,6 +549,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
     "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
+    "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
 }
 
 
@@ -854,6 +858,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_cp_hook_backend": None,
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
-        "prefill_cp_family": None, "prefill_cp_given": None, "cp_tp_group_sharing": False}
+        "prefill_cp_family": None, "prefill_cp_given": None, "cp_tp_group_sharing": False,
+        "speculative_moe_runner_backend": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -716,6 +716,9 @@ class SglangModel:
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
+        said = sglang_draft_deepep.runner_flag_problem(config)  # a lora_* draft runner (s63d)
+        if said:
+            raise ConfigError(said)
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         sglang_mamba_strategy.check(config)  # handle_mamba_radix_cache on a non-mamba model
         quant = (sglang_quantization.resolved_flag(config)

@@ -12,8 +12,10 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
   EAGLE / EAGLE3 / NEXTN / FROZEN_KV_MTP, not multi-layer EAGLE);
 * the draft's class makes its experts through `get_moe_impl_class` (`DEEPEP_DRAFTS`): the
   renamed Qwen3MoeForCausalLMMTP (configs/model_config.py:1155-1157) builds Qwen3-MoE's sparse
-  block (models/qwen3_moe_mtp.py:56, qwen3_moe.py:265). Mixtral's MixtralMoE is a FusedMoE
-  outside it (mixtral.py:100): no DeepEPMoE;
+  block (models/qwen3_moe_mtp.py:56, qwen3_moe.py:265); s63d: so do the DeepSeek / GLM /
+  Bailing NextN drafts, Qwen3-Next's and a MoE Qwen3.5's MTP draft (their sites in
+  `DEEPEP_DRAFTS`). Mixtral's MixtralMoE is a FusedMoE outside it (mixtral.py:100): no
+  DeepEPMoE;
 * `--speculative-moe-a2a-backend` deepep or pplx (`get_moe_impl_class`, ep_moe/layer.py:352-365,
   then `is_deepep() or is_pplx()`, :140, inside the context);
 * the draft is unquantized: its ModelConfig's quantization (`--speculative-draft-model-
@@ -21,21 +23,24 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
   none and its checkpoint carries none (SglangOptions.draft_quantization / draft_quant_config,
   graphfit.inputs.sglang_draft_quant);
 * the draft's dtype is bfloat16 (`draft_dtype`, else the target's);
-* the draft's runner is deep_gemm: `--speculative-moe-runner-backend` is not read by graphfit,
-  so the runner SGLang defaults it to, the target's resolved runner with a lora_* one turned
-  into auto (overrides.py:1640-1655; utils.py:471-476, 493-497), must be deep_gemm;
+* the draft's runner is deep_gemm: `--speculative-moe-runner-backend` as given (s63d), else
+  the runner SGLang defaults it to, the target's resolved runner with a lora_* one turned
+  into auto (overrides.py:1640-1655; utils.py:471-476, 493-497);
 * CUDA with JIT DeepGEMM off (SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90; a named AMD GPU
   skips the assert, `_is_hip`, :142).
 
 An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
 legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
 
-Not restated: other quantized drafts, other draft classes, and a line that sets
---speculative-moe-runner-backend (graphfit does not read it).
+s63d: a lora_* `--speculative-moe-runner-backend` on a speculative line is refused at start-up
+(arg_groups/lora_hook.py:183-196, `runner_flag_problem`).
+
+Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
 from __future__ import annotations
 
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
@@ -50,12 +55,28 @@ from graphfit.planner.engines.sglang_deepep_class import (
 # the draft class SGLang builds -> where its experts call get_moe_impl_class
 DEEPEP_DRAFTS: dict[str, str] = {
     "Qwen3MoeForCausalLMMTP": "models/qwen3_moe_mtp.py:56, qwen3_moe.py:265",
+    # s63d: the NextN / MTP drafts' sparse blocks (sglang_draft_moe_classes.MOE_DRAFTS) make
+    # their experts through get_moe_impl_class too
+    "DeepseekV3ForCausalLMNextN": "models/deepseek_nextn.py:127-135, deepseek_v2.py:753",
+    "GlmMoeDsaForCausalLMNextN": "models/glm4_moe.py:1288, deepseek_v2.py:753",
+    "Glm4MoeForCausalLMNextN": "models/glm4_moe_nextn.py:72-79, glm4_moe.py:436",
+    "Glm4MoeLiteForCausalLMNextN": "models/glm4_moe_lite_nextn.py:76-83, glm4_moe_lite.py:209",
+    "BailingMoeForCausalLMNextN": ("models/bailing_moe_nextn.py:113-133, bailing_moe.py:312, "
+                                   "bailing_moe_linear.py:301"),
+    "Qwen3NextForCausalLMMTP": "models/qwen3_next.py:702-706, qwen2_moe.py:318",
+    "Qwen3_5ForCausalLMMTP": "models/qwen3_5.py:1381-1382, qwen2_moe.py:318",
+    "HYV4ForCausalLMNextN": "models/hunyuan_v4_nextn.py:64-70, deepseek_v2.py:753",
+    "GigaChat35ForCausalLMNextN": "models/gigachat35.py:350-367, deepseek_v2.py:753",
 }
 
 
 def draft_runner(config: EngineSettings) -> str | None:
-    """The draft's runner SGLang defaults to (module docstring), or None where graphfit
-    cannot tell the target's."""
+    """The draft's runner: `--speculative-moe-runner-backend` as given (s63d; SGLang resolves
+    the name only, layers/moe/utils.py:493-497), else the one SGLang defaults to (module
+    docstring), or None where graphfit cannot tell the target's."""
+    given = config.speculative_moe_runner_backend
+    if given is not None:
+        return given
     known, runner = sglang_quantization.class_runner(config)
     if not known:
         return None
@@ -118,13 +139,26 @@ def quantized_problem(config: EngineSettings) -> str | None:
             f"DeepGEMM off)")
 
 
+def runner_flag_problem(config: EngineSettings) -> str | None:
+    """SGLang's start-up refusal of a lora_* draft runner on a speculative line (module
+    docstring; s63d), or None."""
+    given = config.speculative_moe_runner_backend
+    if given is None or not given.startswith("lora") or config.spec_method is SpecMethod.NONE:
+        return None
+    return (f"--speculative-moe-runner-backend {given} is not supported: the LoRA MoE runner "
+            f"serves the target's adapters, a draft has none (SGLang raises ValueError, "
+            f"arg_groups/lora_hook.py:183-196)")
+
+
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
-    (sglang_draft_dispatch.problem, s54e / s55e), then DeepEPMoE's body asserts (`problem`)."""
-    said = (sglang_draft_dispatch.problem(config) or problem(config)
-            or quantized_problem(config))
+    (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
+    DeepEPMoE's body asserts (`problem`)."""
+    said = (sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
+            or problem(config) or quantized_problem(config))
     if said:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem"]
+__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem",
+           "runner_flag_problem"]

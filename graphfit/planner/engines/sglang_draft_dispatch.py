@@ -32,6 +32,14 @@ SGLang raises where all of these hold (paths under sglang/srt/):
 
 Where the target's own backend (after Waterfill) is mooncake / nixl too, the target's model
 raises first (the target rule), so this one is not reached.
+
+s63d: `--speculative-moe-a2a-backend pplx` makes the same DeepEP-style dispatcher
+(`create_moe_dispatcher`, layers/moe/fused_moe_triton/layer.py:194-212), whose pplx half
+raises "pplx MoE A2A backend supports low-latency mode only." under a mode that enables
+normal dispatch (token_dispatcher/pplx.py:442-445; `pplx_problem`). No start-up hook checks
+the draft's pplx: the moe hook's pplx checks read the target's backend (arg_groups/
+moe_hook.py:575-587), which turns auto into low_latency only where the target's backend is
+pplx too.
 """
 
 from __future__ import annotations
@@ -103,6 +111,29 @@ def problem(config: EngineSettings) -> str | None:
             f"use low_latency")
 
 
+PPLX_NORMAL = ("pplx MoE A2A backend supports low-latency mode only.",
+               "token_dispatcher/pplx.py:442-445")
+
+
+def pplx_problem(config: EngineSettings) -> str | None:
+    """The draft's pplx dispatcher raise for a resolved line (module docstring, s63d), or
+    None: a draft class in MOE_DRAFTS built inside the a2a context with
+    --speculative-moe-a2a-backend pplx under --deepep-mode auto / normal, the target's own
+    backend not pplx (then the mode is low_latency, or the hook refused normal)."""
+    name = config.draft_moe_class
+    if name is None or config.speculative_moe_a2a_backend != "pplx" or not in_context(config):
+        return None
+    target = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
+                                           config.enable_waterfill)
+    if config.deepep_mode not in NORMAL_MODES or target == "pplx":
+        return None
+    said, where = PPLX_NORMAL
+    return (f"--speculative-moe-a2a-backend pplx: the draft's {name} builds its MoE inside "
+            f"speculative_moe_a2a_backend_context (layers/moe/utils.py:957-975; "
+            f"{SITES[name]}), whose pplx dispatcher raises NotImplementedError under "
+            f"--deepep-mode {config.deepep_mode}: {said} ({where}); use low_latency")
+
+
 def check(config: EngineSettings) -> None:
     """Raise `problem`'s reason."""
     said = problem(config)
@@ -110,4 +141,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "check", "draft_builds", "in_context", "problem"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "PPLX_NORMAL", "check", "draft_builds", "in_context",
+           "pplx_problem", "problem"]

@@ -42,7 +42,38 @@ MOE_DRAFTS: dict[str, tuple[str, str]] = {
                              "configs/model_config.py:1134-1135, models/qwen3_next_mtp.py:66-74, "
                              "models/qwen3_next.py:702-706"),
 }
+# s63d: Qwen3.5 / InternS2 drafts become Qwen3_5ForCausalLMMTP (configs/model_config.py:
+# 1159-1181), one layer built with `is_nextn` (models/qwen3_5_mtp.py:116-143) from the text
+# config; its MLP is a sparse MoE block only for a MoE text config (`_qwen3_5_is_moe`,
+# models/qwen3_5.py:257-260, 1147-1148, 1381-1382; a dense Qwen3.5 builds a plain MLP)
+_QWEN3_5 = ("Qwen3_5ForCausalLMMTP",
+            "configs/model_config.py:1159-1181, models/qwen3_5_mtp.py:116-143, "
+            "models/qwen3_5.py:257-260, 1381-1382, models/qwen2_moe.py:318")
+_QWEN3_5_ARCHS = ("Qwen3_5ForConditionalGeneration", "Qwen3_5MoeForConditionalGeneration",
+                  "Qwen3_5ForCausalLM", "Qwen3_5MoeForCausalLM",
+                  "InternS2PreviewForConditionalGeneration")
+MOE_DRAFTS.update({arch: _QWEN3_5 for arch in _QWEN3_5_ARCHS})
+# the architectures whose draft builds MoE layers only for some config model types: the
+# architecture -> those model types (the config class's own `model_type` decides the text
+# config's class: qwen3_5_moe and intern_s2_preview hold a qwen3_5_moe_text one,
+# configs/qwen3_5.py:119-135, configs/interns2preview.py:15-20)
+MOE_MODEL_TYPES: dict[str, frozenset[str]] = {
+    arch: frozenset({"qwen3_5_moe", "qwen3_5_moe_text", "intern_s2_preview"})
+    for arch in _QWEN3_5_ARCHS}
+# s63d: HY-V4's NextN decoder layer is always a DeepseekV2MoE block
+MOE_DRAFTS["HYV4ForCausalLM"] = (
+    "HYV4ForCausalLMNextN", "configs/model_config.py:1209-1211, "
+    "models/hunyuan_v4_nextn.py:51-81, models/deepseek_v2.py:753")
+# s63d: GigaChat-3.5's NextN layer is sparse only where the config says `nextn_is_sparse`
+# (models/gigachat35.py:474-484; else a dense MLP, deepseek_v2.py:2650-2667)
+MOE_DRAFTS["GigaChat35ForCausalLM"] = (
+    "GigaChat35ForCausalLMNextN", "configs/model_config.py:1110-1114, "
+    "models/gigachat35_mtp.py:68-76, models/gigachat35.py:474-484, "
+    "models/deepseek_v2.py:753")
+# the architectures whose draft builds MoE layers only where a config key is true: the
+# architecture -> that key
+MOE_KEYS: dict[str, str] = {"GigaChat35ForCausalLM": "nextn_is_sparse"}
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_MODEL_TYPES"]

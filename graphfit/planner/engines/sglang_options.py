@@ -546,6 +546,12 @@ class SglangOptions(EngineOptions):
         sglang_prefill_cp_family (issue 23 s63p). The CP group is then the TP group and the
         linear attention's state is split over the whole TP group (`linear_attn_tp_size`,
         runtime_context.py:477-486; graphfit.planner.engines.sglang_mamba_memory.state_tp).
+    speculative_moe_runner_backend: `--speculative-moe-runner-backend` (arg_groups/fields/
+        spec.py:173-180), lower-cased: the draft's MoE runner, which the draft's DeepEPMoE
+        asserts read inside the worker's runner context (layers/moe/utils.py:493-497,
+        941-954; graphfit.planner.engines.sglang_draft_deepep.draft_runner); a lora_* one is
+        refused on a speculative line (arg_groups/lora_hook.py:183-196; issue 23 s63d). None:
+        not given, SGLang defaults it from the target's runner (overrides.py:1631-1655).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -710,6 +716,7 @@ class SglangOptions(EngineOptions):
     prefill_cp_family: str | None = None
     prefill_cp_given: tuple[int, int, int, int, str] | None = None
     cp_tp_group_sharing: bool = False
+    speculative_moe_runner_backend: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -741,6 +748,12 @@ class SglangOptions(EngineOptions):
                               f"{excerpt(self.prefill_cp_family)}")
         _prefill_cp_given(self)
         true_false("cp_tp_group_sharing", self.cp_tp_group_sharing)  # issue 23 s63p
+        runner = self.speculative_moe_runner_backend
+        if runner is not None:  # issue 23 s63d
+            if not isinstance(runner, str) or not runner.strip():
+                raise ConfigError(f"speculative_moe_runner_backend: must be a backend name, "
+                                  f"got {excerpt(runner)}")
+            object.__setattr__(self, "speculative_moe_runner_backend", runner.strip().lower())
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
