@@ -351,11 +351,13 @@ INKLING_MM_PROPERTIES = ("vocab_size", "hidden_size", "num_hidden_layers",
                          "mamba_chunk_size", "mamba2_cache_params")
 
 
-def sglang_load_failure(data: Mapping[str, Any]) -> str | None:
+def sglang_load_failure(data: Mapping[str, Any],
+                        written: Mapping[str, Any] | None = None) -> str | None:
     """SGLang's failure to load an Inkling multimodal config.json that writes one of
     INKLING_MM_PROPERTIES at the top level, or a plain class's bad `text_config`
-    (`plain_text_config_failure`); None: it loads."""
-    plain = plain_text_config_failure(data)
+    (`plain_text_config_failure`; `written`: the file before the override args, None:
+    `data`); None: it loads."""
+    plain = plain_text_config_failure(data, written)
     if plain is not None:
         return plain
     if sglang_class_lengths.model_type(data) != "inkling_mm_model":
@@ -366,21 +368,49 @@ def sglang_load_failure(data: Mapping[str, Any]) -> str | None:
     return (f"{key} at the top level: SGLang fails to load it (AttributeError: property "
             f"{key!r} of 'InklingMMConfig' object has no setter, configs/inkling.py:363-406); "
             f"write it under text_config")
-def plain_text_config_failure(data: Mapping[str, Any]) -> str | None:
+def plain_text_config_failure(data: Mapping[str, Any],
+                              written: Mapping[str, Any] | None = None) -> str | None:
     """A plain text class (sglang_draft_layer_default.CLASS_LAYERS: its config class builds
-    no text sub-config) whose config.json writes `text_config` null or as a dict without
-    `num_attention_heads`: SGLang's get_config keeps it as written (a dict becomes a bare
-    PretrainedConfig, utils/hf_transformers/common.py:565-571) and `get_hf_text_config`'s
-    assert fails (:602-605), so the model does not load (issue 23 s63c). None otherwise."""
+    no text sub-config) whose config.json writes `text_config` null, as a dict without
+    `num_attention_heads` or as any other value: SGLang's config parser keeps it as written
+    (a dict becomes a bare PretrainedConfig, utils/hf_transformers/common.py:565-571) and
+    `get_hf_text_config`'s assert fails (:602-605), inside the parser, before the override
+    args apply (utils/hf_transformers/config.py:258, 405-424), so the model does not load
+    (issue 23 s63c). That bare config, with the overrides merged into it, is the
+    ModelConfig's text config, which reads `hidden_size`, `num_hidden_layers` and
+    `vocab_size` off it with no default (`TEXT_CONFIG_READS`): a text config without one
+    fails there with an AttributeError (issue 23 s64c). `data`: the config with the override
+    args applied; `written`: as written (None: `data`). None: it loads."""
     kind = data.get("model_type")
-    if "text_config" not in data or not isinstance(kind, str) or kind not in CLASS_LAYERS:
+    if not isinstance(kind, str) or kind not in CLASS_LAYERS:
         return None
-    text = data["text_config"]
-    if text is not None and (not isinstance(text, dict) or "num_attention_heads" in text):
+    # the parser's assert on the file as written, then the ModelConfig's (model_config.py:636)
+    # on the overridden config (an override writing `text_config` null)
+    for config in (data if written is None else written, data):
+        if "text_config" not in config:
+            continue
+        text = config["text_config"]
+        if not isinstance(text, dict) or "num_attention_heads" not in text:
+            said = ("null" if text is None else "without num_attention_heads"
+                    if isinstance(text, dict) else f"as a JSON {type(text).__name__}")
+            return (f"text_config {said} on a {kind} config: SGLang fails to load it "
+                    f"(AssertionError, utils/hf_transformers/common.py:602-605)")
+    text = data.get("text_config")
+    if not isinstance(text, dict):
         return None
-    said = "null" if text is None else "without num_attention_heads"
-    return (f"text_config {said} on a {kind} config: SGLang fails to load it (AssertionError, "
-            f"utils/hf_transformers/common.py:602-605)")
+    key = next((k for k in TEXT_CONFIG_READS if k not in text), None)
+    if key is None:
+        return None
+    return (f"text_config without {key} on a {kind} config: SGLang's ModelConfig reads it "
+            f"there (AttributeError, configs/model_config.py:{TEXT_CONFIG_READS[key]})")
+
+
+# what SGLang's ModelConfig reads off the text config with no default, in its order, and
+# where (configs/model_config.py: `_derive_model_shapes`' head_dim at :1347 or the width at
+# :1566, the layers at :1581, the vocabulary at :1605; issue 23 s64c, measured through the
+# oracle on a Llama architecture: an MLA architecture reads more, `Left` in the docs)
+TEXT_CONFIG_READS = {"hidden_size": "1347, 1566", "num_hidden_layers": "1581",
+                     "vocab_size": "1605"}
 
 
 # multimodal architectures whose SGLang config class builds a default vision tower when
@@ -603,7 +633,7 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
                     "them; nothing is downloaded)"]
     info = read_model(path)
     where = f"{path}"
-    failure = sglang_load_failure(load_config(path)) if sglang else None
+    failure = sglang_load_failure(load_config(path), _written(path)) if sglang else None
     if failure is not None:
         raise ConfigError(f"{shown(path, shown_path(path))}: {failure}"[:200])
     # SGLang's auto dtype is its own rule (float32 -> float16, graphfit.inputs.sglang_dtype)

@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_draft,
     sglang_draft_a2a,
+    sglang_draft_load,
     sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
@@ -194,6 +195,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes) + prefill_cp_notes + processor_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)
+    sglang_draft_load.check(values)  # a draft config.json SGLang cannot load (s64c)
     settings = sglang_args.dflash_line(values, settings, notes)
     settings = sglang_dspark.line(values, settings)
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked

@@ -28,6 +28,7 @@ from typing import Any
 
 from graphfit.inputs import (
     model_config,
+    sglang_draft_load,
     sglang_draft_shape,
     sglang_dspark,
     sglang_minimax_draft,
@@ -55,6 +56,7 @@ def settings(keys: Mapping[str, Any], found: list[Setting], notes: list[str]
     from graphfit.inputs import sglang as sglang_args
 
     values = values_of(keys)
+    sglang_draft_load.check(keys if values is None else values)  # its load failure (s64c)
     if values is None:
         return found + sglang_minimax_kv.settings(keys)
     found = sglang_args.dflash_line(values, found, notes)

@@ -39,6 +39,7 @@ from graphfit.inputs import (
     sglang_context_length,
     sglang_draft,
     sglang_draft_a2a,
+    sglang_draft_load,
     sglang_draft_quant,
     sglang_draft_shape,
     sglang_dspark,
@@ -164,6 +165,9 @@ def _length(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[str, 
 
 
 def _read(values: Mapping[str, Any]) -> dict[str, Any]:
+    # a local draft config.json its ModelConfig cannot load (graphfit.inputs.sglang_draft_load;
+    # issue 23 s64c), as on a pasted line
+    sglang_draft_load.check(values)
     # UNO's adapter on a MoE model's experts: refused as on a pasted line (the same reader of
     # --uno-lora-path's adapter_config.json, graphfit.inputs.sglang_uno_moe); its notes have
     # no place in a live check's one line

@@ -66,8 +66,11 @@ CLASS_SUB_CONFIGS: Mapping[str, frozenset[str]] = {
 }
 # model_type -> sub-configs its loaded config holds as plain dicts, so an override dict
 # replaces them whole (`isinstance(current, PretrainedConfig)` fails, config.py:413): the
-# text_config of MiniMax-M3-VL (measured through the oracle: issue 23, s41c / s42c)
-PLAIN_SUB_CONFIGS: Mapping[str, frozenset[str]] = {"minimax_m3_vl": frozenset({"text_config"})}
+# text_config of MiniMax-M3-VL (measured through the oracle: issue 23, s41c / s42c), and of
+# SGLang's own Qwen3NextConfig (configs/qwen3_next.py), whose parsed config keeps a written
+# text_config as a dict (measured through the oracle: issue 23, s64c)
+PLAIN_SUB_CONFIGS: Mapping[str, frozenset[str]] = {"minimax_m3_vl": frozenset({"text_config"}),
+                                                   "qwen3_next": frozenset({"text_config"})}
 # dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})
 WHERE = "utils/hf_transformers/config.py:405-424"

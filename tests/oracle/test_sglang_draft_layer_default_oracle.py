@@ -211,7 +211,8 @@ def test_plain_class_text_config_load_failure_is_sglangs() -> None:
             data = {"architectures": ["X"], "model_type": model_type, "text_config": form}
             theirs = _load_fails(data)
             failed += theirs
-            if theirs != (plain_text_config_failure(data) is not None):
+            ours = plain_text_config_failure(data)  # s64c: its ModelConfig reads more
+            if theirs != (ours is not None and "AssertionError" in ours):
                 wrong.append(f"{model_type} {form}: SGLang fails {theirs}")
     assert not wrong and failed >= 2 * len(CLASS_LAYERS), wrong
     assert plain_text_config_failure({"model_type": "llama"}) is None

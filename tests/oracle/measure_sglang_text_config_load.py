@@ -1,0 +1,82 @@
+"""A plain text class's config.json writing a `text_config` (issue 23, s64c), as the target
+or as an EAGLE draft of a pasted SGLang line, with the line's `--json-model-override-args` on
+some. SGLang: its own ModelConfig on that directory with those override args
+(tests.oracle.sglang_draft_load.sglang; the draft worker's ModelConfig takes the same,
+configs/model_config.py:950-975). graphfit: the pasted line (graphfit.inputs.commandline.read)
+refused with a `text_config` reason, or not.
+
+    python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from typing import Any
+
+ROLES = ("target", "draft")
+
+
+def line(role: str, case: Any) -> list[str]:
+    """The pasted line of the case: the directory as the target, or as an EAGLE draft of the
+    oracle's Llama target."""
+    from tests.oracle import sglang_draft_load as dlo
+    from tests.oracle import sglang_oracle as so
+
+    model_type, text, overrides = case
+    where = dlo.folder(model_type, text)
+    words = ["python", "-m", "sglang.launch_server", "--max-running-requests", "16"]
+    if overrides is not None:
+        words += ["--json-model-override-args", json.dumps(overrides)]
+    if role == "target":
+        return [*words, "--model-path", where]
+    return [*words, "--model-path", str(so.oracle().model_dir), "--speculative-algorithm",
+            "EAGLE", "--speculative-draft-model-path", where]
+
+
+def refuses(words: list[str]) -> str | None:
+    """graphfit's error where it names the text config, else None."""
+    from graphfit.inputs import commandline
+    from graphfit.planner.core.errors import GraphfitError
+
+    try:
+        commandline.read(words)
+    except GraphfitError as exc:
+        return str(exc) if "text_config" in str(exc) else None
+    return None
+
+
+def measure(count: int, seed: int) -> dict[str, int]:
+    """Score `count` drawn (role, case); print and return the counts."""
+    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
+    from tests.oracle import sglang_draft_load as dlo
+    from tests.oracle import sglang_oracle as so
+
+    rng = random.Random(seed)
+    counts = {"agree": 0, "differ": 0, "sglang fails": 0}
+    shown = 0
+    for _ in range(count):
+        role, case = rng.choice(ROLES), dlo.draw(rng, sorted(CLASS_LAYERS))
+        theirs = dlo.sglang(case)
+        if role == "draft" and theirs == "loads":  # the override args reach the target too
+            theirs = dlo.sglang(case, str(so.oracle().model_dir))
+        ours = refuses(line(role, case))
+        counts["sglang fails"] += theirs != "loads"
+        same = (theirs == "loads") == (ours is None)
+        counts["agree" if same else "differ"] += 1
+        if not same and shown < 6:
+            shown += 1
+            print(f"  {role} {case}: SGLang {theirs}; graphfit {ours}")
+    print({**counts, "lines": count})
+    return counts
+
+
+def main(argv: list[str]) -> int:
+    from tests.oracle.measure_root import main_with_before
+
+    return main_with_before("measure_sglang_text_config_load", measure, argv, 200, "lines")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,96 @@
+"""SGLang 0.5.23's answer on a plain text class whose config.json writes a `text_config`
+(issue 23, s64c): its own `ModelConfig` built on the directory with the line's override args
+(configs/model_config.py:573-636: `get_config`, whose parser asserts on the text config,
+utils/hf_transformers/config.py:258 and common.py:602-605, then `_derive_model_shapes`'
+reads), on the fake CUDA device. graphfit's answer is
+`graphfit.inputs.model_config.plain_text_config_failure` on the file with the overrides
+applied (graphfit.inputs.target_overrides.apply) and as written.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import tempfile
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+from tests.oracle.config_dirs import content_dir
+
+# what a text_config dict may write (values of a small Llama)
+KEYS = {"num_attention_heads": 16, "hidden_size": 1024, "num_hidden_layers": 2,
+        "vocab_size": 128256, "num_key_value_heads": 4, "head_dim": 64}
+_LLAMA = {"architectures": ["LlamaForCausalLM"], "hidden_size": 1024,
+          "intermediate_size": 2816, "num_hidden_layers": 4, "num_attention_heads": 16,
+          "num_key_value_heads": 4, "vocab_size": 128256, "max_position_embeddings": 131072,
+          "torch_dtype": "bfloat16"}
+# text_config values that are not dicts
+OTHER = (None, "x", [1])
+Case = tuple[str, Any, "dict[str, Any] | None"]  # (model_type, text_config, override args)
+
+
+@cache
+def root() -> Path:
+    return Path(tempfile.mkdtemp(prefix="graphfit-draft-load-"))
+
+
+def config(model_type: str, text: Any) -> dict[str, Any]:
+    """The small Llama config.json under `model_type`, writing `text` as its text_config."""
+    return {**_LLAMA, "model_type": model_type, "text_config": text}
+
+
+def folder(model_type: str, text: Any) -> str:
+    return content_dir(root(), json.dumps(config(model_type, text), sort_keys=True))
+
+
+def sglang(case: Case, path: str | None = None) -> str:
+    """"loads", or the failure's exception class name and SGLang file:line (`path`: that
+    model directory, with the case's override args, instead of the case's)."""
+    import traceback
+
+    model_type, text, overrides = case
+    so.oracle()
+    with so.sglang_stubs.imports():
+        from sglang.srt.configs.model_config import ModelConfig
+    with sglang_stubs.fake_cuda(80 * 1024):
+        try:
+            ModelConfig(model_path=path or folder(model_type, text),
+                        model_override_args=json.dumps(overrides or {}))
+        except Exception as exc:  # compared by whether it loads; the site is reported
+            frames = [f for f in traceback.extract_tb(exc.__traceback__)
+                      if "sglang" in f.filename]
+            site = f"{frames[-1].filename.split('srt/')[-1]}:{frames[-1].lineno}" \
+                if frames else "?"
+            return f"{type(exc).__name__} {site}"
+    return "loads"
+
+
+def graphfit(case: Case, failure: Any = None) -> str | None:
+    """graphfit's failure line for the case, or None (`failure`: another tree's
+    plain_text_config_failure, called on the overridden config only, as main's takes one)."""
+    from graphfit.inputs import target_overrides
+
+    model_type, text, overrides = case
+    written = config(model_type, text)
+    data = target_overrides.apply(written, overrides or {})
+    if failure is not None:
+        return failure(data)
+    from graphfit.inputs.model_config import plain_text_config_failure
+
+    return plain_text_config_failure(data, written)
+
+
+def draw(rng: random.Random, types: list[str]) -> Case:
+    """A drawn case: a plain type, a text_config (a subset of KEYS, or not a dict), and
+    on some an override of the text config (a subset of KEYS, or null)."""
+    kind = rng.choice(types)
+    text: Any = (rng.choice(OTHER) if rng.random() < 0.15 else
+                 {k: v for k, v in KEYS.items() if rng.random() < 0.75})
+    overrides: dict[str, Any] | None = None
+    if rng.random() < 0.3:
+        overrides = {"text_config": None if rng.random() < 0.15 else
+                     {k: v for k, v in KEYS.items() if rng.random() < 0.4}}
+    return kind, text, overrides

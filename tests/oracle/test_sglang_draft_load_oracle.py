@@ -1,0 +1,163 @@
+"""graphfit == SGLang 0.5.23 on a plain text class's config.json writing a `text_config`
+(issue 23, s64c): SGLang's own ModelConfig on the directory with the line's override args
+(tests.oracle.sglang_draft_load) fails exactly where graphfit's
+`model_config.plain_text_config_failure` says so; a draft written that way is refused on a
+pasted line, a config file and the live check (graphfit.inputs.sglang_draft_load) where
+SGLang's resolution or its draft ModelConfig fails.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import types
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.inputs import model_config, sglang_draft_load, target_overrides  # noqa: E402
+from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
+from graphfit.planner.core.errors import ConfigError  # noqa: E402
+from tests.oracle import sglang_draft_load as dlo  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_stubs  # noqa: E402
+
+FULL = dict(dlo.KEYS)
+LESS = {key: {k: v for k, v in FULL.items() if k != key} for key in FULL}
+# (model_type, text_config, override args) on the fixed grid
+FIXED: list[dlo.Case] = [
+    *(("llama", text, None) for text in (None, "x", [1], {}, FULL, *LESS.values())),
+    ("qwen3_moe", {"num_attention_heads": 16}, None),
+    ("qwen3_moe", {"num_attention_heads": 16, "hidden_size": 1024}, None),
+    # overrides: merged into the parsed sub-config (a missing read filled in), never
+    # before the parser's assert; null at the ModelConfig's assert
+    ("llama", LESS["vocab_size"], {"text_config": {"vocab_size": 128256}}),
+    ("llama", {}, {"text_config": FULL}),
+    ("llama", FULL, {"text_config": None}),
+    # SGLang's Qwen3NextConfig keeps a dict: an override replaces it whole
+    ("qwen3_next", FULL, {"text_config": {"head_dim": 64}}),
+    ("qwen3_next", {"num_attention_heads": 16}, {"text_config": FULL}),
+]
+
+
+def _agree(case: dlo.Case) -> str | None:
+    theirs, ours = dlo.sglang(case), dlo.graphfit(case)
+    return None if (theirs == "loads") == (ours is None) else f"{case}: SGLang {theirs}; {ours}"
+
+
+def test_fixed_text_configs_as_sglang() -> None:
+    """The fixed grid: every read's absence, the non-dict values, and the override forms."""
+    wrong = [said for case in FIXED if (said := _agree(case)) is not None]
+    assert not wrong, wrong
+    assert sum(dlo.sglang(case) != "loads" for case in FIXED) >= 12
+
+
+@settings(max_examples=15)
+@given(st.integers(0, 2**32 - 1))
+def test_drawn_text_configs_as_sglang(seed: int) -> None:
+    """Drawn (plain type, text_config, override args), as the measure draws them."""
+    said = _agree(dlo.draw(random.Random(seed), sorted(CLASS_LAYERS)))
+    assert said is None, said
+
+
+def _draft(text: object, arch: str = "LlamaForCausalLM") -> str:
+    return dlo.content_dir(dlo.root(), json.dumps(
+        {**dlo.config("llama", text), "architectures": [arch], "block_size": 4},
+        sort_keys=True))
+
+
+def _sglang_draft(argv: list[str]) -> tuple[str, object]:
+    """("fails", why) where SGLang's resolution or the draft worker's ModelConfig
+    (managers/tp_worker.py:465-482) fails, else ("loads", the resolved line)."""
+    r = so.resolve(argv)
+    if isinstance(r, so.Rejected):
+        return "fails", r.kind
+    with so.sglang_stubs.imports():
+        from sglang.srt.configs.model_config import ModelConfig
+    with sglang_stubs.fake_cuda(80 * 1024):
+        try:
+            ModelConfig.from_server_args(r.record, model_path=so.draft_path(r),
+                                         is_draft_model=True)
+        except Exception as exc:  # compared by whether it loads
+            return "fails", type(exc).__name__
+    return "loads", r
+
+
+@pytest.mark.parametrize("algorithm", ["EAGLE", "STANDALONE", "DFLASH"])
+def test_draft_refused_as_sglang(algorithm: str) -> None:
+    """A pasted line's draft: refused with the draft's reason exactly where SGLang fails,
+    and the live check on a record naming it says the same."""
+    from graphfit.inputs import sglang_live
+
+    arch = "DFlashDraftModel" if algorithm == "DFLASH" else "LlamaForCausalLM"
+    for text in ({}, {"num_attention_heads": 16}, LESS["vocab_size"], FULL):
+        draft = _draft(text, arch)
+        argv = ["--speculative-algorithm", algorithm, "--speculative-draft-model-path", draft]
+        theirs, resolved = _sglang_draft(argv)
+        values = {"model_path": str(so.oracle().model_dir), "speculative_algorithm": algorithm,
+                  "speculative_draft_model_path": draft}
+        ours = sglang_draft_load.failure(values)
+        assert (theirs == "fails") == (ours is not None), (text, theirs, ours)
+        assert ours is None or (ours.startswith("the draft ") and len(ours) <= 200)
+        # SGLang 0.5.23's resolution already builds the draft's ModelConfig, so a resolved
+        # record never holds a failing draft: the live check reads a ServerArgs-like record
+        record = types.SimpleNamespace(**values, max_running_requests=16)
+        if ours is None:
+            assert isinstance(resolved, so.Resolved)
+            sglang_live.config_settings(record)
+        else:
+            with pytest.raises(ConfigError, match=r"the draft .*text_config"):
+                sglang_live.config_settings(record)
+
+
+def test_draft_refused_on_a_line_and_a_config_file() -> None:
+    """The pasted line and a DFLASH config file's draft reader both refuse it."""
+    from graphfit.inputs import commandline, sglang_file_drafts
+
+    draft = _draft({"num_attention_heads": 16}, "DFlashDraftModel")
+    keys = {"model_path": str(so.oracle().model_dir), "speculative_algorithm": "DFLASH",
+            "speculative_draft_model_path": draft}
+    with pytest.raises(ConfigError, match=r"the draft .*hidden_size"):
+        sglang_file_drafts.settings(keys, [], [])
+    with pytest.raises(ConfigError, match=r"the draft .*hidden_size"):
+        commandline.read(["python", "-m", "sglang.launch_server", "--model-path",
+                          keys["model_path"], "--speculative-algorithm", "EAGLE",
+                          "--speculative-draft-model-path", draft])
+    # the target's own checkpoint as the draft: the target's rule words it
+    assert sglang_draft_load.failure({**keys, "speculative_draft_model_path":
+                                      keys["model_path"]}) is None
+
+
+def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
+    if plant == "reads":
+        monkeypatch.setattr(model_config, "TEXT_CONFIG_READS", {})
+    elif plant == "written":
+        real = model_config.plain_text_config_failure
+        monkeypatch.setattr(model_config, "plain_text_config_failure",
+                            lambda data, written=None: real(data))
+    elif plant == "qwen3_next":
+        monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
+    else:
+        monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
+
+
+@pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft"])
+def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
+    """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
+    overrides, Qwen3-Next's text config merged, the draft rule off: each differs from
+    SGLang somewhere the tests above look."""
+    _plant(monkeypatch, plant)
+    if plant == "draft":
+        draft = _draft({}, "LlamaForCausalLM")
+        assert _sglang_draft(["--speculative-algorithm", "EAGLE",
+                              "--speculative-draft-model-path", draft])[0] == "fails"
+        assert sglang_draft_load.failure({
+            "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
+            "speculative_draft_model_path": draft}) is None
+        return
+    assert any(_agree(case) is not None for case in FIXED), plant
