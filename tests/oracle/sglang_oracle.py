@@ -471,13 +471,33 @@ _MOE_TOPK_ATTRS = ("num_experts_per_tok", "num_experts_per_token", "top_k_expert
 
 
 def _moe_model(record: Any) -> bool:
-    """Whether the record's model config.json names a per-token expert count."""
-
+    """Whether the scheduler seeds the MoE flags for the record's model: its ModelConfig's
+    `hf_text_config` has a per-token expert count attribute (managers/scheduler.py:991-1008,
+    ModelConfig built by ModelConfig.from_server_args, scheduler.py:794; hf_text_config
+    from get_hf_text_config, configs/model_config.py:636). So a VL wrapper's text_config
+    counts, as does a HF config class's own default for an absent key (s64q; it read only
+    the top-level config.json before). A checkpoint with no local config.json is dense
+    here (no hub access). Where SGLang's ModelConfig raises (the server stops before the
+    scheduler), the top-level config.json is read as before."""
     path = Path(str(getattr(record, "model_path", ""))) / "config.json"
     if not path.is_file():
         return False
-    config = json.loads(path.read_text())
-    return any(attr in config for attr in _MOE_TOPK_ATTRS)
+    text = _text_config(record)
+    if text is None:
+        config = json.loads(path.read_text())
+        return any(attr in config for attr in _MOE_TOPK_ATTRS)
+    return any(hasattr(text, attr) for attr in _MOE_TOPK_ATTRS)
+
+
+def _text_config(record: Any) -> Any:
+    """SGLang's own ModelConfig.from_server_args(record).hf_text_config, or None where it
+    raises."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    try:
+        return ModelConfig.from_server_args(record).hf_text_config
+    except Exception:  # the server would stop; the caller falls back
+        return None
 
 
 DEFAULT_HIDDEN = 4096  # the oracle model's hidden size, the runners' default
