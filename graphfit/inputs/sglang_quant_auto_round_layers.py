@@ -154,8 +154,9 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     """The refusal SGLang's model build gives AutoRound's config `spec` (after its class
     checks, graphfit.inputs.sglang_quant_auto_round) on the model config.json `data`
     describes, on a GPU of `capability` (None: not known), or None."""
-    if method != METHOD or not isinstance(spec, Mapping) or auto_round.problem(method, spec):
-        return None
+    if method != METHOD or not isinstance(spec, Mapping) or auto_round.problem(method, spec) \
+            or not all(key in spec for key in auto_round.REQUIRED):
+        return None  # the class refuses first (or its own KeyError)
     packing = str(_first(spec, ("packing_format",), "auto_round:auto_gptq"))
     backend = str(_first(spec, auto_round.CHOICES[3][1], "auto"))
     path = "gptq" if "gptq" in packing or "gptq" in backend else \

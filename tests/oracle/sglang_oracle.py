@@ -489,15 +489,29 @@ def _moe_model(record: Any) -> bool:
     return any(hasattr(text, attr) for attr in _MOE_TOPK_ATTRS)
 
 
+# the record fields ModelConfig.from_server_args hands ModelConfig (model_config.py:944-985)
+_MODEL_CONFIG_FIELDS = (
+    "model_path", "trust_remote_code", "revision", "context_length", "json_model_override_args",
+    "is_embedding", "enable_multimodal", "dtype", "quantization", "model_impl",
+    "sampling_defaults", "quantize_and_serve", "decrypted_config_file",
+    "enable_multi_layer_eagle", "language_only", "language_model_only", "encoder_only",
+    "disable_hybrid_swa_memory", "model_config_parser", "speculative_algorithm")
+_TEXT_CONFIGS: dict[tuple[str, ...], Any] = {}
+
+
 def _text_config(record: Any) -> Any:
     """SGLang's own ModelConfig.from_server_args(record).hf_text_config, or None where it
-    raises."""
+    raises. Kept per config.json text and ModelConfig's inputs (cost, not logic)."""
     from sglang.srt.configs.model_config import ModelConfig
 
-    try:
-        return ModelConfig.from_server_args(record).hf_text_config
-    except Exception:  # the server would stop; the caller falls back
-        return None
+    path = Path(str(getattr(record, "model_path", ""))) / "config.json"
+    key = (path.read_text(), *(repr(getattr(record, f, None)) for f in _MODEL_CONFIG_FIELDS))
+    if key not in _TEXT_CONFIGS:
+        try:
+            _TEXT_CONFIGS[key] = ModelConfig.from_server_args(record).hf_text_config
+        except Exception:  # the server would stop; the caller falls back
+            _TEXT_CONFIGS[key] = None
+    return _TEXT_CONFIGS[key]
 
 
 DEFAULT_HIDDEN = 4096  # the oracle model's hidden size, the runners' default

@@ -25,9 +25,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from tests.oracle import sglang_quant_auto_round_layers_compare as ac
 from tests.oracle import sglang_quant_capability_oracle as co
 from tests.oracle import sglang_quant_weight_class_ct_compare as cc
-from tests.oracle import sglang_quant_auto_round_layers_compare as ac
 from tests.oracle.sglang_quant_capability_compare import _LLAMA, past_the_class, planned
 
 # the class files graphfit cites for each class this compare draws
