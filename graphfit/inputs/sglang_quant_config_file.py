@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import sglang_quant_auto_round_layers as auto_round_layers
 from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic
@@ -159,6 +160,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         top = data.get("quantization_config") is spec
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
         gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
+        auto_round_layers.check(method, spec, data, capability)  # s64q: AutoRound's layers
         return notes
     if spec is None and method in ARGLESS_REFUSED:
         text, cite = ARGLESS_REFUSED[method]
@@ -222,7 +224,8 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
             continue
         problem = None if method is None or mixed_incomplete(method, spec) \
             else classes.problem(str(method), built) \
-            or gptq_dynamic.problem(str(method), spec, data)  # at model build, after
+            or gptq_dynamic.problem(str(method), spec, data) \
+            or auto_round_layers.problem(str(method), spec, data, assumed)  # at model build
         if problem is None:
             return
         found.append(problem)
@@ -289,7 +292,8 @@ def file_class_check(method: str, config: object, architecture: object, name: st
                           .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
                           [:200])
     if data is not None:  # then the layers' overrides, at model build
-        layer = gptq_dynamic.problem(cls_method, config, data, name)
+        layer = gptq_dynamic.problem(cls_method, config, data, name) \
+            or auto_round_layers.problem(cls_method, config, data, capability, name)
         if layer is not None:
             raise layer
 

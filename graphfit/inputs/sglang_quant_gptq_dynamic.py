@@ -17,7 +17,12 @@ graphfit knows for the dense Llama / Qwen2 / Qwen3 classes and (issue 23, s63q) 
 whose every layer is sparse: its experts take GPTQMarlinMoEMethod with no override
 (gptq/gptq.py:445-446) and its router gate no quant config (models/qwen3_moe.py:285-296), so
 only the attention layers and a quantized lm_head read the map (their prefixes, in build
-order, are `prefixes`). Other architectures: not checked. A map SGLang stops on with its own
+order, are `prefixes`). Qwen2-MoE (s64q) is sparse in every layer too
+(models/qwen2_moe.py:1053-1066), but its shared expert is a quantized MLP
+(`mlp.shared_expert.gate_up_proj` / `down_proj`, :358-370) wherever
+`shared_expert_intermediate_size` (HF's default 5632) is > 0: the class never fuses it into
+the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:1238-1244).
+Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
 """
@@ -40,24 +45,35 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  # issue 23 s63q: every Qwen3-MoE layer is sparse (models/qwen3_moe.py:872-886):
                  # its experts take GPTQMarlinMoEMethod, no override (gptq/gptq.py:445-446), its
                  # router gate no quant config (qwen3_moe.py:285-296): attention only
-                 "Qwen3MoeForCausalLM")
+                 "Qwen3MoeForCausalLM",
+                 # issue 23 s64q: every Qwen2-MoE layer is sparse (models/qwen2_moe.py:1053-1066),
+                 # its shared expert a quantized MLP after the experts and the unquantized gate
+                 # (:312-370; fusion stays off: no support flag is passed, :254-264, 1024-1032)
+                 "Qwen2MoeForCausalLM")
+_ATTENTION = ("self_attn.qkv_proj", "self_attn.o_proj")
 # the parts of each decoder layer whose linear layers read the overrides, in build order
-_PARTS = {"Qwen3MoeForCausalLM": ("self_attn.qkv_proj", "self_attn.o_proj")}
+_PARTS = {"Qwen3MoeForCausalLM": _ATTENTION,
+          "Qwen2MoeForCausalLM": (*_ATTENTION, "mlp.shared_expert.gate_up_proj",
+                                  "mlp.shared_expert.down_proj")}
 _DENSE = ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj", "mlp.down_proj")
+# s64q: HF Qwen2MoeConfig's default shared_expert_intermediate_size (configuration_qwen2_moe)
+_QWEN2_MOE_SHARED = 5632
 
 
 class _Unjudged(Exception):
     """SGLang stops on an error of its own here: not this rule's to word."""
 
 
-def prefixes(layers: int, lm_head: bool, architecture: str = "") -> Iterator[str]:
+def prefixes(layers: int, lm_head: bool, architecture: str = "",
+             shared: bool = True) -> Iterator[str]:
     """The quantizable linear layers' prefixes in the order the model builds them: each
     decoder layer's attention (qkv_proj, o_proj) then MLP (gate_up_proj, down_proj; none for
-    Qwen3-MoE's sparse layers, s63q), then the lm_head when it is quantized and not tied to
-    the embedding."""
+    Qwen3-MoE's sparse layers, s63q; Qwen2-MoE's shared expert's where `shared`, s64q), then
+    the lm_head when it is quantized and not tied to the embedding."""
     for index in range(layers):
         for part in _PARTS.get(architecture, _DENSE):
-            yield f"model.layers.{index}.{part}"
+            if shared or ".shared_expert." not in part:
+                yield f"model.layers.{index}.{part}"
     if lm_head:
         yield "lm_head"
 
@@ -100,11 +116,16 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             or not isinstance(layers, int):
         return None
     bits, sym = spec.get("bits"), spec.get("sym")
-    # Qwen3-MoE builds its own lm_head, tied or not (models/qwen3_moe.py:1017-1023; s63q)
+    # Qwen3-MoE builds its own lm_head, tied or not (models/qwen3_moe.py:1017-1023; s63q), as
+    # does Qwen2-MoE (models/qwen2_moe.py:1238-1244; s64q)
     tied = data.get("tie_word_embeddings", False) and arch[0] not in _PARTS
     quant_head = bool(spec.get("lm_head", False)) and not tied
+    # s64q: Qwen2-MoE's shared expert exists where its size is > 0 (qwen2_moe.py:358-361)
+    shared_size = data.get("shared_expert_intermediate_size", _QWEN2_MOE_SHARED)
+    if not isinstance(shared_size, int):
+        return None
     try:
-        for prefix in prefixes(layers, quant_head, str(arch[0])):
+        for prefix in prefixes(layers, quant_head, str(arch[0]), shared_size > 0):
             found = _first_match(dynamic, prefix)
             if found is None or found[1] is False:
                 continue

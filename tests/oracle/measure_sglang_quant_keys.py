@@ -14,7 +14,7 @@ import sys
 
 from tests.oracle.measure_root import count_seed_root, print_family, print_wrong
 
-VERDICTS = ("class", "refused", "built", "other")
+VERDICTS = ("class", "refused", "built", "other", "layer")  # layer: s64q
 
 
 def main(argv: list[str]) -> int:

@@ -147,12 +147,8 @@ def _build(architecture: str, r: so.Resolved) -> str:
     except Exception as exc:  # reported, judged by the caller
         return f"{type(exc).__name__}: {exc}"[:300]
     initialize_dp_attention_flags(None)
-    if any(hasattr(model_config.hf_text_config, a) for a in so._MOE_TOPK_ATTRS):
-        # s63q: the scheduler reads the text config (a Kimi-K2.5 one's text_config;
-        # managers/scheduler.py:995-1008), so.published the top-level config.json only
-        from sglang.srt.layers.moe.utils import initialize_moe_config
-
-        initialize_moe_config()
+    # s63q: the scheduler seeds the MoE flags from the text config (a Kimi-K2.5 one's
+    # text_config; managers/scheduler.py:991-1008): so.published does so since s64q
     module = importlib.import_module(f"sglang.srt.models.{MODULES[architecture]}")
     # glue (s62q): DeepSeek's model makes its side stream with torch.cuda.Stream itself
     with set_default_torch_dtype(model_config.dtype), one_rank_on_meta(module), \

@@ -471,13 +471,47 @@ _MOE_TOPK_ATTRS = ("num_experts_per_tok", "num_experts_per_token", "top_k_expert
 
 
 def _moe_model(record: Any) -> bool:
-    """Whether the record's model config.json names a per-token expert count."""
-
+    """Whether the scheduler seeds the MoE flags for the record's model: its ModelConfig's
+    `hf_text_config` has a per-token expert count attribute (managers/scheduler.py:991-1008,
+    ModelConfig built by ModelConfig.from_server_args, scheduler.py:794; hf_text_config
+    from get_hf_text_config, configs/model_config.py:636). So a VL wrapper's text_config
+    counts, as does a HF config class's own default for an absent key (s64q; it read only
+    the top-level config.json before). A checkpoint with no local config.json is dense
+    here (no hub access). Where SGLang's ModelConfig raises (the server stops before the
+    scheduler), the top-level config.json is read as before."""
     path = Path(str(getattr(record, "model_path", ""))) / "config.json"
     if not path.is_file():
         return False
-    config = json.loads(path.read_text())
-    return any(attr in config for attr in _MOE_TOPK_ATTRS)
+    text = _text_config(record)
+    if text is None:
+        config = json.loads(path.read_text())
+        return any(attr in config for attr in _MOE_TOPK_ATTRS)
+    return any(hasattr(text, attr) for attr in _MOE_TOPK_ATTRS)
+
+
+# the record fields ModelConfig.from_server_args hands ModelConfig (model_config.py:944-985)
+_MODEL_CONFIG_FIELDS = (
+    "model_path", "trust_remote_code", "revision", "context_length", "json_model_override_args",
+    "is_embedding", "enable_multimodal", "dtype", "quantization", "model_impl",
+    "sampling_defaults", "quantize_and_serve", "decrypted_config_file",
+    "enable_multi_layer_eagle", "language_only", "language_model_only", "encoder_only",
+    "disable_hybrid_swa_memory", "model_config_parser", "speculative_algorithm")
+_TEXT_CONFIGS: dict[tuple[str, ...], Any] = {}
+
+
+def _text_config(record: Any) -> Any:
+    """SGLang's own ModelConfig.from_server_args(record).hf_text_config, or None where it
+    raises. Kept per config.json text and ModelConfig's inputs (cost, not logic)."""
+    from sglang.srt.configs.model_config import ModelConfig
+
+    path = Path(str(getattr(record, "model_path", ""))) / "config.json"
+    key = (path.read_text(), *(repr(getattr(record, f, None)) for f in _MODEL_CONFIG_FIELDS))
+    if key not in _TEXT_CONFIGS:
+        try:
+            _TEXT_CONFIGS[key] = ModelConfig.from_server_args(record).hf_text_config
+        except Exception:  # the server would stop; the caller falls back
+            _TEXT_CONFIGS[key] = None
+    return _TEXT_CONFIGS[key]
 
 
 DEFAULT_HIDDEN = 4096  # the oracle model's hidden size, the runners' default

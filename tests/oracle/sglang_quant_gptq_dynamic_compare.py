@@ -40,16 +40,40 @@ from tests.oracle.sglang_quant_capability_compare import planned
 
 MARK = "utils.py:222-242"
 _SAID = "Unsupported quantization config"
-ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
-                 "Qwen3MoeForCausalLM")  # issue 23 s63q
 MOE = "Qwen3MoeForCausalLM"
+# issue 23 s64q: Qwen2-MoE, written with a shared expert of 128 (th._BASE); its aliases
+# "Qwen2MoeForCausalLM:0" (shared_expert_intermediate_size 0: no shared expert) and
+# "Qwen2MoeForCausalLM:absent" (the key left out: HF's default 5632) are the same class
+QWEN2_MOE = "Qwen2MoeForCausalLM"
+ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                 MOE,  # issue 23 s63q
+                 QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent")  # s64q
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
+_LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM"}  # TP 1 alike
+
+
+def _class(architecture: str) -> str:
+    """The class an ARCHITECTURES entry names (s64q: without its shared-size alias)."""
+    return architecture.split(":")[0]
 
 
 def _model_type(architecture: str) -> str:
-    return "qwen3_moe" if architecture == MOE else th.MODEL_TYPES[architecture]
+    return "qwen3_moe" if architecture == MOE else th.MODEL_TYPES[_class(architecture)]
+
+
+def _config(architecture: str, tied: bool) -> dict[str, Any]:
+    """config.json's model keys for an ARCHITECTURES entry."""
+    name = _class(architecture)
+    config = {"architectures": [name], "model_type": _model_type(architecture),
+              "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {})}
+    shared = architecture.partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
+    if shared == "absent":
+        del config["shared_expert_intermediate_size"]
+    elif shared:
+        config["shared_expert_intermediate_size"] = int(shared)
+    return config
 _BASE = {"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True, "desc_act": False}
 
 # (architecture, tied embeddings, quantization_config)
@@ -78,6 +102,19 @@ MOE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "moe_head_tied": (MOE, True, {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}),
 }
 FIXED.update(MOE_LINES)
+# s64q: Qwen2-MoE: its shared expert reads the map (where it has one), experts and gate do not
+QWEN2_MOE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "q2moe_mlp_3bit": (QWEN2_MOE, False, {**_BASE, "dynamic": {r".*\.mlp\..*": {"bits": 3}}}),
+    "q2moe_no_shared_mlp_3bit": (f"{QWEN2_MOE}:0", False, {**_BASE, "dynamic": {
+        r".*\.mlp\..*": {"bits": 3}}}),
+    "q2moe_default_shared_asym": (f"{QWEN2_MOE}:absent", False, {**_BASE, "dynamic": {
+        r".*shared_expert\.down_proj": {"sym": False}}}),
+    "q2moe_experts_3bit": (QWEN2_MOE, False, {**_BASE, "dynamic": {
+        r".*\.experts.*": {"bits": 3}, r".*\.gate$": {"bits": 3}}}),
+    "q2moe_head_tied": (QWEN2_MOE, True, {**_BASE, "lm_head": True,
+                                         "dynamic": {"lm_head": {"bits": 2}}}),
+}
+FIXED.update(QWEN2_MOE_LINES)
 
 
 @functools.cache
@@ -85,9 +122,7 @@ def _dir(architecture: str, tied: bool, body: str, found: bool = False) -> str:
     """The checkpoint: `body` under config.json's quantization_config, or (`found`) in a
     quantize_config.json beside a config.json that declares no quantization."""
     root = Path(tempfile.mkdtemp(prefix="graphfit-gptq-dynamic-"))
-    config = {"architectures": [architecture], "model_type": _model_type(architecture),
-              "tie_word_embeddings": tied, **th._BASE,
-              **(_MOE_FIELDS if architecture == MOE else {})}
+    config = _config(architecture, tied)
     if found:
         (root / "quantize_config.json").write_text(body)
     else:
@@ -123,7 +158,7 @@ def one_rank_on_meta(module: Any) -> Iterator[None]:
 
 def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> str:
     """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised."""
-    layout = "Qwen3ForCausalLM" if architecture == MOE else architecture  # s63q: TP 1 alike
+    layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
     r = so.resolve(["--model-path", th.target_dir(layout, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
@@ -140,7 +175,7 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> s
         quant.quant_type = None  # glue: a stub deepcopy cannot copy (see the module text)
         with one_rank_on_meta(module):
             try:
-                getattr(module, architecture)(config, quant_config=quant)
+                getattr(module, _class(architecture))(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller
                 return f"{type(exc).__name__}: {exc}"[:200]
     return ""
@@ -173,7 +208,8 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
 
 
 _PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", "lm_head",
-             ".*o_proj", r"model\.layers\.5\..*", ".*", r"+:.*qkv_proj", r"-:.*mlp.*", "[")
+             ".*o_proj", r"model\.layers\.5\..*", ".*", r"+:.*qkv_proj", r"-:.*mlp.*", "[",
+             r".*shared_expert\..*")  # s64q
 _ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
                                 {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
                                 {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},

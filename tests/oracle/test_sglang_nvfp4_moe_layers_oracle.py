@@ -10,6 +10,9 @@ Larger counts: `python -m tests.oracle.measure_sglang_nvfp4_moe_layers 60 1` .""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from tests.oracle.paths import require
@@ -19,6 +22,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 from graphfit.inputs import sglang_nvfp4_moe_layers as layers  # noqa: E402
 from graphfit.planner.engines import sglang_nvfp4_moe as rule  # noqa: E402
 from tests.oracle import sglang_nvfp4_moe_layers_oracle as lo  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle.agreement import agreed  # noqa: E402
 
 
@@ -82,3 +86,26 @@ def test_a_planted_error_is_caught(line: str, target: object, plant: tuple[str, 
     monkeypatch.setattr(target, *plant)
     planted, bad = lo.compare(*fixed)
     assert planted == verdict and bad is not None
+
+
+def _top_level_only(record: object) -> bool:
+    """so._moe_model before s64q: the top-level config.json's keys only."""
+    path = Path(str(getattr(record, "model_path", ""))) / "config.json"
+    return path.is_file() and any(a in json.loads(path.read_text()) for a in so._MOE_TOPK_ATTRS)
+
+
+def test_the_published_moe_flags_read_the_text_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    """s64q: `so.published` seeds the MoE flags where SGLang's ModelConfig's hf_text_config
+    names a per-token expert count (managers/scheduler.py:991-1008), as this oracle's own
+    build did since s63q. Planted: the top-level read it had before; a Kimi-K2.5 line
+    (its experts in text_config) is then built under the default runner, and the compare
+    sees graphfit's refusal as wrong."""
+    lo.sglang.cache_clear()
+    assert lo.compare(*lo.FIXED["kimi_fp4_h100"]) == ("refused", None)
+    monkeypatch.setattr(so, "_moe_model", _top_level_only)
+    lo.sglang.cache_clear()
+    try:
+        _, bad = lo.compare(*lo.FIXED["kimi_fp4_h100"])
+    finally:
+        lo.sglang.cache_clear()
+    assert bad is not None

@@ -1,6 +1,6 @@
 """graphfit == SGLang 0.5.23 on GPTQ Marlin's per-module `dynamic` overrides (restated by
 graphfit.inputs.sglang_quant_gptq_dynamic): SGLang's own Llama / Qwen2 / Qwen3 (and, s63q,
-Qwen3-MoE) classes built
+Qwen3-MoE; s64q, Qwen2-MoE) classes built
 on the meta device with its GPTQMarlinConfig (tests.oracle.sglang_quant_gptq_dynamic_compare).
 
 Judged: where the build refuses an override's (bits, sym), graphfit refuses citing
@@ -25,7 +25,8 @@ from tests.oracle.agreement import agreed  # noqa: E402
 
 def test_fixed_lines_agree() -> None:
     """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head; since
-    s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own)."""
+    s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own); since
+    s64q Qwen2-MoE (its shared expert reads the map, where it has one)."""
     verdicts = agreed(dc.FIXED.values(), dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
 
@@ -65,3 +66,24 @@ def test_found_file_lines_agree_and_a_plant_is_caught(monkeypatch: pytest.Monkey
         problem=lambda method, spec, data, source="config.json": None))
     verdict, bad = dc.compare(*dc.FIXED["down_3bit"], found=True)
     assert verdict == "layer" and bad is not None
+
+
+@pytest.mark.parametrize(("line", "plant"), [
+    ("q2moe_mlp_3bit", "attention only"), ("q2moe_no_shared_mlp_3bit", "shared size ignored"),
+    ("q2moe_default_shared_asym", "no default size")])
+def test_a_qwen2_moe_planted_error_is_caught(line: str, plant: str,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """Qwen2-MoE (s64q): its shared expert walked as absent, as present whatever its size,
+    or absent when config.json leaves the size to HF's default; the compare says so."""
+    verdict, bad = dc.compare(*dc.FIXED[line])
+    assert bad is None
+    if plant == "attention only":
+        monkeypatch.setitem(gptq_dynamic._PARTS, "Qwen2MoeForCausalLM", gptq_dynamic._ATTENTION)
+    elif plant == "shared size ignored":
+        real = gptq_dynamic.prefixes
+        monkeypatch.setattr(gptq_dynamic, "prefixes",
+                            lambda layers, head, arch="", shared=True: real(layers, head, arch))
+    else:
+        monkeypatch.setattr(gptq_dynamic, "_QWEN2_MOE_SHARED", 0)
+    planted, bad = dc.compare(*dc.FIXED[line])
+    assert planted == verdict and bad is not None
