@@ -302,6 +302,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
     "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
                                             ["", "unknown"], ("X", "fp8_block")]),
+    "sm_version": st.sampled_from([None, 80, 90, 103, 120]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -546,6 +547,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
     "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
+    "sm_version": st.sampled_from([0, True, "90", 9.0]),
 }
 
 
