@@ -25,16 +25,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-TOKENS = 8192
-ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
-         "KimiK3ForConditionalGeneration", "KimiLinearForCausalLM", "DeepseekV3ForCausalLM",
-         None]
-QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
-                     {"quant_method": "fp8", "activation_scheme": "static"},
-                     {"quant_method": "fp8", "activation_scheme": "dynamic"},
-                     {"quant_method": "mxfp4"}, {"quant_method": "nvfp4"},
-                     {"quant_method": "compressed-tensors"},
-                     {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file"]
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS
+
 GPUS = ["T4", "A10G", "L40S", "RTX4090", "RTX5090", "A100", "H100", "H20", "H200", "B200",
         "GB200", "GB300"]
 
@@ -103,7 +95,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}, refused {c[1]} (then planned without it); the restated "
           f"workspace on the named GPU {c[2]}, shown exactly {c[3]}/{c[2]} (sized only with "
-          f"the GPU: {c[4]}); another backend on it {c[5]}, no bytes given {c[6]}/{c[5]}, bytes shown anyway {c[7]}")
+          f"the GPU: {c[4]}); another backend on it {c[5]}, no bytes given {c[6]}/{c[5]}, "
+          f"bytes shown anyway {c[7]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

@@ -24,32 +24,11 @@ from graphfit.cli.options import build_config
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import trtllm_reference as ref
 from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS
-from tests.oracle.test_trtllm_moe_auto_reference import _total
+from tests.oracle.test_trtllm_moe_auto_reference import _total, checkpoint
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS
 
 WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
 GPUS = sorted(ref.GPU_SM)
-
-
-def checkpoint(folder: Path, arch: str | None, quant: Any) -> dict[str, Any]:
-    """A bf16 checkpoint directory `folder/ckpt` (config.json, an hf_quant_config.json for
-    quant "file"); its config.json."""
-    model = folder / "ckpt"
-    model.mkdir(exist_ok=True)
-    data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": 8,
-                            "num_hidden_layers": 2, "num_attention_heads": 32,
-                            "torch_dtype": "bfloat16"}
-    if arch is not None:
-        data["architectures"] = [arch]
-    if isinstance(quant, dict):
-        data["quantization_config"] = quant
-    (model / "config.json").write_text(json.dumps(data))
-    hf_file = model / "hf_quant_config.json"
-    if quant == "file":
-        hf_file.write_text(json.dumps({"quantization": {"quant_algo": "W4A16_NVFP4"}}))
-    elif hf_file.exists():
-        hf_file.unlink()
-    return data
 
 
 def words(folder: Path, backend: str | None) -> list[str]:
