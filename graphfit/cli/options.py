@@ -435,7 +435,8 @@ CONFIG_FLAGS: list[ConfigFlag] = [
                panel=SGLANG_PANEL),
     ConfigFlag("gpu_memory_gb", "--gpu-memory-gb", str,
                "GPU memory in GiB or a GPU name (H100, H200, B200, A10...): SGLang's default "
-               "decode max_bs.", expand=_gpu, panel=SGLANG_PANEL),
+               "decode max_bs. TensorRT-LLM: an NVIDIA GPU's name, its SM version "
+               "(moe_config.backend AUTO).", expand=_gpu, panel=SGLANG_PANEL),
     ConfigFlag("weights_gb", "--weights-gb", float,
                "SGLang hybrid mamba models: GiB one rank's weights take (the 'mem usage' of "
                "SGLang's 'Load weight end' log): with --gpu-memory-gb, sizes the state "

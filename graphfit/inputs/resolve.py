@@ -88,6 +88,10 @@ def resolve(command_line: Iterable[Setting], *, config_file: Path | None = None,
                 settings += env
             elif env:
                 all_notes.append(f"{env[0].origin}: ignored for engine {engine}")
+    if _engine_of(settings) == Engine.TRTLLM.value:  # a named GPU as its SM version (s64g)
+        from graphfit.inputs.trtllm_gpu import sm_settings
+
+        settings = sm_settings(settings)
     if _engine_of(settings) == Engine.SGLANG.value:  # the memory hook's graphs, before
         from graphfit.inputs.sglang import AFTER_ALL  # torch_native turns them off
         from graphfit.inputs.sglang_hook_graphs import hook_graphs

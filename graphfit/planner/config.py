@@ -443,7 +443,8 @@ class EngineConfig:
             cp_tp_group_sharing: bool = False,
             moe_eplb_experts: int | None = None,
             moe_auto_checkpoint: tuple[str, str] | None = None,
-            speculative_moe_runner_backend: str | None = None) -> None: ...
+            speculative_moe_runner_backend: str | None = None,
+            sm_version: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -800,6 +801,11 @@ class EngineConfig:
     def moe_auto_checkpoint(self) -> tuple[str, str] | None:
         """TrtllmOptions.moe_auto_checkpoint."""
         return cast("tuple[str, str] | None", self._option("moe_auto_checkpoint"))
+
+    @property
+    def sm_version(self) -> int | None:
+        """TrtllmOptions.sm_version."""
+        return cast("int | None", self._option("sm_version"))
 
     @property
     def cuda_graph_backend_prefill(self) -> str | None:

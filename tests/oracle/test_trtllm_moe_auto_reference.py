@@ -35,6 +35,15 @@ WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
 def _line(folder: Path, arch: str | None, quant: Any, backend: str | None,
           environ: dict[str, str]) -> tuple[dict[str, Any], str | None]:
     """(config.json, the moe_a2a_workspace line) of a tp-4 DEP line over a bf16 checkpoint."""
+    data = checkpoint(folder, arch, quant)
+    got = line(folder, str(folder / "ckpt"), 4, True,
+               None if backend is None else {"backend": backend}, environ)
+    return data, got
+
+
+def checkpoint(folder: Path, arch: str | None, quant: Any) -> dict[str, Any]:
+    """A bf16 checkpoint directory `folder/ckpt` (config.json, and an hf_quant_config.json
+    for quant "file"); its config.json."""
     model = folder / "ckpt"
     model.mkdir(exist_ok=True)
     data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": 8,
@@ -50,9 +59,7 @@ def _line(folder: Path, arch: str | None, quant: Any, backend: str | None,
         hf_file.write_text(json.dumps({"quantization": {"quant_algo": "W4A16_NVFP4"}}))
     elif hf_file.exists():
         hf_file.unlink()
-    got = line(folder, str(model), 4, True, None if backend is None else {"backend": backend},
-               environ)
-    return data, got
+    return data
 
 
 def _total(text: str) -> int | None:

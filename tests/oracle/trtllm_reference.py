@@ -3442,3 +3442,39 @@ def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
     if torch_dtype is None:
         return DTYPE_ITEMSIZE["bfloat16" if configurable else "float16"]
     return DTYPE_ITEMSIZE[torch_dtype]
+
+
+# The GPU of a line (issue 23, s64g). resolve_moe_backend reads `get_sm_version()`, the
+# device's compute capability major * 10 + minor (`cite_fact("moe_auto_resolve")`), and
+# `is_sm_100f()`: SM 100 or 103 (tensorrt_llm/_utils.py, a stored copy whose commit the index
+# does not give; its lines were not counted). The compute capabilities of the NVIDIA GPUs
+# graphfit names, as NVIDIA lists them (restated here, not taken from graphfit's table).
+GPU_SM = {"T4": 75, "A10": 86, "A10G": 86, "L4": 89, "RTX4090": 89, "RTX5090": 120,
+          "A100-40GB": 80, "A100-80GB": 80, "A100": 80, "L40": 89, "L40S": 89, "H100": 90,
+          "H100-NVL": 90, "H20": 90, "H200": 90, "B200": 100, "GB200": 100, "GB300": 103}
+
+
+def is_sm_100f(sm: int) -> bool:
+    """`is_sm_100f()` on an SM `sm` GPU (module comment above)."""
+    return sm in (100, 103)
+
+
+def moe_auto_backends_on(requested: str | None, config_json: Mapping[str, Any],
+                         hf_quant_config_file: bool, sm: int) -> set[str]:
+    """`moe_auto_backends` on one GPU, SM `sm`: what AUTO (or no backend) resolves to for
+    each quant algorithm the checkpoint may build (`cite_fact("moe_auto_call")`)."""
+    names = config_json.get("architectures") or []
+    architecture = names[0] if names else ""
+    return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, is_sm_100f(sm))
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)}
+
+
+def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | None,
+                          config_json: Mapping[str, Any], hf_quant_config_file: bool,
+                          sm: int) -> bool:
+    """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
+    if requested is not None and requested.upper() != "AUTO":
+        return moe_a2a_backend_sized(requested, enable_configurable_moe)
+    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
+               for backend in moe_auto_backends_on(requested, config_json,
+                                                   hf_quant_config_file, sm))

@@ -305,6 +305,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
                                             ["", "unknown"], ("X", "fp8_block")]),
     "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
                                                        "lora_triton"]),  # s63d
+    "sm_version": st.sampled_from([None, 80, 90, 103, 120]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -550,6 +551,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
     "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
     "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
+    "sm_version": st.sampled_from([0, True, "90", 9.0]),
 }
 
 

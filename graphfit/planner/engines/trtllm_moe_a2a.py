@@ -109,6 +109,13 @@ on the default route, CUTLASS only on the legacy one), the line is that workspac
 them; else it says what AUTO resolves to and gives no bytes. An unset backend is TensorRT-LLM's
 AUTO too; without a local checkpoint the line still assumes CUTLASS for it, and keeps an
 explicit AUTO not modelled.
+
+The GPU (issue 23, s64g). The resolution reads the SM version as `get_sm_version()` gives it
+(the device's compute capability major * 10 + minor, :448-486), and `is_sm_100f()`, which
+is true on SM 100 and 103 only (tensorrt_llm/_utils.py, a stored copy whose commit the index
+does not give; not counted). A line that names its GPU (TrtllmOptions.sm_version, graphfit.
+inputs.trtllm_gpu) resolves AUTO for that SM alone (`auto_backends`), so a GPT-OSS line on an
+H100 is TRITON (not sized) and on a B200 TRTLLM (sized on the default route).
 """
 
 from __future__ import annotations
@@ -139,6 +146,8 @@ DEEPSEEK_V4 = frozenset({"DeepseekV4ForCausalLM"})
 GPT_OSS = "GptOssForCausalLM"
 # one SM version of each range its rules tell apart: below 90, 90-99, 100-119, 120-121, later
 AUTO_SMS = (80, 90, 100, 120, 130)
+# the SM versions where `is_sm_100f()` is true (module doc)
+SM_100F = (100, 103)
 
 
 def _align(offset: int) -> int:
@@ -408,32 +417,38 @@ def auto_resolve(architecture: str, quant_algo: str | None, sm: int, sm_100f: bo
     return "CUTLASS"
 
 
-def auto_backends(architecture: str, quant: str) -> tuple[str, ...]:
-    """The backends AUTO may resolve to for a checkpoint (`moe_auto_checkpoint`): over the
-    SM versions its rules tell apart and, since graphfit does not read `is_sm_100f`, both of
-    its values on SM 100 and later; an "unknown" quantization may be either algorithm the
-    rules test (module doc)."""
+def auto_backends(architecture: str, quant: str, sm_version: int | None = None
+                  ) -> tuple[str, ...]:
+    """The backends AUTO may resolve to for a checkpoint (`moe_auto_checkpoint`): on the
+    named GPU's SM version (`sm_version`, with `is_sm_100f()` true on SM_100F only, s64g),
+    else over the SM versions its rules tell apart and both `is_sm_100f` values on SM 100
+    and later; an "unknown" quantization may be either algorithm the rules test (module
+    doc)."""
     algos = {"none": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
              "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}[quant]
+    gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
+            [(sm, sm_100f) for sm in AUTO_SMS
+             for sm_100f in ((False, True) if sm >= 100 else (False,))])
     found = {auto_resolve(architecture, algo, sm, sm_100f) for algo in algos
-             for sm in AUTO_SMS for sm_100f in ((False, True) if sm >= 100 else (False,))}
+             for sm, sm_100f in gpus}
     return tuple(sorted(found))
 
 
-def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
-          ) -> tuple[bool, str]:
+def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None,
+          sm_version: int | None = None) -> tuple[bool, str]:
     """(whether every backend AUTO may resolve to is sized here, the clause naming them)."""
     arch, quant = checkpoint
-    backends = auto_backends(arch, quant)
+    backends = auto_backends(arch, quant, sm_version)
     what = "moe_config backend AUTO" if given else (
         "moe_config backend not given (TensorRT-LLM resolves AUTO)")
     model = (f"{arch}" if arch else "a checkpoint naming no architecture") + (
-        "" if quant == "none" else f", {quant.replace('_', ' ')} quantization")
+        "" if quant == "none" else f", {quant.replace('_', ' ')} quantization") + (
+        "" if sm_version is None else f", on SM {sm_version}")
     sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
     if len(backends) == 1:
         return sized, f"{what} resolves to {backends[0]} for {model}"
-    return sized, (f"{what} resolves to {' or '.join(backends)} for {model}, by the GPU "
-                   f"(not read)")
+    by = "the GPU (not read)" if sm_version is None else "the quantization (not read)"
+    return sized, f"{what} resolves to {' or '.join(backends)} for {model}, by {by}"
 
 
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
@@ -441,19 +456,22 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
           configurable_raw: str | None = None, backend: str | None = None,
           eplb: bool = False, comm_raw: str | None = None,
           eplb_experts: int | None = None,
-          auto_checkpoint: tuple[str, str] | None = None) -> str:
+          auto_checkpoint: tuple[str, str] | None = None,
+          sm_version: int | None = None) -> str:
     """`_shown`, with `moe_config.backend` AUTO, or not given (TensorRT-LLM's default
     AUTO), resolved as `resolve_moe_backend` does when the checkpoint was read
     (`auto_checkpoint`, s64t): the workspace where every backend it may resolve to builds
     the restated one, else the line says which it resolves to and that it is not
-    modelled. Without the checkpoint, AUTO is not modelled and no backend is CUTLASS."""
+    modelled. A named GPU's `sm_version` (s64g) resolves it for that GPU alone. Without the
+    checkpoint, AUTO is not modelled and no backend is CUTLASS."""
     if backend not in (None, AUTO) or auto_checkpoint is None:
         return _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                       backend, eplb, comm_raw, eplb_experts)
-    sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw)
+    sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
-        which = "it builds" if len(auto_backends(*auto_checkpoint)) == 1 else "each builds"
+        which = ("it builds" if len(auto_backends(*auto_checkpoint, sm_version)) == 1
+                 else "each builds")
         return (f"where attention DP spans ranks and MoE TP is 1: {clause}; which all-to-all "
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
@@ -463,5 +481,5 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
 
 __all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",
            "DEEPSEEK_V4", "ENV_FORCE", "ENV_FORCE_COMM", "GPT_OSS", "KIMI_K3", "MAX_TOP_K",
-           "METHODS", "A2aWorkspace", "auto_backends", "auto_resolve", "env_megabytes",
-           "forced", "forced_comm", "legacy", "one_sided", "shown"]
+           "METHODS", "SM_100F", "A2aWorkspace", "auto_backends", "auto_resolve",
+           "env_megabytes", "forced", "forced_comm", "legacy", "one_sided", "shown"]

@@ -186,6 +186,14 @@ class TrtllmOptions(EngineOptions):
         "fp8_block" or "unknown" for its quantization (graphfit.inputs.trtllm_a2a.
         auto_checkpoint); None: not read. Read for the all-to-all workspace line only
         (graphfit.planner.engines.trtllm_moe_a2a.auto_backends, issue 23, s64t).
+    sm_version: the serving GPU's SM version as TensorRT-LLM's `get_sm_version()` gives it
+        (compute capability major * 10 + minor: 80 A100, 90 H100 / H200, 100 B200 / GB200,
+        103 GB300, 120 RTX 5090), set by naming an NVIDIA GPU (`--gpu-memory-gb H100`, or
+        `gpu_memory_gb: H100` in a config file; graphfit.inputs.trtllm_gpu); None: not
+        named. `resolve_moe_backend` reads it to resolve `moe_config.backend` AUTO
+        (tensorrt_llm/_torch/model_config.py@008e0af898:448-486): with it the all-to-all
+        workspace line takes that GPU's backend only (graphfit.planner.engines.
+        trtllm_moe_a2a.auto_backends, issue 23, s64g).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -227,6 +235,7 @@ class TrtllmOptions(EngineOptions):
     moe_comm_force_method: str | None = None
     moe_eplb_experts: int | None = None
     moe_auto_checkpoint: tuple[str, str] | None = None
+    sm_version: int | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -305,6 +314,8 @@ class TrtllmOptions(EngineOptions):
         if self.moe_auto_checkpoint is not None:
             object.__setattr__(self, "moe_auto_checkpoint",
                                _auto_checkpoint(self.moe_auto_checkpoint))
+        if self.sm_version is not None:
+            positive_int("sm_version", self.sm_version)
 
 
 def _auto_checkpoint(value: object) -> tuple[str, str]:
