@@ -176,20 +176,34 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
                           "reindex with interleave order.", "deepseek_v4_hook.py:172-176")
     # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
     found = sglang_prefill_cp_dsa.widths(values, data, arch)
-    sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
-    text = _text(data) if data is not None else {}
-    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
-    if (text.get("model_type") == "longcat_flash" or arch in LONGCAT) and longcat_cp > 1:
-        raise _refuse("LongCat-Flash does not support --enable-prefill-cp with "
-                      "--attn-cp-size > 1", "parallel_hook.py:78-81")
-    # the attention hook's trtllm_mha check on the resolved CP width (issue 23 s63p)
-    backend = values.get("prefill_attention_backend") or values.get("attention_backend")
-    trtllm_cp = backend == "trtllm_mha" and (
+    # the attention hook's trtllm_mha checks (pipeline.py:242): on the resolved CP width
+    # (issue 23 s63p), and on the GPU class for either phase (s64p)
+    backends = sglang_prefill_cp_platform.backends_of(values)
+    trtllm_cp = backends[0] == "trtllm_mha" and (
         found.attn_cp_size if found is not None else attn_cp) > 1
+    text = _text(data) if data is not None else {}
+    longcat = text.get("model_type") == "longcat_flash" or arch in LONGCAT
+    # DeepSeek-V4's model hook sets its own backends before the attention hook
+    # (model_overrides/deepseek_v4.py; deepseek_v4_hook.py:177-186)
+    backends = (None, None) if arch == DEEPSEEK_V4 else backends
+    try:  # after the attention hook, before the HIP check (s64p): a DeepSeek-family /
+        # LongCat target's own override raised the DP refusal before the attention hook
+        sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
+    except ConfigError as exc:
+        if found is None and not longcat and (trtllm_cp or "trtllm_mha" in backends):
+            raise sglang_prefill_cp_platform.AfterHip(str(exc), None, trtllm_cp,
+                                                      backends) from None
+        raise
+    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
+    if longcat and longcat_cp > 1:  # the CP hook's boundary check, after the attention hook
+        raise sglang_prefill_cp_platform.AfterHip(str(_refuse(
+            "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1",
+            "parallel_hook.py:78-81")), None, trtllm_cp, backends)
     try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
         return _after_hip(values, bcg, strategy, data, arch, attn_cp, found, family)
     except ConfigError as exc:
-        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, trtllm_cp) from None
+        raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, trtllm_cp,
+                                                  backends) from None
 
 
 def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
@@ -215,7 +229,9 @@ def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
         model = values.get("model_path")
         arch = _architecture(local_config(model) if isinstance(model, str) else None)
     # the flag's answer; on a ROCm GPU SGLang's HIP refusal (graphfit.cli.options.read_pasted)
-    raise sglang_prefill_cp_platform.AfterHip(str(exc), arch) from None
+    backends = sglang_prefill_cp_platform.backends_of(values)
+    raise sglang_prefill_cp_platform.AfterHip(
+        str(exc), arch, backends=backends if arch != DEEPSEEK_V4 else (None, None)) from None
 
 
 def _after_hip(values: Mapping[str, Any], bcg: bool, strategy: Any,
@@ -312,7 +328,9 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              "disaggregation_transfer_backend", "speculative_draft_model_path",
              "speculative_eagle_topk",
              # s60p: the family rule's "not modelled" lines; s60r: Qwen4-Exp's sharing flags
-             "enable_dp_lm_head", "enable_dp_attention", "enable_waterfill")
+             "enable_dp_lm_head", "enable_dp_attention", "enable_waterfill",
+             # s63p / s64p: the attention hook's trtllm_mha checks (`backends_of`)
+             "attention_backend", "prefill_attention_backend", "decode_attention_backend")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

@@ -46,17 +46,52 @@ def check(values: Mapping[str, Any], gpu_given: object) -> None:
     arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
     if arch is None or arch == DEEPSEEK_V4:
         return
-    raise ConfigError(_hip_sentence(arch))
+    first = attention_first(backends_of(values), gpu_given)
+    raise first if first is not None else ConfigError(_hip_sentence(arch))
+
+
+def backends_of(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
+    """The line's prefill and decode attention backends as given (`attention_backends_of`,
+    model_override_base.py:138-152); None where a phase's is left to SGLang's default, which
+    is never trtllm_mha on ROCm (graphfit.planner.engines.sglang_rocm_default)."""
+    def named(key: str) -> str | None:
+        value = values.get(key)
+        return value.strip().lower() or None if isinstance(value, str) else None
+
+    base = named("attention_backend")
+    return (named("prefill_attention_backend") or base,
+            named("decode_attention_backend") or base)
+
+
+def attention_first(backends: tuple[str | None, str | None], gpu_given: object
+                    ) -> ConfigError | None:
+    """On a named ROCm GPU, the attention hook's refusal of trtllm_mha for the prefill or
+    decode phase (`backends`, attention_hook.py:199-206, 222-227), which SGLang meets
+    (pipeline.py:242) before its HIP check (:278; issue 23 s64p); else None."""
+    from graphfit.inputs.gpus import gpu_name
+    from graphfit.inputs.sglang_draft_default import ROCM
+    from graphfit.planner.engines.sglang_backend_checks import trtllm_mha_gpu
+
+    if gpu_name(gpu_given) not in ROCM:
+        return None
+    try:
+        trtllm_mha_gpu("rocm", *backends)
+    except ConfigError as refused:
+        return refused
+    return None
 
 
 class AfterHip(ConfigError):
     """A prefill-CP reading's answer that SGLang gives only after its HIP check (module
     docstring): the reading's message, and the line's architecture."""
 
-    def __init__(self, message: str, architecture: str | None, trtllm_cp: bool = False
-                 ) -> None:
+    def __init__(self, message: str, architecture: str | None, trtllm_cp: bool = False,
+                 backends: tuple[str | None, str | None] = (None, None)) -> None:
         super().__init__(message)
         self.architecture = architecture
+        # the line's prefill / decode attention backends, whose trtllm_mha GPU check SGLang's
+        # attention hook makes before the HIP check (`attention_first`; issue 23 s64p)
+        self.backends = backends
         # the trtllm_mha prefill backend with a resolved attention CP width above 1, which
         # SGLang's attention hook refuses off SM100 before the CP hook's checks
         # (attention_hook.py:228-237 at pipeline.py:242; issue 23 s63p)
@@ -65,7 +100,8 @@ class AfterHip(ConfigError):
 
 def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
     """The error a line `exc` answers should carry on `gpu_given`: SGLang's HIP sentence on a
-    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121);
+    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121),
+    after the attention hook's trtllm_mha GPU refusal there (`attention_first`, s64p);
     on a named GPU other than SM100, the attention hook's trtllm_mha refusal where
     `exc.trtllm_cp` (it runs first, attention_hook.py:228-237; issue 23 s63p); else the
     reading's own answer."""
@@ -73,6 +109,9 @@ def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
     from graphfit.inputs.sglang_draft_default import ROCM
     from graphfit.planner.engines.sglang_prefill_cp_bcg import check_trtllm_mha
 
+    first = attention_first(exc.backends, gpu_given)
+    if first is not None:
+        return first
     if exc.trtllm_cp and gpu_name(gpu_given) not in ROCM and gpu_sm100(gpu_given) is False:
         try:
             check_trtllm_mha("trtllm_mha", 2, False)
@@ -89,4 +128,4 @@ def _hip_sentence(arch: str) -> str:
             f"got {arch!r}. (SGLang refuses, parallel_hook.py:114-121)")
 
 
-__all__ = ["AfterHip", "after_hip", "check"]
+__all__ = ["AfterHip", "after_hip", "attention_first", "backends_of", "check"]

@@ -12,6 +12,7 @@ plans, or graphfit refuses a line SGLang serves with no "not modelled")."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dcp_oracle as dc
@@ -55,18 +56,25 @@ def graphfit_answer(case: Case) -> sc.GraphfitAnswer:
         return sc.GraphfitAnswer(argv, str(exc))
 
 
-def compare(case: Case) -> tuple[str, list[str]]:
-    theirs = sglang_refusal(case)
-    gf = graphfit_answer(case)
+def verdict(theirs: str | None, ours: str | None, said: str = "graphfit",
+            same: Callable[[str, str], bool] = lambda reason, ours: reason in ours
+            ) -> tuple[str, list[str]]:
+    """`compare`'s outcome from SGLang's refusal text `theirs` (None: it serves) and
+    graphfit's error `ours` (None: it plans), named `said` in the notes; `same`: graphfit's
+    error gives SGLang's reason (issue 23 s64p)."""
     if theirs is None:
-        if gf.rejected is not None and dc.NOT_MODELLED not in gf.rejected:
-            return "differs", [f"SGLang serves; graphfit: {gf.rejected}"]
+        if ours is not None and dc.NOT_MODELLED not in ours:
+            return "differs", [f"SGLang serves; {said}: {ours}"]
         return "served", []
     reason = cp.sglang_reason(theirs)
-    if gf.rejected is None:
-        return "differs", [f"SGLang refuses ({reason[:160]}); graphfit plans"]
-    return ("same refusal", []) if reason in gf.rejected else (
-        "other refusal", [f"SGLang: {reason[:120]}; graphfit: {gf.rejected}"])
+    if ours is None:
+        return "differs", [f"SGLang refuses ({reason[:160]}); {said} plans"]
+    return ("same refusal", []) if same(reason, ours) else (
+        "other refusal", [f"SGLang: {reason[:120]}; {said}: {ours}"])
+
+
+def compare(case: Case) -> tuple[str, list[str]]:
+    return verdict(sglang_refusal(case), graphfit_answer(case).rejected)
 
 
 def generate(count: int, seed: int) -> list[Case]:
@@ -78,14 +86,4 @@ def generate(count: int, seed: int) -> list[Case]:
 def file_compare(case: Case) -> tuple[str, list[str]]:
     """`compare` for the line's flags as graphfit's own `--config` file, the GPU named by
     graphfit's flag (sglang_prefill_cp_oracle.file_plan; issue 23 s60r)."""
-    theirs = sglang_refusal(case)
-    _, error = cp.file_plan(case)
-    if theirs is None:
-        if error is not None and dc.NOT_MODELLED not in error:
-            return "differs", [f"SGLang serves; graphfit's file: {error}"]
-        return "served", []
-    reason = cp.sglang_reason(theirs)
-    if error is None:
-        return "differs", [f"SGLang refuses ({reason[:160]}); graphfit's file plans"]
-    return ("same refusal", []) if reason in error else (
-        "other refusal", [f"SGLang: {reason[:120]}; graphfit's file: {error}"])
+    return verdict(sglang_refusal(case), cp.file_plan(case)[1], "graphfit's file")

@@ -110,6 +110,21 @@ def _phases(base: str | None, prefill: str | None, decode: str | None
     return prefill or base, decode or base
 
 
+# the attention hook's trtllm_mha GPU checks, prefill then decode (attention_hook.py)
+TRTLLM_MHA_GPU_CHECKS = (("prefill", "199-206"), ("decode", "222-227"))
+
+
+def trtllm_mha_gpu(gpu: str, prefill: str | None, decode: str | None) -> None:
+    """The attention hook's refusal of the trtllm_mha backend for a phase on a GPU class
+    other than Hopper / SM100 / SM120 (attention_hook.py:199-206 prefill, then :222-227
+    decode); `prefill` / `decode` are the resolved phases (`_phases`)."""
+    for (phase, where), name in zip(TRTLLM_MHA_GPU_CHECKS, (prefill, decode), strict=True):
+        if name == "trtllm_mha" and gpu not in TRTLLM_MHA_GPUS:
+            raise _refused(f"trtllm_mha for {phase} on {gpu} (Hopper, SM100, SM120 only)",
+                           f"arg_groups/attention_hook.py:{where}",
+                           "name another attention backend")
+
+
 def check_model_hook(architecture: str, base: str | None, prefill: str | None,
                      decode: str | None, *, swa_pattern: bool = False) -> None:
     """Stage 1 (module docstring): the backends after the model override, before SGLang's
@@ -194,10 +209,7 @@ def check_resolved(r: ResolvedAttention) -> None:
             raise _refused(f"cutedsl_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto "
                            f"only)", "arg_groups/overrides.py:1248-1256",
                            f"use --kv-cache-dtype fp8_e4m3 or {other}")
-    for phase, name, where in (("prefill", pre, "199-206"), ("decode", dec, "222-227")):
-        if name == "trtllm_mha" and r.gpu not in TRTLLM_MHA_GPUS:
-            raise _refused(f"trtllm_mha for {phase} on {r.gpu} (Hopper, SM100, SM120 only)",
-                           f"arg_groups/attention_hook.py:{where}", other)
+    trtllm_mha_gpu(r.gpu, pre, dec)
     if pre == "trtllm_mha" and r.gpu in FP8_E4M3_PREFILL_REFUSED and (
             r.kv_cache_dtype == "fp8_e4m3"):
         raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",

@@ -1,0 +1,65 @@
+"""The attention hook before the HIP check (issue 23 s64p): SGLang 0.5.23's attention hook
+(pipeline.py:242) refuses the trtllm_mha backend for prefill (attention_hook.py:199-206) or
+decode (:222-227) off Hopper / SM100 / SM120, before the CP hook's HIP refusal (:278,
+parallel_hook.py:114-121) and before the data-parallelism and LongCat refusals (:274,
+parallel_hook.py:78-81, 287-292). graphfit answers with the attention hook's refusal on a
+named ROCm GPU (graphfit.inputs.sglang_prefill_cp_platform.attention_first).
+
+`compare(case, file)`: SGLang resolves the line on the fake MI300X platform
+(sglang_prefill_cp_platform_oracle.sglang_refusal); graphfit reads it as its CLI does
+(the platform oracle's `graphfit_answer`) or as its own config file (`file=True`). "same
+refusal": graphfit's error carries SGLang's sentence or, for the trtllm_mha GPU sentences,
+which graphfit words as its other backend checks do (graphfit.planner.engines.
+sglang_backend_checks), cites their place; "not modelled" where SGLang refuses and graphfit
+says so; "other refusal" / "differs" / "served" as in the platform oracle."""
+
+from __future__ import annotations
+
+import random
+
+from tests.oracle import sglang_dcp_oracle as dc
+from tests.oracle import sglang_prefill_cp_oracle as cp
+from tests.oracle import sglang_prefill_cp_platform_oracle as po
+
+Case = cp.Case
+# SGLang's words -> the place graphfit's refusal must cite for them
+REASONS = {"TRTLLM MHA backend for prefill requires": "attention_hook.py:199-206",
+           "TRTLLM MHA backend for decode is only supported": "attention_hook.py:222-227"}
+# the backend flags drawn: the trtllm_mha phases, and none of them
+BACKENDS: tuple[tuple[str, ...], ...] = (
+    ("--attention-backend", "trtllm_mha"), ("--prefill-attention-backend", "trtllm_mha"),
+    ("--decode-attention-backend", "trtllm_mha"),
+    ("--attention-backend", "trtllm_mha", "--prefill-attention-backend", "triton"),
+    ("--attention-backend", "triton", "--prefill-attention-backend", "trtllm_mha"), ())
+
+
+def same_reason(theirs: str, ours: str) -> bool:
+    """graphfit's refusal `ours` gives SGLang's reason `theirs` (cp.sglang_reason)."""
+    place = next((at for words, at in REASONS.items() if theirs.startswith(words)), None)
+    return place in ours if place is not None else theirs in ours
+
+
+def compare(case: Case, file: bool = False) -> tuple[str, list[str]]:
+    theirs = po.sglang_refusal(case)
+    ours = cp.file_plan(case)[1] if file else po.graphfit_answer(case).rejected
+    if theirs is not None and ours is not None and dc.NOT_MODELLED in ours:
+        return "not modelled", [ours]
+    return po.verdict(theirs, ours, same=same_reason)
+
+
+def generate(count: int, seed: int) -> list[Case]:
+    """`count` prefill-CP lines on the MI300X (the platform oracle's), the line's own
+    attention backend replaced by one of BACKENDS, and the DP / LongCat refusals drawn in."""
+    rng = random.Random(seed)
+    out: list[Case] = []
+    for argv, gpu, model in po.generate(count, rng.randrange(1 << 30)):
+        words = list(argv)
+        if "--attention-backend" in words:
+            at = words.index("--attention-backend")
+            del words[at:at + 2]
+        words += rng.choice(BACKENDS)
+        if rng.random() < 0.2:
+            words += ["--dp-size", "2", "--attn-dp-size", "2"]
+        out.append((tuple(words), gpu, rng.choice((model, "longcat")) if rng.random() < 0.2
+                    else model))
+    return out
