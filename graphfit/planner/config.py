@@ -440,7 +440,9 @@ class EngineConfig:
             nvfp4_moe_layers: str | None = None,
             prefill_cp_family: str | None = None,
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
-            moe_eplb_experts: int | None = None) -> None: ...
+            moe_eplb_experts: int | None = None,
+            enable_layernorm_sp: bool = False,
+            enable_megamoe_for_layernorm_sp: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1443,6 +1445,16 @@ class EngineConfig:
     def prefill_cp_given(self) -> tuple[int, int, int, int, str] | None:
         """SglangOptions.prefill_cp_given."""
         return cast("tuple[int, int, int, int, str] | None", self._option("prefill_cp_given"))
+
+    @property
+    def enable_layernorm_sp(self) -> bool:
+        """SglangOptions.enable_layernorm_sp."""
+        return cast(bool, self._option("enable_layernorm_sp"))
+
+    @property
+    def enable_megamoe_for_layernorm_sp(self) -> bool:
+        """SglangOptions.enable_megamoe_for_layernorm_sp."""
+        return cast(bool, self._option("enable_megamoe_for_layernorm_sp"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

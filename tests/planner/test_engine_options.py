@@ -298,6 +298,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_family": st.sampled_from([None, "DSA", "MLA"]),
     "prefill_cp_given": st.sampled_from([None, (1, 1, 1, 1, "none"), (2, 1, 4, 8, "deepep")]),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
+    "enable_layernorm_sp": st.booleans(),
+    "enable_megamoe_for_layernorm_sp": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -539,6 +541,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "prefill_cp_given": st.sampled_from([(1, 1, 1, 1), (0, 1, 1, 1, "none"),
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
+    "enable_layernorm_sp": st.sampled_from([None, 1, "true"]),
+    "enable_megamoe_for_layernorm_sp": st.sampled_from([None, 0, "false"]),
 }
 
 
@@ -847,6 +851,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_cp_hook_backend": None,
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
-        "prefill_cp_family": None, "prefill_cp_given": None}
+        "prefill_cp_family": None, "prefill_cp_given": None,
+        "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

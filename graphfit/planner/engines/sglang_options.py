@@ -538,6 +538,11 @@ class SglangOptions(EngineOptions):
         such a line gives them: the memory hook (pipeline.py:218) reads these before the
         family override (:225) declares the resolved widths, so SGLang's default
         mem_fraction_static is computed on them (issue 23 s60p). None: not such a line.
+    enable_layernorm_sp, enable_megamoe_for_layernorm_sp: `--enable-layernorm-sp` and
+        `--enable-megamoe-for-layernorm-sp` (store-true), read for SGLang's start-up checks of
+        LayerNorm sequence parallelism (`handle_layernorm_sp`, arg_groups/
+        layernorm_sp_hook.py:15-190; graphfit.planner.engines.sglang_layernorm_sp): a line
+        they pass is not modelled (issue 23 s64k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -701,6 +706,8 @@ class SglangOptions(EngineOptions):
     nvfp4_moe_layers: str | None = None
     prefill_cp_family: str | None = None
     prefill_cp_given: tuple[int, int, int, int, str] | None = None
+    enable_layernorm_sp: bool = False
+    enable_megamoe_for_layernorm_sp: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -731,6 +738,8 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"prefill_cp_family: expected DSA or MLA, got "
                               f"{excerpt(self.prefill_cp_family)}")
         _prefill_cp_given(self)
+        for name in ("enable_layernorm_sp", "enable_megamoe_for_layernorm_sp"):
+            true_false(name, getattr(self, name))  # issue 23 s64k
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
