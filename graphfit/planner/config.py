@@ -442,7 +442,8 @@ class EngineConfig:
             prefill_cp_given: tuple[int, int, int, int, str] | None = None,
             moe_eplb_experts: int | None = None,
             enable_layernorm_sp: bool = False,
-            enable_megamoe_for_layernorm_sp: bool = False) -> None: ...
+            enable_megamoe_for_layernorm_sp: bool = False,
+            moe_nvfp4_dispatch: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1455,6 +1456,11 @@ class EngineConfig:
     def enable_megamoe_for_layernorm_sp(self) -> bool:
         """SglangOptions.enable_megamoe_for_layernorm_sp."""
         return cast(bool, self._option("enable_megamoe_for_layernorm_sp"))
+
+    @property
+    def moe_nvfp4_dispatch(self) -> bool | None:
+        """SglangOptions.moe_nvfp4_dispatch."""
+        return cast("bool | None", self._option("moe_nvfp4_dispatch"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

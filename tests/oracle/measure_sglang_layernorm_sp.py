@@ -16,6 +16,7 @@ prints this checkout's counts, then BEFORE_ROOT's (default /work/main) on the sa
 from __future__ import annotations
 
 import logging
+import os
 import random
 import sys
 from collections import Counter
@@ -25,6 +26,7 @@ from tests.oracle.measure_root import main_with_before
 
 MUSE = "MuseSparkForConditionalGeneration"
 BUDGET = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
+NVFP4_DISPATCH = "SGLANG_MOE_NVFP4_DISPATCH"
 SP, MEGA = "--enable-layernorm-sp", "--enable-megamoe-for-layernorm-sp"
 MODELS = ("muse", "muse", "muse_fp4", "qwen3", "qwen3_moe")
 
@@ -83,6 +85,22 @@ def hook_refusal(text: str | None) -> bool:
     return text is not None and ("layernorm-sp" in text or "Muse MegaMoE" in text)
 
 
+def answers(line: tuple[str, ...]) -> tuple[str | None, str | None, list[str]]:
+    """(SGLang's refusal, graphfit's, the differing aspects' details) for one line. graphfit
+    first: SGLang's FlashInfer A2A hook sets SGLANG_MOE_NVFP4_DISPATCH in `os.environ`
+    itself (arg_groups/moe_hook.py:497-507), which the oracle's `patched_environ` does not
+    put back; it is put back here, so no line sees another's."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+    from tests.oracle.environ_patch import restoring
+
+    logging.disable(logging.WARNING)
+    with restoring(os.environ, (NVFP4_DISPATCH,)):
+        gf = mc.graphfit_cli(line)
+        sg = mc.sglang(line)
+        found = [d.detail for ds in mc.compare(line).values() for d in ds]
+    return sg.rejected, gf.rejected, found
+
+
 def lines(count: int, seed: int) -> list[tuple[str, ...]]:
     rng = random.Random(seed)
     return [draw(rng) for _ in range(count)]
@@ -90,18 +108,16 @@ def lines(count: int, seed: int) -> list[tuple[str, ...]]:
 
 def measure(count: int, seed: int) -> dict[str, int]:
     """Print and return the counts over `lines(count, seed)`."""
-    from tests.oracle import sglang_moe_a2a_compare as mc
 
     logging.disable(logging.WARNING)
     counts: Counter[str] = Counter({"agree": 0, "differ": 0, "not modelled": 0})
     kinds: Counter[str] = Counter()
     shown: list[str] = []
     for line in lines(count, seed):
-        sg, gf = mc.sglang(line), mc.graphfit_cli(line)
-        kinds["SGLang refuses" if sg.rejected is not None else "SGLang starts"] += 1
-        found = [d for ds in mc.compare(line).values() for d in ds]
-        said = gf.rejected or ""
-        if hook_refusal(sg.rejected):
+        theirs, ours, found = answers(line)
+        kinds["SGLang refuses" if theirs is not None else "SGLang starts"] += 1
+        said = ours or ""
+        if hook_refusal(theirs):
             kinds["SGLang's SP hook refuses"] += 1
             kinds["graphfit names the hook too"] += "layernorm_sp_hook.py" in said
         if found and "not modelled" in said:
@@ -109,7 +125,7 @@ def measure(count: int, seed: int) -> dict[str, int]:
         elif found:
             counts["differ"] += 1
             shown.append(f"{' '.join(w for w in line if not w.startswith('/'))} :: "
-                         f"{found[0].detail[:200]}")
+                         f"{found[0][:200]}")
         else:
             counts["agree"] += 1
     print(dict(counts), dict(kinds))

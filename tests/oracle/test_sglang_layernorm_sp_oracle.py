@@ -9,8 +9,6 @@ with the flag is not modelled; Muse MegaMoE's token budget is SGLang's own funct
 
 from __future__ import annotations
 
-import logging
-
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,12 +35,17 @@ def _qwen3(*words: str) -> tuple[str, ...]:
     return ("--model-path", mc.class_model_dir("Qwen3ForCausalLM"), SP, *words)
 
 
+def _fp4(*words: str) -> tuple[str, ...]:
+    """Muse Spark NVFP4 with FlashInfer A2A SP on a B200."""
+    return ("--model-path", mc.quantized_model_dir("NVFP4", sp.MUSE), "--tp-size", "4", SP,
+            *TRTLLM, "--moe-a2a-backend", "flashinfer", "--quantization", "modelopt_fp4",
+            "--gpu-memory-gb", "B200", *words)
+
+
 def _answers(line: tuple[str, ...]) -> tuple[str | None, str | None, list[str]]:
-    """(SGLang's refusal, graphfit's, the differing aspects' details) for one line."""
-    logging.disable(logging.WARNING)
-    sg, gf = mc.sglang(line), mc.graphfit_cli(line)
-    found = [d.detail for ds in mc.compare(line).values() for d in ds]
-    return sg.rejected, gf.rejected, found
+    """(SGLang's refusal, graphfit's, the differing aspects' details) for one line
+    (`measure.answers`)."""
+    return measure.answers(line)
 
 
 def test_the_hook_refuses_on_both_sides() -> None:
@@ -64,7 +67,9 @@ def test_the_hook_refuses_on_both_sides() -> None:
             (_muse("--tp-size", "4", "--ep-size", "4", SP, MEGA, *TRTLLM,
                    "--enable-mixed-chunk"), "45-50"),
             ((budget, *_muse("--tp-size", "4", "--ep-size", "4", SP, MEGA, *TRTLLM,
-                             "--chunked-prefill-size", "8192")), "58-63")):  # 2048 > 1024
+                             "--chunked-prefill-size", "8192")), "58-63"),  # 2048 > 1024
+            (_fp4(), "101-106"),  # unset: FlashInfer A2A turns it on for NVFP4
+            (("SGLANG_MOE_NVFP4_DISPATCH=1", *_fp4()), "101-106")):
         theirs, ours, found = _answers(line)
         assert measure.hook_refusal(theirs) and not found, (line, theirs, ours)
         assert ours is not None and f"{HOOK}:{lines}" in ours, (lines, theirs, ours)
@@ -75,15 +80,12 @@ def test_a_line_the_hook_passes_is_not_modelled() -> None:
     """SGLang starts these; graphfit says not modelled in one line: Qwen3 dense SP, Muse
     MegaMoE at exactly its budget (8192 over TP4 = 2048), and Muse's FlashInfer A2A SP group
     without attention DP (moe_hook.py:43-67) on NVFP4 with BF16 dispatch."""
-    fp4 = mc.quantized_model_dir("NVFP4", sp.MUSE)
     for line in (("--model-path", mc.class_model_dir("Qwen3ForCausalLM"), "--tp-size", "2",
                   SP),
                  (f"{measure.BUDGET}=2048", *_muse("--tp-size", "4", "--ep-size", "4", SP,
                                                    MEGA, *TRTLLM, "--chunked-prefill-size",
                                                    "8192")),
-                 ("SGLANG_MOE_NVFP4_DISPATCH=0", "--model-path", fp4, "--tp-size", "4", SP,
-                  *TRTLLM, "--moe-a2a-backend", "flashinfer", "--quantization", "modelopt_fp4",
-                  "--gpu-memory-gb", "B200")):
+                 ("SGLANG_MOE_NVFP4_DISPATCH=0", *_fp4())):
         theirs, ours, _ = _answers(line)
         assert theirs is None, (line, theirs)
         assert ours is not None and "not modelled" in ours and len(ours) <= 200, ours

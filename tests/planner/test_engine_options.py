@@ -300,6 +300,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
     "enable_layernorm_sp": st.booleans(),
     "enable_megamoe_for_layernorm_sp": st.booleans(),
+    "moe_nvfp4_dispatch": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -543,6 +544,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
     "enable_layernorm_sp": st.sampled_from([None, 1, "true"]),
     "enable_megamoe_for_layernorm_sp": st.sampled_from([None, 0, "false"]),
+    "moe_nvfp4_dispatch": st.sampled_from([0, "true", 1.0]),
 }
 
 
@@ -852,6 +854,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
         "prefill_cp_family": None, "prefill_cp_given": None,
-        "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False}
+        "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False,
+        "moe_nvfp4_dispatch": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

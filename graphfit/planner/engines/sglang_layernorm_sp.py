@@ -18,9 +18,11 @@ hook (pipeline.py:312-315), on the resolved arguments:
 * Muse Spark with the megamoe switch: not with `--enable-mixed-chunk` (:45-50), and
   `validate_muse_megamoe_token_budget` (:58-63, 194-209): the prefill chunk (else
   `--max-prefill-tokens`) and SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK positive,
-  ceil(chunk / TP) <= that budget. Its breakable-prefill checks (:72-86) and Muse Spark's
-  SGLANG_MOE_NVFP4_DISPATCH check without the switch (:101-106) are past what graphfit
-  restates: such a line is not modelled.
+  ceil(chunk / TP) <= that budget. Its breakable-prefill checks (:72-86) are past what
+  graphfit restates: such a line is not modelled.
+* Muse Spark without the switch: SGLANG_MOE_NVFP4_DISPATCH must read 0 (:101-106). Unset,
+  FlashInfer A2A turns it on for NVFP4 (moe_hook.py:497-507); given
+  `--flashinfer-a2a-dispatch-type` instead, the runner is renamed and :167-171 refuses.
 
 A line that passes: SP shards the sequence over the TP group in prefill; Muse Spark's megamoe
 prefill turns the prefill graphs off unless breakable (:68-93). graphfit does not plan that,
@@ -155,6 +157,12 @@ def check(config: EngineSettings, chunk_default: int) -> None:
                               config.max_prefill_tokens, config.megamoe_tokens_per_rank)
         if said:
             raise _refuse(said, "58-63, 194-209")
+    elif arch == MUSE and config.moe_nvfp4_dispatch is not False:
+        # unset: FlashInfer A2A turns it on for modelopt_fp4 (moe_hook.py:497-507; with
+        # --flashinfer-a2a-dispatch-type given instead, the runner becomes
+        # flashinfer_trtllm_routed, :512-519, and :167-171 refuses)
+        raise _refuse(f"Muse Spark --enable-layernorm-sp needs SGLANG_MOE_NVFP4_DISPATCH=0 "
+                      f"(here {'1' if config.moe_nvfp4_dispatch else 'unset'})", "101-106")
 
 
 def check_modelled(config: EngineSettings) -> None:

@@ -543,6 +543,10 @@ class SglangOptions(EngineOptions):
         LayerNorm sequence parallelism (`handle_layernorm_sp`, arg_groups/
         layernorm_sp_hook.py:15-190; graphfit.planner.engines.sglang_layernorm_sp): a line
         they pass is not modelled (issue 23 s64k).
+    moe_nvfp4_dispatch: SGLANG_MOE_NVFP4_DISPATCH as the line's environment sets it (an
+        EnvBool; a value it cannot parse reads False, environ.py:67-89, 1185); None: unset,
+        which FlashInfer A2A turns on for NVFP4 (arg_groups/moe_hook.py:497-507). Read by
+        Muse Spark's LayerNorm SP check (layernorm_sp_hook.py:101-106; issue 23 s64k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -708,6 +712,7 @@ class SglangOptions(EngineOptions):
     prefill_cp_given: tuple[int, int, int, int, str] | None = None
     enable_layernorm_sp: bool = False
     enable_megamoe_for_layernorm_sp: bool = False
+    moe_nvfp4_dispatch: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -740,6 +745,8 @@ class SglangOptions(EngineOptions):
         _prefill_cp_given(self)
         for name in ("enable_layernorm_sp", "enable_megamoe_for_layernorm_sp"):
             true_false(name, getattr(self, name))  # issue 23 s64k
+        if self.moe_nvfp4_dispatch is not None:
+            true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
