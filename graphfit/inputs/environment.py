@@ -27,6 +27,7 @@ ENV_MAMBA_SSM_DTYPE = "SGLANG_MAMBA_SSM_DTYPE"
 ENV_POST_CAPTURE = "SGLANG_ENABLE_POST_CAPTURE_KV_SIZING"  # sglang_post_capture
 ENV_MOONCAKE_POOL = "SGLANG_MOONCAKE_CUSTOM_MEM_POOL"
 ENV_MOONCAKE_PROTOCOL = "MOONCAKE_PROTOCOL"  # sglang_post_capture (environ.py:887)
+ENV_NVFP4_DISPATCH = "SGLANG_MOE_NVFP4_DISPATCH"  # EnvBool (environ.py:1185), sglang_layernorm_sp
 MAMBA_SSM_DTYPES = ("float32", "bfloat16", "float16")  # configs/mamba_utils.py:60-64
 # SGLang's EnvBool spellings (environ.py:143-150)
 _SGLANG_TRUE = ("true", "1", "yes", "y")
@@ -128,6 +129,10 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
         except ValueError:
             continue  # SGLang warns and keeps its default
         out.append(Setting(field, value, f"{name}={given}", COMMAND_LINE))
+    raw = environ.get(ENV_NVFP4_DISPATCH)  # Muse Spark's LayerNorm SP check (s64k)
+    if raw is not None:  # set: its value; one EnvBool cannot parse keeps False (:67-89)
+        out.append(Setting("moe_nvfp4_dispatch", raw.lower() in _SGLANG_TRUE,
+                           f"{ENV_NVFP4_DISPATCH}={raw}", COMMAND_LINE))
     return [*out, *_post_capture(environ), *_mamba_ssm_dtype(environ), *_megamoe_env(environ),
             *dspark_environment(environ), *mamba_environment(environ),
             *spec_dp_environment(environ),  # DP spec / prefill coordination

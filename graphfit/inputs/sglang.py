@@ -568,6 +568,11 @@ FILE_KEYS: dict[str, Handler] = {
     "linear_attn_prefill_backend": sglang_mamba_flags.linear_kernel,
     "linear_attn_verify_backend": sglang_mamba_flags.linear_kernel,
     "cp_strategy": _read_across,  # with enable_prefill_cp (issue 23 s52c)
+    # LayerNorm SP's start-up checks, else not modelled (graphfit.planner.engines.
+    # sglang_layernorm_sp; issue 23 s64k)
+    "enable_layernorm_sp": field_key("enable_layernorm_sp", as_bool, SG),
+    "enable_megamoe_for_layernorm_sp": field_key("enable_megamoe_for_layernorm_sp", as_bool,
+                                                 SG),
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

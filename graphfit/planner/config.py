@@ -444,7 +444,10 @@ class EngineConfig:
             moe_eplb_experts: int | None = None,
             moe_auto_checkpoint: tuple[str, str] | None = None,
             speculative_moe_runner_backend: str | None = None,
-            sm_version: int | None = None) -> None: ...
+            sm_version: int | None = None,
+            enable_layernorm_sp: bool = False,
+            enable_megamoe_for_layernorm_sp: bool = False,
+            moe_nvfp4_dispatch: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1448,6 +1451,7 @@ class EngineConfig:
     def nvfp4_moe_layers(self) -> str | None:
         """SglangOptions.nvfp4_moe_layers."""
         return cast("str | None", self._option("nvfp4_moe_layers"))
+
     @property
     def prefill_cp_family(self) -> str | None:
         """SglangOptions.prefill_cp_family."""
@@ -1467,6 +1471,21 @@ class EngineConfig:
     def speculative_moe_runner_backend(self) -> str | None:
         """SglangOptions.speculative_moe_runner_backend."""
         return cast("str | None", self._option("speculative_moe_runner_backend"))
+
+    @property
+    def enable_layernorm_sp(self) -> bool:
+        """SglangOptions.enable_layernorm_sp."""
+        return cast(bool, self._option("enable_layernorm_sp"))
+
+    @property
+    def enable_megamoe_for_layernorm_sp(self) -> bool:
+        """SglangOptions.enable_megamoe_for_layernorm_sp."""
+        return cast(bool, self._option("enable_megamoe_for_layernorm_sp"))
+
+    @property
+    def moe_nvfp4_dispatch(self) -> bool | None:
+        """SglangOptions.moe_nvfp4_dispatch."""
+        return cast("bool | None", self._option("moe_nvfp4_dispatch"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -306,6 +306,9 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
                                                        "lora_triton"]),  # s63d
     "sm_version": st.sampled_from([None, 80, 90, 103, 120]),
+    "enable_layernorm_sp": st.booleans(),
+    "enable_megamoe_for_layernorm_sp": st.booleans(),
+    "moe_nvfp4_dispatch": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -552,6 +555,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
     "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
     "sm_version": st.sampled_from([0, True, "90", 9.0]),
+    "enable_layernorm_sp": st.sampled_from([None, 1, "true"]),
+    "enable_megamoe_for_layernorm_sp": st.sampled_from([None, 0, "false"]),
+    "moe_nvfp4_dispatch": st.sampled_from([0, "true", 1.0]),
 }
 
 
@@ -861,6 +867,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "nixl_dispatch_tokens_per_rank": 128, "mooncake_dispatch_tokens_per_rank": 128,
         "nvfp4_moe_layers": None,
         "prefill_cp_family": None, "prefill_cp_given": None, "cp_tp_group_sharing": False,
-        "speculative_moe_runner_backend": None}
+        "speculative_moe_runner_backend": None,
+        "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False,
+        "moe_nvfp4_dispatch": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -56,6 +56,8 @@ from graphfit.planner.engines import (
     sglang_first_dispatch,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
+    sglang_kimi_megamoe,
+    sglang_layernorm_sp,
     sglang_mamba_strategy,
     sglang_megamoe,
     sglang_moe_a2a,
@@ -780,6 +782,7 @@ class SglangModel:
             after, changes, speculative=spec,
             decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
             decode_default=decode_default, chunk_default=chunk_default)
+        sglang_layernorm_sp.check(config, chunk_default)  # handle_layernorm_sp (s64k)
         if sglang_deepep_v2.prefill_off(after.moe_a2a_backend):
             # after the memory default, as SGLang's moe hook follows its memory hook
             changes["cuda_graph_backend_prefill"] = "disabled"
@@ -798,6 +801,11 @@ class SglangModel:
         sglang_draft_deepep.check(config)
         sglang_first_dispatch.check(config)  # a budget <= 0 at the first dispatch (s60k)
         sglang_budget_floor.check(config)  # the other five budgets <= 0 (s63k)
+        sglang_kimi_megamoe.check(  # Kimi-K3's MegaMoE rows past the budget (s64k)
+            config, changes, speculative=spec,
+            decode_graphs=config.cudagraph_mode is not CUDAGraphMode.NONE,
+            decode_default=decode_default, chunk_default=chunk_default)
+        sglang_layernorm_sp.check_modelled(config)  # LayerNorm SP past its checks (s64k)
         return changes
 
     def ladders(self, config: EngineSettings) -> EngineLadders:

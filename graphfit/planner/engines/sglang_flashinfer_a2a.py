@@ -9,9 +9,10 @@ default (cuda_graph_hook.py:223-229); no memory reserve of its own (memory_hook.
 391-397 count DeepEP only). Its start-up rules:
 
 * topology: `--attn-dp-size == --tp-size` with attention DP on (`handle_a2a_moe`,
-  arg_groups/moe_hook.py:471-488, `_flashinfer_a2a_topology_is_supported` :43-67; Muse
-  Spark's sequence-parallel topology is not modelled: graphfit does not read
-  --enable-layernorm-sp);
+  arg_groups/moe_hook.py:471-488, `_flashinfer_a2a_topology_is_supported` :43-67), or Muse
+  Spark's LayerNorm-SP group TP4/EP4 or TP8/EP8 without attention DP
+  (graphfit.planner.engines.sglang_layernorm_sp.flashinfer_sp_topology; such a line is then
+  refused or not modelled there, issue 23 s64k);
 * the MoE runner after its resolution by quantization (overrides.py:1449-1520) must be
   flashinfer_cutlass / _cutedsl / _trtllm / _trtllm_routed or deep_gemm (moe_hook.py:
   531-540), and each FlashInfer runner takes only some `--quantization` values
@@ -29,6 +30,7 @@ from collections.abc import Mapping
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_layernorm_sp import flashinfer_sp_topology
 from graphfit.planner.engines.sglang_megamoe import decode_forward
 from graphfit.planner.engines.sglang_quantization import RUNNER_QUANT, class_runner
 
@@ -85,7 +87,8 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
     if config.moe_a2a_backend != "flashinfer":
         return
     _runner_quantization(config)
-    if not (config.attn_dp_size > 1 and config.attn_dp_size == config.tp_size):
+    if not ((config.attn_dp_size > 1 and config.attn_dp_size == config.tp_size)
+            or flashinfer_sp_topology(config)):
         raise ConfigError(f"flashinfer needs attention DP over the whole TP group "
                           f"(--attn-dp-size == --tp-size, here {config.attn_dp_size} and "
                           f"{config.tp_size}): SGLang asserts (moe_hook.py:471-488)")

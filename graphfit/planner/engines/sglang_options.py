@@ -552,6 +552,15 @@ class SglangOptions(EngineOptions):
         941-954; graphfit.planner.engines.sglang_draft_deepep.draft_runner); a lora_* one is
         refused on a speculative line (arg_groups/lora_hook.py:183-196; issue 23 s63d). None:
         not given, SGLang defaults it from the target's runner (overrides.py:1631-1655).
+    enable_layernorm_sp, enable_megamoe_for_layernorm_sp: `--enable-layernorm-sp` and
+        `--enable-megamoe-for-layernorm-sp` (store-true), read for SGLang's start-up checks of
+        LayerNorm sequence parallelism (`handle_layernorm_sp`, arg_groups/
+        layernorm_sp_hook.py:15-190; graphfit.planner.engines.sglang_layernorm_sp): a line
+        they pass is not modelled (issue 23 s64k).
+    moe_nvfp4_dispatch: SGLANG_MOE_NVFP4_DISPATCH as the line's environment sets it (an
+        EnvBool; a value it cannot parse reads False, environ.py:67-89, 1185); None: unset,
+        which FlashInfer A2A turns on for NVFP4 (arg_groups/moe_hook.py:497-507). Read by
+        Muse Spark's LayerNorm SP check (layernorm_sp_hook.py:101-106; issue 23 s64k).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -717,6 +726,9 @@ class SglangOptions(EngineOptions):
     prefill_cp_given: tuple[int, int, int, int, str] | None = None
     cp_tp_group_sharing: bool = False
     speculative_moe_runner_backend: str | None = None
+    enable_layernorm_sp: bool = False
+    enable_megamoe_for_layernorm_sp: bool = False
+    moe_nvfp4_dispatch: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -754,6 +766,10 @@ class SglangOptions(EngineOptions):
                 raise ConfigError(f"speculative_moe_runner_backend: must be a backend name, "
                                   f"got {excerpt(runner)}")
             object.__setattr__(self, "speculative_moe_runner_backend", runner.strip().lower())
+        for name in ("enable_layernorm_sp", "enable_megamoe_for_layernorm_sp"):
+            true_false(name, getattr(self, name))  # issue 23 s64k
+        if self.moe_nvfp4_dispatch is not None:
+            true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
