@@ -10,6 +10,7 @@ A failed download is a warning; the modules then skip with the reason (or fail i
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -70,6 +71,19 @@ def _sglang_environment_restored() -> Any:
         if name not in saved:
             del os.environ[name]
     os.environ.update(saved)
+
+
+@pytest.fixture(autouse=True)
+def _logging_switch_restored() -> Any:
+    """Each test gives back the process's `logging.disable` level as it found it.
+
+    The oracle measures quiet SGLang's INFO logs with `logging.disable(logging.WARNING)`, and
+    tests call their line helpers; left on, it silenced every later test that reads a log
+    (the plugin's check line, vLLM's metrics log) in the same process.
+    """
+    before = logging.root.manager.disable
+    yield
+    logging.disable(before)
 
 
 @pytest.fixture(scope="module")

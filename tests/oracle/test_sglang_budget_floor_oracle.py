@@ -10,8 +10,10 @@ the check reaches the layers (graphfit: not modelled, naming the variable and th
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterator
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -29,9 +31,21 @@ PPLX = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 V2 = "SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 
 
+@pytest.fixture(autouse=True)
+def _quiet_logs() -> Iterator[None]:
+    """SGLang's pipeline logs at INFO; quiet it for this module's tests only and give the
+    process its logging back, since later modules read log output (the plugin's check
+    line, vLLM's metrics log)."""
+    before = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
 def _answers(line: tuple[str, ...]) -> tuple[str | None, str | None, list[str]]:
     """(SGLang's refusal, graphfit's, the differing aspects' details) for one line."""
-    logging.disable(logging.WARNING)
     sg, gf = mc.sglang(line), mc.graphfit_cli(line)
     found = [d.detail for ds in mc.compare(line).values() for d in ds]
     return (None if sg.rejected is None else str(sg.rejected)), gf.rejected, found
