@@ -281,3 +281,21 @@ def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
     b200 = SLIM_CASES["slim-nvfp4-config-no-flag-B200"]
     assert isinstance(t.sglang_prices(b200), str)
     assert not str(t.graphfit_prices(b200)).startswith("refused")
+
+
+def test_modelslim_clash_is_one_whole_error_line() -> None:
+    """issue 23 s64m: the MiniMax copy's clash refusal fits the CLI's 200-character `error:`
+    line whole (s63m's reused check_copy wording was elided in its middle), exit 2."""
+    from tests.helpers import run_cli
+
+    for name in ("slim-config-no-flag", "slim-nvfp4-config-no-flag-B200",
+                 "slim-fp8-config-no-flag"):
+        c = SLIM_CASES[name]
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", c["gpu"], "--",
+                                  *t.pasted_line(c)])
+        lines = err.strip().splitlines()
+        assert code == 2 and out == "" and len(lines) == 1, (code, out, err)
+        line = lines[0]
+        assert line.startswith("error: --quantization: MiniMax-M3's hook copies"), line
+        assert len(line) <= 200 and " ... " not in line, line
+        assert "'modelslim' config" in line and line.endswith("(model_config.py:2106-2148)")

@@ -36,6 +36,7 @@ graphfit.planner.engines.sglang_quant_capability; model_loader/loader.py:253-262
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -392,7 +393,21 @@ def check_minimax_copy(config: EngineSettings) -> None:
             or config.quant_method == UNQUANT \
             or (flag_known(config) and resolved_flag(config) is not None):
         return
-    _check_copied(config, _minimax_copy(config))
+    copied = _minimax_copy(config)
+    try:
+        _check_copied(config, copied)
+    except ConfigError as exc:
+        clash = _CLASH.search(str(exc))
+        if clash is None:
+            raise
+        # one short line (the CLI's error line holds 200 characters; issue 23 s64m)
+        raise _refuse(f"MiniMax-M3's hook copies config.json's {excerpt(copied, 20)} "
+                      f"(minimax_m3.py:46-53), clashing with the {excerpt(clash[1], 20)} "
+                      f"config: SGLang refuses (model_config.py:2106-2148)") from None
+
+
+# check_clash's clash wording (sglang_quant_overrides.verify): the ModelConfig's method
+_CLASH = re.compile(r"clashes with the checkpoint's quantization config \((.*)\): SGLang")
 
 
 def hybrid_nvfp4(config: EngineSettings) -> bool | None:
