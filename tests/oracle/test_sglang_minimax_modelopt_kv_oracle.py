@@ -273,11 +273,10 @@ def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not isinstance(t.sglang_prices(SLIM_CASES["slim-config-modelslim-flag"]), str)
     from graphfit.planner.engines import sglang_quantization
 
+    # issue 23 s64m: resolved_flag carries the copy too (`_minimax_flag`), so both go
     monkeypatch.setattr(sglang_quantization, "_minimax_copy", lambda config: None)
+    monkeypatch.setattr(sglang_quantization, "_minimax_flag", lambda config: None)
     assert not str(t.graphfit_prices(c)).startswith("refused")
-    monkeypatch.undo()  # the copy checked only where graphfit knows the SM100 flag: B200 missed
-    monkeypatch.setattr(sglang_quantization, "check_minimax_copy", lambda config: (
-        sglang_quantization.flag_known(config) and sglang_quantization.check_copy(config)))
     b200 = SLIM_CASES["slim-nvfp4-config-no-flag-B200"]
     assert isinstance(t.sglang_prices(b200), str)
     assert not str(t.graphfit_prices(b200)).startswith("refused")
