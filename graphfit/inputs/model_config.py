@@ -514,7 +514,8 @@ def _hf_config_quant(path: Path, data: dict[str, Any], quant: dict[str, Any] | N
     """SglangOptions.hf_config_quant for the classes whose override reads
     hf_config.quantization_config beyond its method (Nemotron-H, HYV4:
     graphfit.planner.engines.sglang_class_picks; MiniMax-M3, whose copy
-    sglang_quantization.check_minimax_copy verifies): config.json's, ModelOpt-parsed in place as
+    sglang_quantization.check_minimax_copy verifies and `_minimax_flag` hands the MoE runner
+    rules): config.json's, ModelOpt-parsed in place as
     SGLang does (configs/model_config.py:1727-1741), or "absent". Nothing for other classes."""
     classes = data.get("architectures")
     if not isinstance(classes, list) or not classes or classes[0] not in HF_QUANT_READERS:

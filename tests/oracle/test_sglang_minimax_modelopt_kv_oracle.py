@@ -273,11 +273,28 @@ def test_modelslim_copy_rule_binds(monkeypatch: pytest.MonkeyPatch) -> None:
     assert not isinstance(t.sglang_prices(SLIM_CASES["slim-config-modelslim-flag"]), str)
     from graphfit.planner.engines import sglang_quantization
 
+    # issue 23 s64m: resolved_flag carries the copy too (`_minimax_flag`), so both go
     monkeypatch.setattr(sglang_quantization, "_minimax_copy", lambda config: None)
+    monkeypatch.setattr(sglang_quantization, "_minimax_flag", lambda config: None)
     assert not str(t.graphfit_prices(c)).startswith("refused")
-    monkeypatch.undo()  # the copy checked only where graphfit knows the SM100 flag: B200 missed
-    monkeypatch.setattr(sglang_quantization, "check_minimax_copy", lambda config: (
-        sglang_quantization.flag_known(config) and sglang_quantization.check_copy(config)))
     b200 = SLIM_CASES["slim-nvfp4-config-no-flag-B200"]
     assert isinstance(t.sglang_prices(b200), str)
     assert not str(t.graphfit_prices(b200)).startswith("refused")
+
+
+def test_modelslim_clash_is_one_whole_error_line() -> None:
+    """issue 23 s64m: the MiniMax copy's clash refusal fits the CLI's 200-character `error:`
+    line whole (s63m's reused check_copy wording was elided in its middle), exit 2."""
+    from tests.helpers import run_cli
+
+    for name in ("slim-config-no-flag", "slim-nvfp4-config-no-flag-B200",
+                 "slim-fp8-config-no-flag"):
+        c = SLIM_CASES[name]
+        code, out, err = run_cli(["plan", "--gpu-memory-gb", c["gpu"], "--",
+                                  *t.pasted_line(c)])
+        lines = err.strip().splitlines()
+        assert code == 2 and out == "" and len(lines) == 1, (code, out, err)
+        line = lines[0]
+        assert line.startswith("error: --quantization: MiniMax-M3's hook copies"), line
+        assert len(line) <= 200 and " ... " not in line, line
+        assert "'modelslim' config" in line and line.endswith("(model_config.py:2106-2148)")

@@ -32,7 +32,13 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_layernorm_sp import flashinfer_sp_topology
 from graphfit.planner.engines.sglang_megamoe import decode_forward
-from graphfit.planner.engines.sglang_quantization import RUNNER_QUANT, class_runner
+from graphfit.planner.engines.sglang_model_quant import MINIMAX_M3
+from graphfit.planner.engines.sglang_quantization import (
+    RUNNER_QUANT,
+    class_runner,
+    flag_known,
+    resolved_flag,
+)
 
 RUNNERS = ("flashinfer_cutlass", "flashinfer_cutedsl", "flashinfer_trtllm",
            "flashinfer_trtllm_routed", "deep_gemm")  # moe_hook.py:531-540
@@ -56,6 +62,8 @@ def _runner_quantization(config: EngineSettings) -> None:
             quant == "modelopt_fp4" and runner == "auto" and not (config.sm90 or config.sm100)):
         raise ConfigError(f"flashinfer: --quantization {quant} resolves the MoE runner by GPU "
                           f"and checkpoint (arg_groups/overrides.py:1449-1520): not modelled")
+    if config.architecture in MINIMAX_M3 and flag_known(config):
+        quant = resolved_flag(config)  # the hook's copy (issue 23 s64m; minimax_m3.py:46-53)
     allowed = RUNNER_QUANT.get(runner)
     if allowed is not None and quant not in allowed:
         raise ConfigError(f"flashinfer: the {runner} MoE runner does not take --quantization "

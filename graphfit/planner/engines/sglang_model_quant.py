@@ -137,6 +137,23 @@ def flag_after_overrides(arch: str | None, flag: str | None, unquant: bool,
 MINIMAX_M3 = ("MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration")
 
 
+def minimax_runner(runner: str, quant: str | None, sm100: bool | None) -> tuple[bool, str]:
+    """(known, `--moe-runner-backend`) after MiniMax-M3's hook off its NVFP4 stack, `quant`
+    the flag it resolved (its copy included, issue 23 s64m): on SM100 an auto runner becomes
+    deep_gemm under mxfp8 and flashinfer_trtllm_routed under modelopt_mixed
+    (arg_groups/model_overrides/minimax_m3.py:169-172), then with no quantization auto /
+    deep_gemm becomes triton on any GPU (:228-235). (ROCm's mxfp8 triton pick, :127-128, is
+    not restated: graphfit's SM100 flag is False there.)"""
+    if runner == "auto" and quant in ("mxfp8", "modelopt_mixed"):
+        if sm100 is None:
+            return False, runner
+        if sm100:
+            return True, "deep_gemm" if quant == "mxfp8" else "flashinfer_trtllm_routed"
+    if quant is None and runner in ("auto", "deep_gemm"):
+        return True, "triton"
+    return True, runner
+
+
 def _minimax_nvfp4(method: str | None, hf_quant: Mapping[str, Any] | str | None) -> bool:
     """`_resolve_quant_method` (minimax_m3.py:18-34): an mxfp8 checkpoint whose MoE fields
     name NVFP4 packed experts is served as minimax_m3_nvfp4 (issue 23 s51n)."""
@@ -226,6 +243,8 @@ def class_runner(arch: str | None, runner: str, a2a: str, sm100: bool | None,
     JIT DeepGEMM (sglang_class_picks: Nemotron-H's remap refusals and pick, HYV4's pick);
     `block_experts`: NemotronHPuzzle's per-MoE-block routed-expert counts."""
     k = kind(arch)
+    if arch in MINIMAX_M3 and quant != "minimax_m3_nvfp4":
+        return minimax_runner(runner, quant, sm100)
     hf = picks.hf_dict(hf_quant, cfg)
     hyv4 = picks.hyv4_runner(arch, runner, hf, deepgemm)  # deepseek_v2.py:80-97, any a2a
     if hyv4 is not None and (hyv4[0] or a2a == "flashinfer"):
@@ -346,5 +365,5 @@ def deepseek_v4_megamoe_runner(arch: str | None, runner: str, quant_algo: str | 
 
 __all__ = ["A2A_RUNNERS", "CITE", "DEEPSEEK_FAMILY", "KEEPS", "KIND", "MODELOPT",
            "NEMOTRON_H", "RUNNER_EFFECTS", "check_a2a_runner", "class_runner",
-           "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind",
+           "deepseek_v4_megamoe_runner", "flag_after_overrides", "kind", "minimax_runner",
            "nemotron_h_megamoe_runner", "qwen3_w4a16_experts", "w4a16_experts"]

@@ -36,6 +36,7 @@ graphfit.planner.engines.sglang_quant_capability; model_loader/loader.py:253-262
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, cast
 
@@ -208,12 +209,35 @@ def verified_quant(config: EngineSettings) -> str | None:
 def _after_overrides(config: EngineSettings) -> tuple[bool, str | None]:
     """(known, flag) after the class's model override (sglang_model_quant restates each
     class: Qwen3-MoE / GLM-4 MoE and the DeepSeek family copy on SM100, Nemotron-H copies a
-    ModelOpt ModelConfig quantization on any GPU, the others keep the flag)."""
-    return smq.flag_after_overrides(
+    ModelOpt ModelConfig quantization on any GPU, the others keep the flag; MiniMax-M3
+    copies config.json's method on any GPU, `_minimax_flag`)."""
+    known, flag = smq.flag_after_overrides(
         config.architecture, _flag(config), config.quant_method == UNQUANT,
         verified_quant(config),
         config.checkpoint_quant_method, config.sm100, config.checkpoint_fp8_experts,
         hf_quant=hf_config_quant(config))
+    if flag == "minimax_m3_nvfp4":
+        return known, flag
+    copied = _minimax_flag(config)
+    return (known, flag) if copied is None else copied
+
+
+def _minimax_flag(config: EngineSettings) -> tuple[bool, str | None] | None:
+    """MiniMax-M3's hook on an unset flag (no opt-out), on any GPU: it copies the
+    `quant_method` of config.json's `quantization_config` as ModelConfig parsed it
+    (`_resolve_quant_method`, arg_groups/model_overrides/minimax_m3.py:18-34, 46-53;
+    `get_quantization_config`, utils/common.py:3849-3854), nothing without one; None: not
+    a MiniMax-M3 line with an unset flag, or config.json's config not known (issue 23
+    s64m: the MoE runner rules see the copy)."""
+    if config.architecture not in smq.MINIMAX_M3 or _flag(config) is not None \
+            or config.quant_method == UNQUANT:
+        return None
+    hf = hf_config_quant(config)
+    if hf == picks.ABSENT:
+        return True, None
+    if not isinstance(hf, Mapping):
+        return None
+    return True, checkpoint_method(hf)
 
 
 def hf_config_quant(config: EngineSettings) -> Mapping[str, Any] | str | None:
@@ -386,13 +410,27 @@ def _minimax_copy(config: EngineSettings) -> str | None:
 
 
 def check_minimax_copy(config: EngineSettings) -> None:
-    """`check_copy` on MiniMax-M3's copy (`_minimax_copy`) with no flag and no opt-out, on any
-    GPU, where `resolved_flag` does not already name the NVFP4 copy (check_copy's)."""
+    """`check_copy` on MiniMax-M3's copy (`resolved_flag` where known, else `_minimax_copy`)
+    with no flag and no opt-out, on any GPU, before check_copy: a clash in one short line."""
     if config.architecture not in smq.MINIMAX_M3 or _flag(config) is not None \
-            or config.quant_method == UNQUANT \
-            or (flag_known(config) and resolved_flag(config) is not None):
+            or config.quant_method == UNQUANT:
         return
-    _check_copied(config, _minimax_copy(config))
+    copied = resolved_flag(config) if flag_known(config) else None
+    copied = copied or _minimax_copy(config)
+    try:
+        _check_copied(config, copied)
+    except ConfigError as exc:
+        clash = _CLASH.search(str(exc))
+        if clash is None:
+            raise
+        # one short line (the CLI's error line holds 200 characters; issue 23 s64m)
+        raise _refuse(f"MiniMax-M3's hook copies config.json's {excerpt(copied, 20)} "
+                      f"(minimax_m3.py:46-53), clashing with the {excerpt(clash[1], 20)} "
+                      f"config: SGLang refuses (model_config.py:2106-2148)") from None
+
+
+# check_clash's clash wording (sglang_quant_overrides.verify): the ModelConfig's method
+_CLASH = re.compile(r"clashes with the checkpoint's quantization config \((.*)\): SGLang")
 
 
 def hybrid_nvfp4(config: EngineSettings) -> bool | None:
