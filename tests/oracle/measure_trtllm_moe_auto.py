@@ -38,6 +38,37 @@ QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 12
                      {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file"]
 
 
+def write_line(tmp: Path, i: int, item: dict[str, Any]
+               ) -> tuple[dict[str, Any], Any, list[str], dict[str, str]]:
+    """Write drawn line `i`'s checkpoint (config.json, maybe hf_quant_config.json) and LLM API
+    options file under `tmp`; give (config.json's dict, the drawn quantization, the
+    trtllm-serve words, the environment). Shared with measure_trtllm_moe_auto_gpu."""
+    model = tmp / f"m{i}"
+    model.mkdir()
+    data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": item["top_k"],
+                            "num_hidden_layers": 2, "num_attention_heads": 32,
+                            "torch_dtype": "bfloat16"}
+    if item["arch"] is not None:
+        data["architectures"] = [item["arch"]]
+    quant = QUANTS[item["quant"]]
+    if isinstance(quant, dict):
+        data["quantization_config"] = quant
+    (model / "config.json").write_text(json.dumps(data))
+    if quant == "file":
+        (model / "hf_quant_config.json").write_text(json.dumps(
+            {"quantization": {"quant_algo": "W4A16_NVFP4"}}))
+    options = tmp / f"o{i}.yaml"
+    extra: dict[str, Any] = {"enable_attention_dp": True}
+    if item["backend"] is not None:
+        extra["moe_config"] = {"backend": item["backend"]}
+    options.write_text(json.dumps(extra))
+    environ = {} if item["configurable"] is None else {
+        "ENABLE_CONFIGURABLE_MOE": item["configurable"]}
+    tp = str(item["tp"])
+    return data, quant, ["trtllm-serve", str(model), "--tp_size", tp, "--ep_size", tp,
+                         "--extra_llm_api_options", str(options)], environ
+
+
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, sized on every GPU, shown exactly, another backend on some GPU, no bytes given,
     bytes shown anyway]."""
@@ -51,31 +82,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
-            model = Path(tmp) / f"m{i}"
-            model.mkdir()
-            data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": item["top_k"],
-                                    "num_hidden_layers": 2, "num_attention_heads": 32,
-                                    "torch_dtype": "bfloat16"}
-            if item["arch"] is not None:
-                data["architectures"] = [item["arch"]]
-            quant = QUANTS[item["quant"]]
-            if isinstance(quant, dict):
-                data["quantization_config"] = quant
-            (model / "config.json").write_text(json.dumps(data))
-            if quant == "file":
-                (model / "hf_quant_config.json").write_text(json.dumps(
-                    {"quantization": {"quant_algo": "W4A16_NVFP4"}}))
-            options = Path(tmp) / f"o{i}.yaml"
-            extra: dict[str, Any] = {"enable_attention_dp": True}
-            if item["backend"] is not None:
-                extra["moe_config"] = {"backend": item["backend"]}
-            options.write_text(json.dumps(extra))
-            environ = {} if item["configurable"] is None else {
-                "ENABLE_CONFIGURABLE_MOE": item["configurable"]}
-            tp = str(item["tp"])
-            config = build_config({}, environ, ["trtllm-serve", str(model), "--tp_size", tp,
-                                                "--ep_size", tp, "--extra_llm_api_options",
-                                                str(options)])
+            data, quant, words, environ = write_line(Path(tmp), i, item)
+            config = build_config({}, environ, words)
             shown = str(dict(plan(config).engine_inputs).get("moe_a2a_workspace"))
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None

@@ -18,14 +18,13 @@ another, how many plans give no bytes and how many show bytes anyway.
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS, write_line
 
 GPUS = ["T4", "A10G", "L40S", "RTX4090", "RTX5090", "A100", "H100", "H20", "H200", "B200",
         "GB200", "GB300"]
@@ -45,31 +44,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
-            model = Path(tmp) / f"m{i}"
-            model.mkdir()
-            data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": item["top_k"],
-                                    "num_hidden_layers": 2, "num_attention_heads": 32,
-                                    "torch_dtype": "bfloat16"}
-            if item["arch"] is not None:
-                data["architectures"] = [item["arch"]]
-            quant = QUANTS[item["quant"]]
-            if isinstance(quant, dict):
-                data["quantization_config"] = quant
-            (model / "config.json").write_text(json.dumps(data))
-            if quant == "file":
-                (model / "hf_quant_config.json").write_text(json.dumps(
-                    {"quantization": {"quant_algo": "W4A16_NVFP4"}}))
-            options = Path(tmp) / f"o{i}.yaml"
-            extra: dict[str, Any] = {"enable_attention_dp": True}
-            if item["backend"] is not None:
-                extra["moe_config"] = {"backend": item["backend"]}
-            options.write_text(json.dumps(extra))
-            environ = {} if item["configurable"] is None else {
-                "ENABLE_CONFIGURABLE_MOE": item["configurable"]}
-            tp = str(item["tp"])
+            data, quant, words, environ = write_line(Path(tmp), i, item)
             sm = ref.GPU_SM[item["gpu"]]
-            words = ["trtllm-serve", str(model), "--tp_size", tp, "--ep_size", tp,
-                     "--extra_llm_api_options", str(options)]
             try:
                 config = build_config({"gpu_memory_gb": item["gpu"]}, environ, words)
             except ConfigError:  # refused: the same line planned without the GPU
