@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.oracle.environ_patch import SGLANG_WRITES, restoring_prefixed
 from tests.oracle.paths import require
 
 FETCH = Path(__file__).resolve().parent / "fetch.py"
@@ -49,9 +50,6 @@ def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> None:
     _fetch_engine_sources(parent.config)
 
 
-_SGLANG_WRITES = ("SGLANG_", "USE_ROCM_")  # the prefixes of what SGLang's hooks write
-
-
 @pytest.fixture(autouse=True)
 def _sglang_environment_restored() -> Any:
     """Each test starts from the process environment the one before it started from.
@@ -65,12 +63,8 @@ def _sglang_environment_restored() -> Any:
     was refused). Only the variables SGLang writes are restored; vLLM's bootstrap defaults
     stay.
     """
-    saved = {k: v for k, v in os.environ.items() if k.startswith(_SGLANG_WRITES)}
-    yield
-    for name in [k for k in os.environ if k.startswith(_SGLANG_WRITES)]:
-        if name not in saved:
-            del os.environ[name]
-    os.environ.update(saved)
+    with restoring_prefixed(os.environ, SGLANG_WRITES):
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -31,7 +31,7 @@ from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_nvfp4_moe_oracle as nvfp4_moe
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
-from tests.oracle.environ_patch import patched_environ
+from tests.oracle.environ_patch import sglang_environ
 
 # the backends graphfit models (graphfit.planner.engines.sglang_moe_a2a.REFUSED: the rest)
 MODELLED = ("none", "deepep", "mooncake", "nixl", "ascend_fuseep", "ascend_tp", "mori", "pplx",
@@ -116,7 +116,8 @@ def _device(gpu: float | str) -> tuple[float, tuple[int, int] | None]:
 def sglang(argv: tuple[str, ...], gpu_mem_gb: float | str = 80) -> sc.SglangAnswer:
     env, gpu, model, flags = parts(argv, gpu_mem_gb)
     gib, capability = _device(gpu)
-    with patched_environ(env):
+    # the line's variables, and what SGLang's hooks write, put back after (issue 23 s65x)
+    with sglang_environ(env):
         resolved = so.resolve(flags, gpu_mem_gb=gib, model=model, capability=capability)
         if isinstance(resolved, so.Rejected):
             return sc.SglangAnswer(resolved, None)
@@ -213,7 +214,8 @@ def _prefill(argv: tuple[str, ...], gpu_mem_gb: float | str) -> list[sc.Differen
     env, gpu, model, flags = parts(argv, gpu_mem_gb)
     if env or isinstance(gpu, str):
         return []  # sglang_plan_prefill runs a plain line on a GPU figure
-    out = spp.compare(flags, gpu, model)
+    with sglang_environ({}):  # what SGLang writes stays with this line (s65x)
+        out = spp.compare(flags, gpu, model)
     if not out.compared:
         return [sc.Difference("prefill", f"one side refuses: {out.graphfit_refuses or 'SGLang'}")]
     return [sc.Difference("prefill", f"{aspect}: {found[0][:300]}")
