@@ -403,8 +403,9 @@ def plain_text_config_failure(data: Mapping[str, Any],
     key = next((k for k in text_config_reads(data, text) if k not in text), None)
     if key is None:
         return None
-    return (f"text_config without {key} on a {kind} config: SGLang's ModelConfig reads it "
-            f"there (AttributeError, configs/model_config.py:{TEXT_CONFIG_SITES[key]})")
+    # short enough that the config.json's path and the `error:` line fit in 200 characters
+    return (f"text_config lacks {key} ({kind}): SGLang's ModelConfig reads it "
+            f"(AttributeError, configs/model_config.py:{TEXT_CONFIG_SITES[key]})")
 
 
 def text_config_reads(data: Mapping[str, Any], text: Mapping[str, Any]) -> list[str]:

@@ -160,6 +160,19 @@ def test_mla_draft_refused_as_sglang() -> None:
         assert ours is None or len(ours) <= 200
 
 
+def test_mla_refusal_is_one_error_line() -> None:
+    """Through the CLI: exit 2 and one whole `error:` line (not cut) naming SGLang's site."""
+    from tests.helpers import run_cli
+
+    where = dlo.folder("deepseek_v3", MLA_LESS["qk_nope_head_dim"])
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", where, "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert "qk_nope_head_dim" in lines[0] and "model_config.py:1399" in lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
