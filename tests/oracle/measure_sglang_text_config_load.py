@@ -3,7 +3,9 @@ or as an EAGLE draft of a pasted SGLang line, with the line's `--json-model-over
 some. SGLang: its own ModelConfig on that directory with those override args
 (tests.oracle.sglang_draft_load.sglang; the draft worker's ModelConfig takes the same,
 configs/model_config.py:950-975). graphfit: the pasted line (graphfit.inputs.commandline.read)
-refused with a `text_config` reason, or not.
+refused with a `text_config` reason, or not. s65c: the deepseek_v3 / deepseek_v2 cases carry
+their MLA architecture, whose ModelConfig also reads the latent sizes off the text config
+(configs/model_config.py:1366-1400).
 
     python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
 """

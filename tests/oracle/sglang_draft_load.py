@@ -27,6 +27,11 @@ _LLAMA = {"architectures": ["LlamaForCausalLM"], "hidden_size": 1024,
           "intermediate_size": 2816, "num_hidden_layers": 4, "num_attention_heads": 16,
           "num_key_value_heads": 4, "vocab_size": 128256, "max_position_embeddings": 131072,
           "torch_dtype": "bfloat16"}
+# issue 23 s65c: plain types given an MLA architecture (configs/model_config.py:1366-1400
+# reads the latent sizes off the text config), and what their text_config may also write
+MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM"}
+MLA_KEYS = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+            "v_head_dim": 128}
 # text_config values that are not dicts
 OTHER = (None, "x", [1])
 Case = tuple[str, Any, "dict[str, Any] | None"]  # (model_type, text_config, override args)
@@ -39,7 +44,9 @@ def root() -> Path:
 
 def config(model_type: str, text: Any) -> dict[str, Any]:
     """The small Llama config.json under `model_type`, writing `text` as its text_config."""
-    return {**_LLAMA, "model_type": model_type, "text_config": text}
+    architecture = MLA_TYPES.get(model_type, "LlamaForCausalLM")
+    return {**_LLAMA, "architectures": [architecture], "model_type": model_type,
+            "text_config": text}
 
 
 def folder(model_type: str, text: Any) -> str:
@@ -87,10 +94,11 @@ def draw(rng: random.Random, types: list[str]) -> Case:
     """A drawn case: a plain type, a text_config (a subset of KEYS, or not a dict), and
     on some an override of the text config (a subset of KEYS, or null)."""
     kind = rng.choice(types)
+    keys = {**KEYS, **MLA_KEYS} if kind in MLA_TYPES else KEYS
     text: Any = (rng.choice(OTHER) if rng.random() < 0.15 else
-                 {k: v for k, v in KEYS.items() if rng.random() < 0.75})
+                 {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None
     if rng.random() < 0.3:
         overrides = {"text_config": None if rng.random() < 0.15 else
-                     {k: v for k, v in KEYS.items() if rng.random() < 0.4}}
+                     {k: v for k, v in keys.items() if rng.random() < 0.4}}
     return kind, text, overrides

@@ -29,6 +29,8 @@ from tests.oracle import sglang_stubs  # noqa: E402
 
 FULL = dict(dlo.KEYS)
 LESS = {key: {k: v for k, v in FULL.items() if k != key} for key in FULL}
+MLA = {**FULL, **dlo.MLA_KEYS}
+MLA_LESS = {key: {k: v for k, v in MLA.items() if k != key} for key in dlo.MLA_KEYS}
 # (model_type, text_config, override args) on the fixed grid
 FIXED: list[dlo.Case] = [
     *(("llama", text, None) for text in (None, "x", [1], {}, FULL, *LESS.values())),
@@ -42,6 +44,22 @@ FIXED: list[dlo.Case] = [
     # SGLang's Qwen3NextConfig keeps a dict: an override replaces it whole
     ("qwen3_next", FULL, {"text_config": {"head_dim": 64}}),
     ("qwen3_next", {"num_attention_heads": 16}, {"text_config": FULL}),
+    # s65c: an MLA architecture's latent sizes, read off the text config
+    *(("deepseek_v3", text, None) for text in (MLA, *MLA_LESS.values())),
+    ("deepseek_v2", MLA_LESS["qk_rope_head_dim"], None),
+    ("deepseek_v3", MLA_LESS["kv_lora_rank"], {"text_config": {"kv_lora_rank": 512}}),
+    ("deepseek_v3", MLA_LESS["kv_lora_rank"], {"architectures": ["LlamaForCausalLM"]}),
+    ("llama", MLA_LESS["qk_nope_head_dim"], {"architectures": ["DeepseekV3ForCausalLM"]}),
+    # Pixtral's branch only where the text config writes kv_lora_rank
+    ("llama", MLA_LESS["qk_rope_head_dim"],
+     {"architectures": ["PixtralForConditionalGeneration"]}),
+    ("llama", {k: v for k, v in MLA_LESS["qk_rope_head_dim"].items() if k != "kv_lora_rank"},
+     {"architectures": ["PixtralForConditionalGeneration"]}),
+    # two reads missing: the first SGLang makes names the failure (the sites test)
+    ("deepseek_v3", {k: v for k, v in MLA_LESS["kv_lora_rank"].items()
+                     if k not in ("head_dim", "hidden_size")}, None),
+    ("deepseek_v3", {k: v for k, v in MLA_LESS["qk_rope_head_dim"].items()
+                     if k != "vocab_size"}, None),
 ]
 
 
@@ -55,6 +73,17 @@ def test_fixed_text_configs_as_sglang() -> None:
     wrong = [said for case in FIXED if (said := _agree(case)) is not None]
     assert not wrong, wrong
     assert sum(dlo.sglang(case) != "loads" for case in FIXED) >= 12
+
+
+def test_fixed_failure_sites_as_sglang() -> None:
+    """Where SGLang's ModelConfig fails on a read, graphfit's line names that line (the
+    reads' order: the width for a missing head size, the MLA sizes, then the rest)."""
+    sites = [(case, dlo.sglang(case)) for case in FIXED]
+    wrong = [(case, site, dlo.graphfit(case)) for case, site in sites
+             if site.startswith("AttributeError configs/model_config.py:")
+             and site.rsplit(":", 1)[1] not in (dlo.graphfit(case) or "")]
+    assert not wrong, wrong
+    assert sum(site.endswith(("py:1398", "py:1399", "py:1400")) for _, site in sites) >= 5
 
 
 @settings(max_examples=15)
@@ -115,6 +144,35 @@ def test_draft_refused_as_sglang(algorithm: str) -> None:
                 sglang_live.config_settings(record)
 
 
+def test_mla_draft_refused_as_sglang() -> None:
+    """An EAGLE draft with an MLA architecture (the draft's ModelConfig renames it to
+    DeepseekV3ForCausalLMNextN, configs/model_config.py:1032-1036, MLA too): refused where
+    its text config lacks a latent size, as SGLang's draft ModelConfig fails (s65c)."""
+    for text, fails in ((MLA, False), (MLA_LESS["kv_lora_rank"], True),
+                        (MLA_LESS["qk_rope_head_dim"], True)):
+        draft = _draft(text, "DeepseekV3ForCausalLM")
+        theirs, _ = _sglang_draft(["--speculative-algorithm", "EAGLE",
+                                   "--speculative-draft-model-path", draft])
+        ours = sglang_draft_load.failure({
+            "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
+            "speculative_draft_model_path": draft})
+        assert (theirs == "fails", ours is not None) == (fails, fails), (text, theirs, ours)
+        assert ours is None or len(ours) <= 200
+
+
+def test_mla_refusal_is_one_error_line() -> None:
+    """Through the CLI: exit 2 and one whole `error:` line (not cut) naming SGLang's site."""
+    from tests.helpers import run_cli
+
+    where = dlo.folder("deepseek_v3", MLA_LESS["qk_nope_head_dim"])
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", where, "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert "qk_nope_head_dim" in lines[0] and "model_config.py:1399" in lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
@@ -140,16 +198,19 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
         real = model_config.plain_text_config_failure
         monkeypatch.setattr(model_config, "plain_text_config_failure",
                             lambda data, written=None: real(data))
+    elif plant == "mla":
+        monkeypatch.setattr(model_config, "MLA_TEXT_ARCHITECTURES", frozenset())
     elif plant == "qwen3_next":
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
     else:
         monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
 
 
-@pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft"])
+@pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
-    overrides, Qwen3-Next's text config merged, the draft rule off: each differs from
+    overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
+    reads dropped (s65c): each differs from
     SGLang somewhere the tests above look."""
     _plant(monkeypatch, plant)
     if plant == "draft":
