@@ -146,6 +146,8 @@ KEYS.pop("kv_cache_dtype", None)
 # SGLang's --enable-lora (read for DeepSeek-V4.1's encoder replay, issue 23 s50k), a name
 # vLLM's files share (VLLM_IGNORED) likewise
 KEYS.pop("enable_lora", None)
+# SGLang's --max-lora-rank (the LoRA MoE runners' checks, issue 23 s65d), a vLLM name too
+KEYS.pop("max_lora_rank", None)
 
 
 OVERRIDES = "json_model_override_args"
@@ -157,7 +159,9 @@ SGLANG_FILE_KEYS: dict[str, Handler] = {"attention_backend": sglang_args.file_at
                                         # SGLang's --kv-cache-dtype (issue 23 s48k)
                                         "kv_cache_dtype": sglang_kv_dtype.kv_cache_dtype,
                                         # SGLang's --enable-lora (issue 23 s50k)
-                                        "enable_lora": sglang_args.FILE_KEYS["enable_lora"]}
+                                        "enable_lora": sglang_args.FILE_KEYS["enable_lora"],
+                                        # SGLang's --max-lora-rank (issue 23 s65d)
+                                        "max_lora_rank": sglang_args.FILE_KEYS["max_lora_rank"]}
 
 
 def _names_sglang(data: Mapping[Any, Any]) -> bool:

@@ -28,6 +28,7 @@ from graphfit.inputs import (
     sglang_file_choice,
     sglang_instance,
     sglang_kv_dtype,
+    sglang_lora,
     sglang_mamba_flags,
     sglang_post_capture,
 )
@@ -573,6 +574,9 @@ FILE_KEYS: dict[str, Handler] = {
     "enable_layernorm_sp": field_key("enable_layernorm_sp", as_bool, SG),
     "enable_megamoe_for_layernorm_sp": field_key("enable_megamoe_for_layernorm_sp", as_bool,
                                                  SG),
+    # the LoRA MoE runners' start-up checks (graphfit.planner.engines.sglang_lora_runner;
+    # issue 23 s65d)
+    **sglang_lora.KEYS,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}

@@ -447,7 +447,11 @@ class EngineConfig:
             sm_version: int | None = None,
             enable_layernorm_sp: bool = False,
             enable_megamoe_for_layernorm_sp: bool = False,
-            moe_nvfp4_dispatch: bool | None = None) -> None: ...
+            moe_nvfp4_dispatch: bool | None = None,
+            lora_backend: str | None = None,
+            lora_paths_given: bool = False,
+            max_lora_rank: int | None = None,
+            lora_target_modules_given: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1486,6 +1490,26 @@ class EngineConfig:
     def moe_nvfp4_dispatch(self) -> bool | None:
         """SglangOptions.moe_nvfp4_dispatch."""
         return cast("bool | None", self._option("moe_nvfp4_dispatch"))
+
+    @property
+    def lora_backend(self) -> str | None:
+        """SglangOptions.lora_backend."""
+        return cast("str | None", self._option("lora_backend"))
+
+    @property
+    def lora_paths_given(self) -> bool:
+        """SglangOptions.lora_paths_given."""
+        return cast(bool, self._option("lora_paths_given"))
+
+    @property
+    def max_lora_rank(self) -> int | None:
+        """SglangOptions.max_lora_rank."""
+        return cast("int | None", self._option("max_lora_rank"))
+
+    @property
+    def lora_target_modules_given(self) -> bool:
+        """SglangOptions.lora_target_modules_given."""
+        return cast(bool, self._option("lora_target_modules_given"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

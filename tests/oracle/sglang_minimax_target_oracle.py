@@ -307,6 +307,12 @@ def build(path: str, tp: int, attn_dp: int, extra: tuple[str, ...] = (),
     if isinstance(mine, str):
         return f"Rejected: {mine}"
     r = mine
+    # check_server_args's LoRA checks before the build (issue 23 s65d)
+    from tests.oracle.test_sglang_deepep_class_oracle import lora_check
+
+    said = lora_check(r.record)
+    if said:
+        return f"Rejected: {said.removeprefix('check: ')}"
     with so.sglang_stubs.stubbed(), so.published(r), contextlib.ExitStack() as stack:
         stack.enter_context(_rocm_platform(rocm))
         import sglang.srt.models.minimax_m3 as m3

@@ -91,6 +91,19 @@ def _own_build_only() -> Iterator[None]:
         mb.failure = saved
 
 
+def lora_check(record: Any) -> str | None:
+    """SGLang's LoRA start-up checks (`check_lora_server_args`, arg_groups/lora_hook.py:33-237,
+    run by check_server_args between the resolution and the model build; issue 23 s65d) on
+    the resolved record: "check: ..." where they refuse, else None."""
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.lora_hook import check_lora_server_args
+    try:
+        check_lora_server_args(record)
+    except (ValueError, AssertionError) as exc:
+        return f"check: {type(exc).__name__}: {exc}"
+    return None
+
+
 def sglang(model: Path, argv: tuple[str, ...], jit: bool,
            block: Callable[[Any, Any], None] = _qwen3_block, shared_build: bool = True
            ) -> str | None:
@@ -110,6 +123,9 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool,
         # the oracle's shared Mooncake dispatcher build (tests.oracle.sglang_mooncake_build)
         where = "build" if r.text.endswith("(at model build)") else "resolution"
         return f"{where}: {r.text}"
+    said = lora_check(r.record)
+    if said:
+        return said
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
         from sglang.srt.model_loader.utils import set_default_torch_dtype
@@ -250,10 +266,8 @@ UNQUANTIZED_LINES = (
       "--moe-runner-backend", "deep_gemm", "--dtype", "float16"), False),
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
       "--moe-runner-backend", "triton"), False),
-    # a LoRA runner makes the unquantized method's runner deep_gemm (fused_moe_triton/
-    # layer.py:439-442)
-    (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "deepep",
-      "--moe-runner-backend", "lora_triton"), False),
+    # (a LoRA runner beside deepep is refused before the build by check_server_args,
+    # arg_groups/lora_hook.py:200-224: tests/oracle/test_sglang_lora_runner_oracle.py, s65d)
     (("--tp-size", "2", "--ep-size", "2", "--moe-a2a-backend", "mooncake",
       "--deepep-mode", "low_latency", "--moe-runner-backend", "deep_gemm"), False),
     # pplx turns runner auto into deep_gemm (arg_groups/moe_hook.py:603-609)

@@ -24,7 +24,9 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
      ("--enable-dp-attention", "--dp-size", "2")),
     ("qwen3", "deepep", "none", "low_latency", "deep_gemm", True, ()),  # JIT on
     ("qwen3", "deepep", "none", "low_latency", "triton", False, ()),  # another runner
-    ("qwen3", "deepep", "none", "low_latency", "lora_triton", False, ()),  # draft runner auto
+    ("qwen3", "deepep", "none", "low_latency", "lora_triton", False,  # draft runner auto
+     ("--enable-lora", "--lora-backend", "triton_v2", "--max-lora-rank", "8",
+      "--lora-target-modules", "all")),  # the LoRA runner's own checks pass (s65d)
     ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False, ("--dtype", "float16")),
     ("qwen3", "deepep", "none", "low_latency", "deep_gemm", False,
      ("--enable-multi-layer-eagle",)),  # no a2a context

@@ -101,7 +101,7 @@ LINES: tuple[Line, ...] = (
     (BLOCK, True, 2, 1, MOONCAKE_LL, False),
 )
 # the lines SGLang refuses, by index (a check that the set is not vacuous)
-REFUSED = (1, 2, 6, 7, 9)
+REFUSED = (1, 2, 3, 4, 5, 6, 7, 9)  # 1-5: the LoRA runner's checks (s65d)
 
 
 def test_minimax_deepep_lines_agree() -> None:
@@ -170,7 +170,8 @@ def test_minimax_rocm_lines_agree() -> None:
     assert refused == ROCM_REFUSED, results
 
 
-ROCM_REFUSED = (5,)  # the gelu dense layer (minimax_m3.py:351-354)
+# the LoRA runner lines (check_server_args, lora_hook.py:200-203; s65d)
+ROCM_REFUSED = (0, 1, 5)
 
 
 # s52e: NixlEP (the oracle reports its package installed, mo._nixl_glue). Its dispatcher, made
@@ -186,7 +187,7 @@ DISPATCH_LINES: tuple[Line, ...] = (
     (MOE, False, 2, 1, ("--moe-a2a-backend", "nixl"), True),
     (BLOCK, True, 2, 1, ("--moe-a2a-backend", "mooncake"), False),  # not the LL assert
 )
-DISPATCH_REFUSED = (0, 3, 4)
+DISPATCH_REFUSED = (0, 2, 3, 4)  # 2: the LoRA runner's checks (s65d)
 
 
 def test_minimax_dispatch_lines_agree() -> None:

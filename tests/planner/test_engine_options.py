@@ -309,6 +309,10 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_layernorm_sp": st.booleans(),
     "enable_megamoe_for_layernorm_sp": st.booleans(),
     "moe_nvfp4_dispatch": st.sampled_from([None, True, False]),
+    "lora_backend": st.sampled_from([None, "csgmv", "triton_v2"]),  # s65d
+    "lora_paths_given": st.booleans(),
+    "max_lora_rank": st.sampled_from([None, 0, 8]),
+    "lora_target_modules_given": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -558,6 +562,10 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_layernorm_sp": st.sampled_from([None, 1, "true"]),
     "enable_megamoe_for_layernorm_sp": st.sampled_from([None, 0, "false"]),
     "moe_nvfp4_dispatch": st.sampled_from([0, "true", 1.0]),
+    "lora_backend": st.sampled_from(["", " ", 1, "x" * 41]),  # s65d
+    "lora_paths_given": st.sampled_from([None, 1, "true"]),
+    "max_lora_rank": st.sampled_from([-1, True, "8", 1.5]),
+    "lora_target_modules_given": st.sampled_from([None, 0, "false"]),
 }
 
 
@@ -869,6 +877,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "prefill_cp_family": None, "prefill_cp_given": None, "cp_tp_group_sharing": False,
         "speculative_moe_runner_backend": None,
         "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False,
-        "moe_nvfp4_dispatch": None}
+        "moe_nvfp4_dispatch": None,
+        "lora_backend": None, "lora_paths_given": False, "max_lora_rank": None,
+        "lora_target_modules_given": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

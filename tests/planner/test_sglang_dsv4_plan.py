@@ -416,7 +416,9 @@ def test_replay_blockers_are_read_by_every_reader(tmp_path: Path) -> None:
         for flags in ([replay, f"--{flag}"], [replay, "--config", str(yaml)]):
             with pytest.raises(ConfigError, match=re.escape(why)):
                 _pasted(v41, flags, weights_gb=40.0)
-        plan = _pasted(v41, [f"--{flag}"], weights_gb=40.0)
+        # LoRA without --lora-paths needs a rank and targets (lora_hook.py:152-155, s65d)
+        lora = ["--max-lora-rank", "8", "--lora-target-modules", "all"] if "lora" in flag else []
+        plan = _pasted(v41, [f"--{flag}", *lora], weights_gb=40.0)
         assert _pools(plan).startswith("full "), flag
         notes = commandline.read(["sglang", "serve", "--model-path", v41, f"--{flag}"]).notes
         assert any(f"--{flag} ({feature}" in note for note in notes), notes

@@ -58,6 +58,7 @@ from graphfit.planner.engines import (
     sglang_flashinfer_megamoe,
     sglang_kimi_megamoe,
     sglang_layernorm_sp,
+    sglang_lora_runner,
     sglang_mamba_strategy,
     sglang_megamoe,
     sglang_moe_a2a,
@@ -718,9 +719,6 @@ class SglangModel:
         sglang_megamoe.check_compat(config)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
-        said = sglang_draft_deepep.runner_flag_problem(config)  # a lora_* draft runner (s63d)
-        if said:
-            raise ConfigError(said)
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
         sglang_mamba_strategy.check(config)  # handle_mamba_radix_cache on a non-mamba model
         quant = (sglang_quantization.resolved_flag(config)
@@ -794,6 +792,9 @@ class SglangModel:
             changes["cuda_graph_backend_prefill"] = "disabled"
         # after the speculative hook (pipeline.py:304-306, 338)
         sglang_unified_memory.check_config(config, changes)
+        # check_server_args after the resolution hooks: LoRA, the lora_* draft runner (s63d),
+        # the lora_* target runner (s65d)
+        sglang_lora_runner.check(config)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)

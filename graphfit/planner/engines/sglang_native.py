@@ -105,6 +105,19 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # the model applies it, graphfit.planner.engines.sglang_moe_a2a.normal_mode_off)
     put("deepep_mode", _get(server_args, "deepep_mode"))
     put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
+    # the LoRA flags the LoRA MoE runners' start-up checks read (sglang_lora_runner; s65d)
+    if _get(server_args, "enable_lora") is True:
+        out["enable_lora"] = True
+    lora_backend = _get(server_args, "lora_backend")
+    if isinstance(lora_backend, str) and lora_backend.strip() not in ("", "csgmv"):
+        out["lora_backend"] = lora_backend
+    rank = _get(server_args, "max_lora_rank")
+    if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 0:
+        out["max_lora_rank"] = rank
+    for given, field in (("lora_paths", "lora_paths_given"),
+                         ("lora_target_modules", "lora_target_modules_given")):
+        if _get(server_args, given):
+            out[field] = True
     put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
     # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
     # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)

@@ -561,6 +561,11 @@ class SglangOptions(EngineOptions):
         EnvBool; a value it cannot parse reads False, environ.py:67-89, 1185); None: unset,
         which FlashInfer A2A turns on for NVFP4 (arg_groups/moe_hook.py:497-507). Read by
         Muse Spark's LayerNorm SP check (layernorm_sp_hook.py:101-106; issue 23 s64k).
+    lora_backend, lora_paths_given, max_lora_rank, lora_target_modules_given: `--lora-backend`
+        (lower-cased; None: not given, SGLang's default csgmv), whether `--lora-paths` /
+        `--lora-target-modules` hold anything, and `--max-lora-rank` (None: not given), read
+        for the LoRA MoE runners' start-up checks (arg_groups/lora_hook.py:33-237;
+        graphfit.planner.engines.sglang_lora_runner; issue 23 s65d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -729,6 +734,10 @@ class SglangOptions(EngineOptions):
     enable_layernorm_sp: bool = False
     enable_megamoe_for_layernorm_sp: bool = False
     moe_nvfp4_dispatch: bool | None = None
+    lora_backend: str | None = None
+    lora_paths_given: bool = False
+    max_lora_rank: int | None = None
+    lora_target_modules_given: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -770,6 +779,7 @@ class SglangOptions(EngineOptions):
             true_false(name, getattr(self, name))  # issue 23 s64k
         if self.moe_nvfp4_dispatch is not None:
             true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
+        _lora_fields(self)  # issue 23 s65d
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
@@ -1241,6 +1251,21 @@ def _dsv4_pool_inputs(options: SglangOptions) -> None:
     except ConfigError as exc:  # the field named first, as every option error is
         raise ConfigError(f"dsv4_pool_shape: {exc}") from None
     object.__setattr__(options, "dsv4_pool_shape", (head, ratios, sources))
+
+
+def _lora_fields(options: SglangOptions) -> None:
+    """The LoRA flags' types (issue 23 s65d)."""
+    backend = options.lora_backend
+    if backend is not None:
+        if not isinstance(backend, str) or not 0 < len(backend.strip()) <= 40:
+            raise ConfigError(f"lora_backend: must be a LoRA backend name, got {excerpt(backend)}")
+        object.__setattr__(options, "lora_backend", backend.strip().lower())
+    true_false("lora_paths_given", options.lora_paths_given)
+    true_false("lora_target_modules_given", options.lora_target_modules_given)
+    rank = options.max_lora_rank
+    if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)
+                             or not 0 <= rank <= MAX_INT):
+        raise ConfigError(f"max_lora_rank: must be an integer >= 0, got {excerpt(rank)}")
 
 
 def _prefill_cp_given(options: SglangOptions) -> None:

@@ -1,0 +1,66 @@
+"""graphfit.planner.engines.sglang_lora_runner's inputs and refusals without the oracle
+(issue 23, s65d; SGLang's own answers: tests/oracle/test_sglang_lora_runner_oracle.py): the
+refusal is one whole CLI error line, a live ServerArgs gives the LoRA fields a pasted line
+gives, and a vLLM file's max_lora_rank stays vLLM's (ignored)."""
+
+from __future__ import annotations
+
+import json
+import types
+from pathlib import Path
+
+from graphfit.planner.engines.sglang_native import fields_from_sglang
+from tests.helpers import run_cli
+
+MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 512,
+       "num_attention_heads": 8, "num_key_value_heads": 4, "num_hidden_layers": 2,
+       "vocab_size": 1024, "num_experts": 8, "num_experts_per_tok": 2,
+       "moe_intermediate_size": 256, "intermediate_size": 1024, "head_dim": 64,
+       "max_position_embeddings": 4096, "torch_dtype": "bfloat16"}
+
+
+def _plan(tmp_path: Path, *flags: str) -> tuple[int, str]:
+    model = tmp_path / "moe"
+    model.mkdir(exist_ok=True)
+    (model / "config.json").write_text(json.dumps(MOE))
+    code, _, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "10", "--",
+                            "sglang", "serve", "--model-path", str(model), "--tp-size", "2",
+                            *flags])
+    return code, err
+
+
+def test_refusals_are_one_whole_error_line(tmp_path: Path) -> None:
+    ok = ("--enable-lora", "--lora-backend", "triton_v2", "--max-lora-rank", "8",
+          "--lora-target-modules", "all")
+    for flags, where in ((("--moe-runner-backend", "lora_cutedsl"), "200-203"),
+                         (("--moe-runner-backend", "lora_cutedsl", *ok, "--quantization",
+                           "compressed-tensors"), None),
+                         (("--moe-runner-backend", "lora_cutedsl", *ok, "--ep-size", "2",
+                           "--ep-num-redundant-experts", "2"), "229-237")):
+        code, err = _plan(tmp_path, *flags)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+        assert where is None or f"lora_hook.py:{where})" in lines[0], err
+    code, err = _plan(tmp_path, "--moe-runner-backend", "lora_cutedsl", *ok)
+    assert code == 0, err
+
+
+def test_live_server_args_give_the_lora_fields() -> None:
+    args = types.SimpleNamespace(moe_runner_backend="lora_triton", enable_lora=True,
+                                 lora_backend="triton_v2", max_lora_rank=8,
+                                 lora_target_modules=["all"], lora_paths=None, tp_size=2)
+    fields = fields_from_sglang(args)
+    assert {k: fields.get(k) for k in ("enable_lora", "lora_backend", "max_lora_rank",
+                                       "lora_target_modules_given", "lora_paths_given")} == {
+        "enable_lora": True, "lora_backend": "triton_v2", "max_lora_rank": 8,
+        "lora_target_modules_given": True, "lora_paths_given": None}
+    # SGLang's defaults give nothing (csgmv is the field's default)
+    bare = fields_from_sglang(types.SimpleNamespace(lora_backend="csgmv", enable_lora=None))
+    assert not [k for k in bare if "lora" in k]
+
+
+def test_vllm_file_max_lora_rank_stays_ignored(tmp_path: Path) -> None:
+    vllm = tmp_path / "vllm.yaml"
+    vllm.write_text("engine: vllm\nmax_num_seqs: 32\nmax_lora_rank: 8\n")
+    code, _, err = run_cli(["plan", "--config", str(vllm)])
+    assert code == 0 and "ignored: max_lora_rank" in " ".join(err.split()), err
