@@ -16,7 +16,6 @@ prints this checkout's counts, then BEFORE_ROOT's (default /work/main) on the sa
 from __future__ import annotations
 
 import logging
-import os
 import random
 import sys
 from collections import Counter
@@ -26,7 +25,6 @@ from tests.oracle.measure_root import main_with_before
 
 MUSE = "MuseSparkForConditionalGeneration"
 BUDGET = "SGLANG_OPT_DEEPGEMM_MEGA_MOE_NUM_MAX_TOKENS_PER_RANK"
-NVFP4_DISPATCH = "SGLANG_MOE_NVFP4_DISPATCH"
 SP, MEGA = "--enable-layernorm-sp", "--enable-megamoe-for-layernorm-sp"
 MODELS = ("muse", "muse", "muse_fp4", "qwen3", "qwen3_moe")
 
@@ -87,17 +85,15 @@ def hook_refusal(text: str | None) -> bool:
 
 def answers(line: tuple[str, ...]) -> tuple[str | None, str | None, list[str]]:
     """(SGLang's refusal, graphfit's, the differing aspects' details) for one line. graphfit
-    first: SGLang's FlashInfer A2A hook sets SGLANG_MOE_NVFP4_DISPATCH in `os.environ`
-    itself (arg_groups/moe_hook.py:497-507), which the oracle's `patched_environ` does not
-    put back; it is put back here, so no line sees another's."""
+    first. SGLang's FlashInfer A2A hook sets SGLANG_MOE_NVFP4_DISPATCH in `os.environ` itself
+    (arg_groups/moe_hook.py:497-507); `mc.sglang` puts back what SGLang writes per line
+    (environ_patch.sglang_environ, s65x), so no line sees another's."""
     from tests.oracle import sglang_moe_a2a_compare as mc
-    from tests.oracle.environ_patch import restoring
 
     logging.disable(logging.WARNING)
-    with restoring(os.environ, (NVFP4_DISPATCH,)):
-        gf = mc.graphfit_cli(line)
-        sg = mc.sglang(line)
-        found = [d.detail for ds in mc.compare(line).values() for d in ds]
+    gf = mc.graphfit_cli(line)
+    sg = mc.sglang(line)
+    found = [d.detail for ds in mc.compare(line).values() for d in ds]
     return sg.rejected, gf.rejected, found
 
 
