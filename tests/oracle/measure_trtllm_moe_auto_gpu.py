@@ -24,7 +24,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS, write_line
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS, hf_file, write_line
 
 GPUS = ["T4", "A10G", "L40S", "RTX4090", "RTX5090", "A100", "H100", "H20", "H200", "B200",
         "GB200", "GB300"]
@@ -55,12 +55,12 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None
             if ref.moe_a2a_auto_sized_on(item["backend"], item["configurable"], data,
-                                         quant == "file", sm):
+                                         hf_file(quant, ref), sm):
                 c[2] += 1
                 c[3] += got == ref.moe_a2a_workspace_size(item["tp"], item["top_k"], TOKENS,
                                                           4096, 2)
                 c[4] += not ref.moe_a2a_auto_sized(item["backend"], item["configurable"],
-                                                   data, quant == "file")
+                                                   data, hf_file(quant, ref))
             else:
                 c[5] += 1
                 c[6] += got is None

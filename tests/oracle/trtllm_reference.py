@@ -3194,43 +3194,133 @@ def moe_auto_backend(requested: str, architecture: str, quant_algo: str | None, 
     return "CUTLASS"
 
 
-def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config_file: bool
-                         ) -> tuple[str | None, ...]:
-    """The quant algorithms `from_pretrained` may build for a checkpoint, as far as
-    `resolve_moe_backend` tells them apart (`cite_fact("moe_auto_call")`,
-    `cite_fact("moe_auto_fp8_block")`, `cite_fact("moe_auto_quant_methods")`): an
-    hf_quant_config.json, an inline modelopt config (not restated) or another method may be
-    anything."""
-    anything = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
-    hf = config_json.get("quantization_config")
-    if hf_quant_config_file:
-        return anything
-    if hf is None:
-        return (None,)  # dtypes.json gives MXFP4 or nothing
-    if not isinstance(hf, Mapping) or "quant_algo" in hf:
-        return anything
+# What an hf_quant_config.json and a ModelOpt quantization_config set (issue 23, s66t), in the
+# same copy (model_config_2026): `_build_modelopt_quant_config` (498-582) sets the global
+# algorithm to QuantAlgo(quant_algo) when the key is not None (509-511) and keeps it for
+# MIXED_PRECISION (524-571: only the per-layer configs are built there);
+# `load_hf_quant_config`'s compressed-tensors branch (673-675) calls
+# update_quant_config_from_compressed_tensors (not read) and no branch of the chain 615-688
+# names another method, which then sets no algorithm; `from_pretrained` reads
+# hf_quant_config.json through read_modelopt_quant_config into the builder (1260-1277) and
+# hands over to config.json's quantization_config when the file sets no global algorithm
+# and the inline one does (1278-1298). tensorrt_llm/quantization/modelopt_config.py, two
+# stored copies whose commits the index does not give (5,742 and 7,542 characters, lines not
+# counted): `is_modelopt_quant_config` is a dict whose quant_method, as str and lower-cased,
+# starts with "modelopt", or whose producer's name is "modelopt"; `read_modelopt_quant_config`
+# takes the dict under "quantization" (legacy shape; not a dict: ValueError), else the flat
+# config when it is a modelopt one (else ValueError), and renames the alias "fp8_pb_wo" to
+# FP8_BLOCK_SCALES (the smaller copy: exactly that spelling; the larger: any case, the
+# smaller's QuantAlgo then raising for the others). QuantAlgo is a StrEnum looked up by exact
+# value (its metaclass overrides __contains__ only).
+CITES.update({
+    "moe_auto_modelopt_builder": ("model_config_2026", "ModelConfig._build_modelopt_quant_"
+                                  "config: quant_algo = QuantAlgo(quant_algo) or None", 16000),
+    "moe_auto_compressed": ("model_config_2026", "ModelConfig.load_hf_quant_config: "
+                            "compressed-tensors branch, the end of the method chain", 24000),
+    "moe_auto_hf_file": ("model_config_2026", "ModelConfig.from_pretrained: hf_quant_config.json "
+                         "through the modelopt builder, config.json's when it sets no "
+                         "quant_algo", 48000),
+})
+LINES.update({"moe_auto_modelopt_builder": (498, 571), "moe_auto_compressed": (673, 688),
+              "moe_auto_hf_file": (1260, 1298)})
+MOE_AUTO_ANY = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
+# a hf_quant_config.json that is not JSON (the test's and the measure's stand-in for one)
+NOT_JSON = object()
+
+
+class _Raises(Exception):
+    """TensorRT-LLM raises while it reads the quant config (the model does not load)."""
+
+
+def _modelopt_inner(raw: Any) -> dict[str, Any]:
+    """`read_modelopt_quant_config` (module comment above), the alias left to the caller."""
+    if not isinstance(raw, dict):
+        raise _Raises("not a dict")
+    if "quantization" in raw:
+        if not isinstance(raw["quantization"], dict):
+            raise _Raises("quantization not a dict")
+        return dict(raw["quantization"])
+    marker = str(raw.get("quant_method", "")).lower().startswith("modelopt")
+    producer = raw.get("producer") or {}
+    if not marker and not (isinstance(producer, dict) and producer.get("name") == "modelopt"):
+        raise _Raises("not modelopt")
+    return {key: value for key, value in raw.items()
+            if key not in ("producer", "quant_method", "ignore", "kv_cache_scheme",
+                           "config_groups")}
+
+
+def _builder_algo(inner: Mapping[str, Any]) -> str | None:
+    """The global algorithm `_build_modelopt_quant_config` sets
+    (`cite_fact("moe_auto_modelopt_builder")`): another QuantAlgo value, or a ValueError
+    (no model), is neither algorithm resolve_moe_backend tests ("OTHER")."""
+    value = inner.get("quant_algo")
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lower() == "fp8_pb_wo":
+        value = "FP8_BLOCK_SCALES"
+    return value if value in ("FP8_BLOCK_SCALES", "W4A16_NVFP4") else "OTHER"
+
+
+def _inline_algos(hf: Any) -> tuple[str | None, ...]:
+    """`load_hf_quant_config` of config.json's quantization_config `hf`
+    (`cite_fact("moe_auto_fp8_block")`, `cite_fact("moe_auto_quant_methods")`,
+    `cite_fact("moe_auto_compressed")`)."""
+    if not isinstance(hf, dict):
+        return MOE_AUTO_ANY
+    producer = hf.get("producer") or {}
+    if str(hf.get("quant_method", "")).lower().startswith("modelopt") or (
+            isinstance(producer, dict) and producer.get("name") == "modelopt"):
+        try:
+            return (_builder_algo(_modelopt_inner(hf)),)
+        except _Raises:
+            return MOE_AUTO_ANY
     method = hf.get("quant_method")
     if method == "fp8":
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
         return ("FP8_BLOCK_SCALES",) if block else (None,)
-    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else anything
+    if method == "compressed-tensors":
+        return MOE_AUTO_ANY
+    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
+
+
+def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config: Any = None
+                         ) -> tuple[str | None, ...]:
+    """The quant algorithms `from_pretrained` may build for a checkpoint whose config.json is
+    `config_json` and whose hf_quant_config.json holds `hf_quant_config` (None: no such file;
+    `NOT_JSON`: not JSON), as far as `resolve_moe_backend` tells them apart
+    (`cite_fact("moe_auto_call")`, `cite_fact("moe_auto_hf_file")`): where TensorRT-LLM raises
+    reading the file, or runs compressed-tensors' reader, anything."""
+    hf = config_json.get("quantization_config")
+    if hf_quant_config is not None:
+        if hf_quant_config is NOT_JSON:
+            return MOE_AUTO_ANY
+        try:
+            algo = _builder_algo(_modelopt_inner(hf_quant_config))
+        except _Raises:
+            return MOE_AUTO_ANY
+        if algo is not None or hf is None:
+            return (algo,)
+        return _inline_algos(hf)  # an inline None keeps the file's None
+    if hf is None:
+        return (None,)  # dtypes.json gives MXFP4 or nothing
+    return _inline_algos(hf)
 
 
 def moe_auto_backends(requested: str | None, config_json: Mapping[str, Any],
-                      hf_quant_config_file: bool) -> set[str]:
+                      hf_quant_config: Any) -> set[str]:
     """Every backend a line's MoE gets, over `MOE_AUTO_SMS` and both `is_sm_100f()` values,
     for `moe_config.backend` `requested` (None: not given, AUTO) and a local checkpoint
     (`cite_fact("moe_auto_call")`)."""
     names = config_json.get("architectures") or []
     architecture = names[0] if names else ""
     return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, flag)
-            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config)
             for sm in MOE_AUTO_SMS for flag in (False, True)}
 
 
 def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | None,
                        config_json: Mapping[str, Any] | None,
-                       hf_quant_config_file: bool = False) -> bool:
+                       hf_quant_config: Any = None) -> bool:
     """`moe_a2a_backend_sized` with AUTO (or no backend) resolved for a local checkpoint's
     config.json `config_json` (None: not read, and then no backend is CUTLASS, AUTO not
     sized): sized only where every backend it may resolve to is."""
@@ -3238,7 +3328,7 @@ def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | Non
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
     return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
                for backend in moe_auto_backends(requested, config_json,
-                                                hf_quant_config_file))
+                                                hf_quant_config))
 
 
 def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
@@ -3460,21 +3550,21 @@ def is_sm_100f(sm: int) -> bool:
 
 
 def moe_auto_backends_on(requested: str | None, config_json: Mapping[str, Any],
-                         hf_quant_config_file: bool, sm: int) -> set[str]:
+                         hf_quant_config: Any, sm: int) -> set[str]:
     """`moe_auto_backends` on one GPU, SM `sm`: what AUTO (or no backend) resolves to for
     each quant algorithm the checkpoint may build (`cite_fact("moe_auto_call")`)."""
     names = config_json.get("architectures") or []
     architecture = names[0] if names else ""
     return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, is_sm_100f(sm))
-            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)}
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config)}
 
 
 def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | None,
-                          config_json: Mapping[str, Any], hf_quant_config_file: bool,
+                          config_json: Mapping[str, Any], hf_quant_config: Any,
                           sm: int) -> bool:
     """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
     if requested is not None and requested.upper() != "AUTO":
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
     return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
                for backend in moe_auto_backends_on(requested, config_json,
-                                                   hf_quant_config_file, sm))
+                                                   hf_quant_config, sm))
