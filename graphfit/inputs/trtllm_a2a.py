@@ -92,8 +92,12 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   no quantization_config is "none"; a quant_method "fp8" one with a weight_block_size or a
   static activation_scheme is "fp8_block" (`load_hf_quant_config`, :615-618); mxfp4,
   mxfp8 and nvfp4 set neither algorithm (:636-688) and a method that none of its branches
-  names sets no algorithm at all, so both are "none"; compressed-tensors
-  (`update_quant_config_from_compressed_tensors`, :673-675, not read) is "unknown". A
+  names sets no algorithm at all, so both are "none". compressed-tensors (:673-675) calls
+  `update_quant_config_from_compressed_tensors`
+  (tensorrt_llm/models/quant_config_utils.py@2a26169d0b:22-76, s66t): FP8_BLOCK_SCALES
+  when config_groups' group_0 has 8-bit weights of strategy "block", input activations of
+  strategy "group" and a group_size of 128 (its :35-49, "fp8_block"); anything else sets
+  FP8_PER_CHANNEL_PER_TOKEN or NVFP4, or raises (the model does not load): "none". A
   ModelOpt config (issue 23, s66t: `is_modelopt_quant_config`, a quant_method starting
   with "modelopt" or producer.name "modelopt", tensorrt_llm/quantization/modelopt_config.py,
   a stored copy whose commit the index does not give) goes to the modelopt builder
@@ -227,9 +231,9 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
 
 # quant_method values whose `load_hf_quant_config` branch sets neither W4A16_NVFP4 nor
 # FP8_BLOCK_SCALES (module doc); "fp8" sets FP8_BLOCK_SCALES only with a block size or a
-# static activation scheme; "compressed-tensors" is not read
+# static activation scheme, COMPRESSED with block-scaled 8-bit weights
 NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
-UNREAD_METHODS = ("compressed-tensors",)
+COMPRESSED = "compressed-tensors"
 HF_QUANT_CONFIG = "hf_quant_config.json"
 
 
@@ -275,12 +279,33 @@ def inline_quantization(quant: object) -> str | None:
     if is_modelopt(quant):
         return modelopt_quantization(quant)
     method = quant.get("quant_method")
-    if method in UNREAD_METHODS:
-        return "unknown"
+    if method == COMPRESSED:
+        return compressed_quantization(quant)
     if method == "fp8" and (quant.get("weight_block_size")
                             or quant.get("activation_scheme") == "static"):
         return "fp8_block"
     return "none" if method in NEITHER_METHODS else None
+
+
+def _entry(value: object, *keys: str) -> object:
+    """`value[key][key]...`, None where a level is not a mapping or lacks the key."""
+    for key in keys:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def compressed_quantization(quant: Mapping[str, Any]) -> str:
+    """What `update_quant_config_from_compressed_tensors` sets (module doc): "fp8_block" for
+    block-scaled 8-bit weights with group inputs of group size 128, else "none"."""
+    group = ("config_groups", "group_0")
+    if (_entry(quant, *group, "weights", "num_bits") == 8
+            and _entry(quant, *group, "weights", "strategy") == "block"
+            and _entry(quant, *group, "input_activations", "strategy") == "group"
+            and _entry(quant, *group, "input_activations", "group_size") == 128):
+        return "fp8_block"
+    return "none"
 
 
 def _file_quantization(path: Path) -> str | None:
@@ -334,8 +359,8 @@ def token_settings(model: str) -> list[Setting]:
     return out
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "EXPERT_KEYS", "HF_QUANT_CONFIG", "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS",
-           "UNREAD_METHODS", "auto_checkpoint", "eplb_experts", "environment",
-           "inline_quantization", "is_modelopt", "modelopt_quantization", "moe_config",
-           "token_settings", "token_size"]
+__all__ = ["COMPRESSED", "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM",
+           "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG", "NEITHER_METHODS",
+           "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization", "eplb_experts",
+           "environment", "inline_quantization", "is_modelopt", "modelopt_quantization",
+           "moe_config", "token_settings", "token_size"]

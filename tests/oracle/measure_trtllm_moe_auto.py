@@ -32,6 +32,13 @@ ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
 # quantization_config values (None: none), and names of HF_FILES: an hf_quant_config.json
 # beside config.json (also the generated tests', tests/oracle/test_trtllm_moe_auto_reference.py
 # and test_trtllm_moe_auto_gpu_reference.py)
+# llm-compressor configs: block-scaled FP8 (FP8_BLOCK_SCALES) and per-channel FP8
+COMPRESSED_BLOCK = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+    "weights": {"num_bits": 8, "strategy": "block"},
+    "input_activations": {"strategy": "group", "group_size": 128}}}}
+COMPRESSED_CHANNEL = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+    "weights": {"num_bits": 8, "strategy": "channel"},
+    "input_activations": {"strategy": "token"}}}}
 QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
                      {"quant_method": "fp8", "activation_scheme": "static"},
                      {"quant_method": "fp8", "activation_scheme": "dynamic"},
@@ -43,7 +50,7 @@ QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 12
                      {"quant_method": "nvfp4", "quant_algo": "W4A16_NVFP4"},
                      {"producer": {"name": "modelopt"},
                       "quantization": {"quant_algo": "W4A16_NVFP4"}},
-                     {"quant_method": "gptq"},
+                     {"quant_method": "gptq"}, COMPRESSED_BLOCK, COMPRESSED_CHANNEL,
                      "file-fp8-block", "file-alias", "file-nvfp4", "file-mixed",
                      "file-null-inline-fp8", "file-null", "file-not-modelopt", "file-not-json"]
 # name -> (the hf_quant_config.json's JSON, or NOT_JSON: "{" written; config.json's

@@ -25,7 +25,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.oracle import trtllm_reference as ref
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, hf_file, write_files
+from tests.oracle.measure_trtllm_moe_auto import (
+    ARCHS,
+    COMPRESSED_BLOCK,
+    COMPRESSED_CHANNEL,
+    QUANTS,
+    hf_file,
+    write_files,
+)
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
@@ -144,8 +151,10 @@ MODELOPT_CASES: list[tuple[Any, str, bool, bool]] = [
     ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "W4A16_NVFP4"}},
      "CUTEDSL or CUTLASS or MARLIN", False, False),
     ({"quant_method": "gptq"}, "CUTLASS for", True, True),  # no branch: no algorithm
-    ({"quant_method": "compressed-tensors"}, "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False,
-     False),
+    ({"quant_method": "compressed-tensors"}, "CUTLASS for", True, True),  # raises: no model
+    (COMPRESSED_BLOCK, "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
+    (COMPRESSED_CHANNEL, "CUTLASS for", True, True),  # FP8_PER_CHANNEL_PER_TOKEN
+    ([{"quant_method": "fp8"}], "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),
 ]
 
 
@@ -154,7 +163,10 @@ def test_modelopt_configs(tmp_path: Path) -> None:
     quant_algo names (`ref.cite_fact("moe_auto_hf_file")`,
     `ref.cite_fact("moe_auto_modelopt_builder")`); a null one hands over to config.json's
     quantization_config; a file the reader refuses, and compressed-tensors, stay any
-    algorithm; a method no branch names sets none (`ref.cite_fact("moe_auto_compressed")`).
+    algorithm; a method no branch names sets none (`ref.cite_fact("moe_auto_compressed")`);
+    compressed-tensors sets FP8_BLOCK_SCALES for block weights only
+    (`ref.cite_fact("moe_auto_compressed_algo")`). A quantization_config that is not an object
+    stays any algorithm.
     Each case is checked against the reference too."""
     want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
     for quant, resolved, sized, sized_legacy in MODELOPT_CASES:

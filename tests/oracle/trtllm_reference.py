@@ -3199,7 +3199,7 @@ def moe_auto_backend(requested: str, architecture: str, quant_algo: str | None, 
 # algorithm to QuantAlgo(quant_algo) when the key is not None (509-511) and keeps it for
 # MIXED_PRECISION (524-571: only the per-layer configs are built there);
 # `load_hf_quant_config`'s compressed-tensors branch (673-675) calls
-# update_quant_config_from_compressed_tensors (not read) and no branch of the chain 615-688
+# update_quant_config_from_compressed_tensors (below) and no branch of the chain 615-688
 # names another method, which then sets no algorithm; `from_pretrained` reads
 # hf_quant_config.json through read_modelopt_quant_config into the builder (1260-1277) and
 # hands over to config.json's quantization_config when the file sets no global algorithm
@@ -3223,7 +3223,37 @@ CITES.update({
 })
 LINES.update({"moe_auto_modelopt_builder": (498, 571), "moe_auto_compressed": (673, 688),
               "moe_auto_hf_file": (1260, 1298)})
+# tensorrt_llm/models/quant_config_utils.py @2a26169d0b (4,517 characters, one page; the one
+# stored copy), counted from offset 0 to 76 (s66t): `update_quant_config_from_compressed_
+# tensors` (22-76) reads config_groups["group_0"]'s weights and input_activations (26-33):
+# 8-bit weights of strategy "channel" with token inputs are FP8_PER_CHANNEL_PER_TOKEN, of
+# strategy "block" with group inputs FP8_BLOCK_SCALES with group_size 128 only (35-49), 4-bit
+# float tensor_group weights NVFP4 (56-71); every other shape raises ValueError (a missing key
+# KeyError).
+PINS["quant_config_utils"] = ("tensorrt_llm/models/quant_config_utils.py",
+                              "2a26169d0b200a5b81356d09ee7ed7691d95f116")
+COUNTED_TO["quant_config_utils"] = 76
+CITES["moe_auto_compressed_algo"] = ("quant_config_utils", "update_quant_config_from_"
+                                     "compressed_tensors: FP8_BLOCK_SCALES for block weights",
+                                     0)
+LINES["moe_auto_compressed_algo"] = (22, 76)
 MOE_AUTO_ANY = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
+
+
+def _compressed_algo(hf: Mapping[str, Any]) -> str | None:
+    """`update_quant_config_from_compressed_tensors`'s algorithm
+    (`cite_fact("moe_auto_compressed_algo")`); where it raises the model does not load
+    ("OTHER": no backend at all)."""
+    try:
+        group = hf["config_groups"]["group_0"]
+        weights, inputs = group["weights"], group["input_activations"]
+        bits, strategy, given = weights["num_bits"], weights["strategy"], inputs["strategy"]
+        if bits == 8 and strategy == "block" and given == "group" \
+                and inputs["group_size"] == 128:
+            return "FP8_BLOCK_SCALES"
+    except (KeyError, TypeError):
+        pass
+    return "OTHER"
 # a hf_quant_config.json that is not JSON (the test's and the measure's stand-in for one)
 NOT_JSON = object()
 
@@ -3279,7 +3309,7 @@ def _inline_algos(hf: Any) -> tuple[str | None, ...]:
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
         return ("FP8_BLOCK_SCALES",) if block else (None,)
     if method == "compressed-tensors":
-        return MOE_AUTO_ANY
+        return (_compressed_algo(hf),)
     return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
 
 
@@ -3289,7 +3319,7 @@ def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config: Any = 
     `config_json` and whose hf_quant_config.json holds `hf_quant_config` (None: no such file;
     `NOT_JSON`: not JSON), as far as `resolve_moe_backend` tells them apart
     (`cite_fact("moe_auto_call")`, `cite_fact("moe_auto_hf_file")`): where TensorRT-LLM raises
-    reading the file, or runs compressed-tensors' reader, anything."""
+    reading the file, anything."""
     hf = config_json.get("quantization_config")
     if hf_quant_config is not None:
         if hf_quant_config is NOT_JSON:
