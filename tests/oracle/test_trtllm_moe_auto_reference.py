@@ -154,6 +154,10 @@ MODELOPT_CASES: list[tuple[Any, str, bool, bool]] = [
     ({"quant_method": "compressed-tensors"}, "CUTLASS for", True, True),  # raises: no model
     (COMPRESSED_BLOCK, "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
     (COMPRESSED_CHANNEL, "CUTLASS for", True, True),  # FP8_PER_CHANNEL_PER_TOKEN
+    ({**COMPRESSED_BLOCK, "config_groups": {"group_0": {  # group size 64: raises, no model
+        "weights": {"num_bits": 8, "strategy": "block"},
+        "input_activations": {"strategy": "group", "group_size": 64}}}}, "CUTLASS for", True,
+     True),
     ([{"quant_method": "fp8"}], "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),
 ]
 
