@@ -47,8 +47,14 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   `self.dtype or torch.float16`, and ConfigurableMoE's factory with ModelConfig.torch_dtype,
   `pretrained_config.torch_dtype or torch.bfloat16`
   (tensorrt_llm/_torch/model_config.py@1a0dc5f700:204-210): two bytes on either route.
-  A float32 checkpoint is not read: whether the loader keeps float32 activations was not
-  read, so it leaves the payload as a formula.
+  A float32 checkpoint (issue 23, s66t) is four: `ModelConfig.from_pretrained` copies the
+  config's dtype into its torch_dtype
+  (tensorrt_llm/_torch/model_config.py@008e0af898:1187-1195), the PyTorch loader's `_load_and_validate_config` passes no dtype of the LLM
+  API to it and `load` builds the model on that config
+  (tensorrt_llm/_torch/pyexecutor/model_loader.py@b51992a331, lines not counted), and the
+  model classes above pass config.torch_dtype on to `create_moe`; so both routes size the
+  workspace with float32 tokens. Whether the MoE backend's kernels then run float32 was not
+  read: a line whose layer cannot be built does not load, and has no workspace.
 * The expert count under EPLB (s61t, `moe_eplb_experts`): the `num_experts` the model class
   passes to `create_moe`, config.json's num_local_experts for MixtralForCausalLM
   (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35) and num_experts for
@@ -131,7 +137,8 @@ ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
 ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
-TWO_BYTE_DTYPES = ("bfloat16", "float16")
+# the checkpoint dtypes whose itemsize the workspace is sized with (module doc; float32: s66t)
+DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
                "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
@@ -202,13 +209,14 @@ def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
     dtype = text.get("torch_dtype", text.get("dtype"))
     if isinstance(dtype, str):
         dtype = dtype.removeprefix("torch.")
-    if hidden is None or top_k is None or (dtype is not None and dtype not in TWO_BYTE_DTYPES):
+    if hidden is None or top_k is None or (
+            dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPE_ITEMSIZE)):
         return None
     quant = data.get("quantization_config")
     method = quant.get("quant_method") if isinstance(quant, dict) else None
     if isinstance(method, str) and method.lower() == "mxfp4" and hidden % 128:
         return None  # W4A16 MXFP4 may pad it (module doc)
-    return hidden, top_k, 2
+    return hidden, top_k, 2 if dtype is None else DTYPE_ITEMSIZE[dtype]
 
 
 def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
@@ -359,8 +367,8 @@ def token_settings(model: str) -> list[Setting]:
     return out
 
 
-__all__ = ["COMPRESSED", "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM",
-           "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG", "NEITHER_METHODS",
-           "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization", "eplb_experts",
-           "environment", "inline_quantization", "is_modelopt", "modelopt_quantization",
-           "moe_config", "token_settings", "token_size"]
+__all__ = ["COMPRESSED", "DTYPE_ITEMSIZE", "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE",
+           "ENV_FORCE_COMM", "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG",
+           "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization",
+           "eplb_experts", "environment", "inline_quantization", "is_modelopt",
+           "modelopt_quantization", "moe_config", "token_settings", "token_size"]

@@ -3552,13 +3552,26 @@ def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     return int(config[MOE_EXPERT_KEY[arch]])
 
 
+# A float32 checkpoint (issue 23, s66t): `from_pretrained` copies the transformers config's
+# dtype (a composite config's text_config dtype when the top has none) into its torch_dtype
+# (model_config_2026, 1187-1195, counted by s64t); tensorrt_llm/_torch/pyexecutor/
+# model_loader.py @b51992a331 (63,976 characters, the one stored copy; lines not counted):
+# `ModelLoader._load_and_validate_config` calls the checkpoint loader's load_config with no
+# dtype of the LLM API (its keyword list: mapping, spec, sizes, moe_config fields, backends),
+# and `ModelLoader.load` builds the model from that config (AutoModelForCausalLM.from_config).
+CITES["moe_a2a_float32"] = ("model_config_2026", "ModelConfig.from_pretrained: "
+                            "pretrained_config.torch_dtype = the config's dtype", 48000)
+LINES["moe_a2a_float32"] = (1187, 1195)
+
+
 def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
     """The itemsize the one-sided workspace is sized with for a checkpoint whose
     transformers torch_dtype is `torch_dtype` (None: untyped): the factory's
     ModelConfig.torch_dtype, bfloat16 when None (`cite_fact("model_config_torch_dtype")`), on
     ConfigurableMoE; else CutlassFusedMoE's `self.dtype or torch.float16`
     (`cite_fact("moe_a2a_build")`), self.dtype the model's config.torch_dtype
-    (`cite_fact("mixtral_create_moe")`)."""
+    (`cite_fact("mixtral_create_moe")`); a float32 checkpoint's stays float32
+    (`cite_fact("moe_a2a_float32")`, the comment above)."""
     if torch_dtype is None:
         return DTYPE_ITEMSIZE["bfloat16" if configurable else "float16"]
     return DTYPE_ITEMSIZE[torch_dtype]
