@@ -49,8 +49,9 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (tensorrt_llm/_torch/model_config.py@1a0dc5f700:204-210): two bytes on either route.
   A float32 checkpoint (issue 23, s66t) is four: `ModelConfig.from_pretrained` copies the
   config's dtype into its torch_dtype
-  (tensorrt_llm/_torch/model_config.py@008e0af898:1187-1195), the PyTorch loader's `_load_and_validate_config` passes no dtype of the LLM
-  API to it and `load` builds the model on that config
+  (tensorrt_llm/_torch/model_config.py@008e0af898:1187-1195), the PyTorch loader's
+  `_load_and_validate_config` passes no dtype of the LLM API to it and `load` builds the
+  model on that config
   (tensorrt_llm/_torch/pyexecutor/model_loader.py@b51992a331, lines not counted), and the
   model classes above pass config.torch_dtype on to `create_moe`; so both routes size the
   workspace with float32 tokens. Whether the MoE backend's kernels then run float32 was not
