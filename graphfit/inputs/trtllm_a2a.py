@@ -47,8 +47,15 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   `self.dtype or torch.float16`, and ConfigurableMoE's factory with ModelConfig.torch_dtype,
   `pretrained_config.torch_dtype or torch.bfloat16`
   (tensorrt_llm/_torch/model_config.py@1a0dc5f700:204-210): two bytes on either route.
-  A float32 checkpoint is not read: whether the loader keeps float32 activations was not
-  read, so it leaves the payload as a formula.
+  A float32 checkpoint (issue 23, s66t) is four: `ModelConfig.from_pretrained` copies the
+  config's dtype into its torch_dtype
+  (tensorrt_llm/_torch/model_config.py@008e0af898:1187-1195), the PyTorch loader's
+  `_load_and_validate_config` passes no dtype of the LLM API to it and `load` builds the
+  model on that config
+  (tensorrt_llm/_torch/pyexecutor/model_loader.py@b51992a331, lines not counted), and the
+  model classes above pass config.torch_dtype on to `create_moe`; so both routes size the
+  workspace with float32 tokens. Whether the MoE backend's kernels then run float32 was not
+  read: a line whose layer cannot be built does not load, and has no workspace.
 * The expert count under EPLB (s61t, `moe_eplb_experts`): the `num_experts` the model class
   passes to `create_moe`, config.json's num_local_experts for MixtralForCausalLM
   (tensorrt_llm/_torch/models/modeling_mixtral.py@b35ac1b643:35) and num_experts for
@@ -87,12 +94,31 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   both to `resolve_moe_backend`
   (tensorrt_llm/_torch/model_config.py@008e0af898:1250-1315). Of the quant config only
   two algorithms matter there, W4A16_NVFP4 and FP8_BLOCK_SCALES (:459-483): graphfit
-  reads "none" for no quantization_config and no hf_quant_config.json (dtypes.json gives
-  MXFP4 or nothing), "fp8_block" for a quantization_config whose quant_method is "fp8"
-  with a weight_block_size or a static activation_scheme (`load_hf_quant_config`,
-  :615-618), "none" for another fp8 one and for mxfp4, mxfp8 and nvfp4 (:636-688, neither
-  algorithm; :585-596), and "unknown" for an hf_quant_config.json, an inline modelopt config (one
-  with a quant_algo key; `is_modelopt_quant_config` was not read) or any other method.
+  reads "none" for neither, "fp8_block", "w4a16_nvfp4", or "unknown" where the algorithm
+  is not read. Without an hf_quant_config.json (and dtypes.json gives MXFP4 or nothing):
+  no quantization_config is "none"; a quant_method "fp8" one with a weight_block_size or a
+  static activation_scheme is "fp8_block" (`load_hf_quant_config`, :615-618); mxfp4,
+  mxfp8 and nvfp4 set neither algorithm (:636-688) and a method that none of its branches
+  names sets no algorithm at all, so both are "none". compressed-tensors (:673-675) calls
+  `update_quant_config_from_compressed_tensors`
+  (tensorrt_llm/models/quant_config_utils.py@2a26169d0b:22-76, s66t): FP8_BLOCK_SCALES
+  when config_groups' group_0 has 8-bit weights of strategy "block", input activations of
+  strategy "group" and a group_size of 128 (its :35-49, "fp8_block"); anything else sets
+  FP8_PER_CHANNEL_PER_TOKEN or NVFP4, or raises (the model does not load): "none". A
+  ModelOpt config (issue 23, s66t: `is_modelopt_quant_config`, a quant_method starting
+  with "modelopt" or producer.name "modelopt", tensorrt_llm/quantization/modelopt_config.py,
+  a stored copy whose commit the index does not give) goes to the modelopt builder
+  instead (:604-607), as an hf_quant_config.json always does (:1260-1277):
+  `read_modelopt_quant_config` takes the `quantization` object of the legacy shape, or the
+  flat config itself, and spells the alias fp8_pb_wo (any case) FP8_BLOCK_SCALES; the
+  builder sets the global algorithm to `QuantAlgo(quant_algo)` when the key is not null
+  (:509-511). So "W4A16_NVFP4" is "w4a16_nvfp4", "FP8_BLOCK_SCALES" or the alias is
+  "fp8_block", any other value "none" (another QuantAlgo, MIXED_PRECISION included, whose
+  per-layer algorithms resolve_moe_backend does not read, or a ValueError: then the model
+  does not load and no backend is built). A null or missing quant_algo in the file hands over
+  to config.json's quantization_config, read as above, when that sets an algorithm
+  (:1278-1298). A file that is not a ModelOpt config, or not JSON, is "unknown" (the reader
+  raises; graphfit does not refuse the line for it).
 """
 
 from __future__ import annotations
@@ -103,7 +129,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs.model_config import config_path, load_config
-from graphfit.inputs.reading import shown_path
+from graphfit.inputs.reading import load_json, shown_path
 from graphfit.inputs.settings import COMMAND_LINE, FILE, Setting
 from graphfit.planner.core.enums import Engine
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -112,7 +138,8 @@ ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
 ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
-TWO_BYTE_DTYPES = ("bfloat16", "float16")
+# the checkpoint dtypes whose itemsize the workspace is sized with (module doc; float32: s66t)
+DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
 EXPERT_KEYS = {"MixtralForCausalLM": "num_local_experts", "Qwen3MoeForCausalLM": "num_experts",
                "DeepseekV3ForCausalLM": "n_routed_experts", "Qwen2MoeForCausalLM": "num_experts",
@@ -183,13 +210,14 @@ def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
     dtype = text.get("torch_dtype", text.get("dtype"))
     if isinstance(dtype, str):
         dtype = dtype.removeprefix("torch.")
-    if hidden is None or top_k is None or (dtype is not None and dtype not in TWO_BYTE_DTYPES):
+    if hidden is None or top_k is None or (
+            dtype is not None and (not isinstance(dtype, str) or dtype not in DTYPE_ITEMSIZE)):
         return None
     quant = data.get("quantization_config")
     method = quant.get("quant_method") if isinstance(quant, dict) else None
     if isinstance(method, str) and method.lower() == "mxfp4" and hidden % 128:
         return None  # W4A16 MXFP4 may pad it (module doc)
-    return hidden, top_k, 2
+    return hidden, top_k, 2 if dtype is None else DTYPE_ITEMSIZE[dtype]
 
 
 def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
@@ -212,8 +240,90 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
 
 # quant_method values whose `load_hf_quant_config` branch sets neither W4A16_NVFP4 nor
 # FP8_BLOCK_SCALES (module doc); "fp8" sets FP8_BLOCK_SCALES only with a block size or a
-# static activation scheme
+# static activation scheme, COMPRESSED with block-scaled 8-bit weights
 NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
+COMPRESSED = "compressed-tensors"
+HF_QUANT_CONFIG = "hf_quant_config.json"
+
+
+def is_modelopt(raw: object) -> bool:
+    """`is_modelopt_quant_config`: a quant_method starting with "modelopt" (any case) or a
+    producer named "modelopt" (module doc)."""
+    if not isinstance(raw, Mapping):
+        return False
+    if str(raw.get("quant_method", "")).lower().startswith("modelopt"):
+        return True
+    producer = raw.get("producer") or {}
+    return isinstance(producer, Mapping) and producer.get("name") == "modelopt"
+
+
+def modelopt_quantization(raw: object) -> str | None:
+    """The quantization a ModelOpt config's global quant_algo gives (module doc): None when
+    it sets none (null or missing), "unknown" when `read_modelopt_quant_config` raises."""
+    if not isinstance(raw, Mapping):
+        return "unknown"
+    if "quantization" in raw:
+        inner = raw["quantization"]
+    elif is_modelopt(raw):
+        inner = raw
+    else:
+        return "unknown"
+    if not isinstance(inner, Mapping):
+        return "unknown"
+    algo = inner.get("quant_algo")
+    if algo is None:
+        return None
+    if algo == "W4A16_NVFP4":
+        return "w4a16_nvfp4"
+    if algo == "FP8_BLOCK_SCALES" or (isinstance(algo, str) and algo.lower() == "fp8_pb_wo"):
+        return "fp8_block"
+    return "none"
+
+
+def inline_quantization(quant: object) -> str | None:
+    """What `load_hf_quant_config` makes of config.json's quantization_config `quant`
+    (module doc): None when it sets no algorithm."""
+    if not isinstance(quant, Mapping):
+        return "unknown"
+    if is_modelopt(quant):
+        return modelopt_quantization(quant)
+    method = quant.get("quant_method")
+    if method == COMPRESSED:
+        return compressed_quantization(quant)
+    if method == "fp8" and (quant.get("weight_block_size")
+                            or quant.get("activation_scheme") == "static"):
+        return "fp8_block"
+    return "none" if method in NEITHER_METHODS else None
+
+
+def _entry(value: object, *keys: str) -> object:
+    """`value[key][key]...`, None where a level is not a mapping or lacks the key."""
+    for key in keys:
+        if not isinstance(value, Mapping) or key not in value:
+            return None
+        value = value[key]
+    return value
+
+
+def compressed_quantization(quant: Mapping[str, Any]) -> str:
+    """What `update_quant_config_from_compressed_tensors` sets (module doc): "fp8_block" for
+    block-scaled 8-bit weights with group inputs of group size 128, else "none"."""
+    group = ("config_groups", "group_0")
+    if (_entry(quant, *group, "weights", "num_bits") == 8
+            and _entry(quant, *group, "weights", "strategy") == "block"
+            and _entry(quant, *group, "input_activations", "strategy") == "group"
+            and _entry(quant, *group, "input_activations", "group_size") == 128):
+        return "fp8_block"
+    return "none"
+
+
+def _file_quantization(path: Path) -> str | None:
+    """hf_quant_config.json's ModelOpt quantization; "unknown" when it does not parse."""
+    try:
+        raw = load_json(path, "quant config")
+    except ConfigError:
+        return "unknown"
+    return modelopt_quantization(raw)
 
 
 def auto_checkpoint(path: Path, data: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -226,17 +336,13 @@ def auto_checkpoint(path: Path, data: Mapping[str, Any]) -> tuple[str, str] | No
         return None
     arch = names[0] if names else ""
     quant = data.get("quantization_config")
-    if os.path.lexists(path.parent / "hf_quant_config.json"):
-        return arch, "unknown"
-    if quant is None:
-        return arch, "none"
-    method = quant.get("quant_method") if isinstance(quant, Mapping) else None
-    if not isinstance(quant, Mapping) or "quant_algo" in quant or method not in NEITHER_METHODS:
-        return arch, "unknown"
-    if method == "fp8" and (quant.get("weight_block_size")
-                            or quant.get("activation_scheme") == "static"):
-        return arch, "fp8_block"
-    return arch, "none"
+    found: str | None = None
+    hf_file = path.parent / HF_QUANT_CONFIG
+    if os.path.lexists(hf_file):
+        found = _file_quantization(hf_file)
+    if found is None and quant is not None:
+        found = inline_quantization(quant)
+    return arch, found or "none"
 
 
 def token_settings(model: str) -> list[Setting]:
@@ -262,7 +368,8 @@ def token_settings(model: str) -> list[Setting]:
     return out
 
 
-__all__ = ["ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
-           "EXPERT_KEYS", "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint",
-           "eplb_experts", "environment",
-           "moe_config", "token_settings", "token_size"]
+__all__ = ["COMPRESSED", "DTYPE_ITEMSIZE", "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE",
+           "ENV_FORCE_COMM", "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG",
+           "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization",
+           "eplb_experts", "environment", "inline_quantization", "is_modelopt",
+           "modelopt_quantization", "moe_config", "token_settings", "token_size"]

@@ -103,10 +103,11 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[7] += bool(found) and int(found[1]) == env_bytes
             ckpt = item["checkpoint"]
             if not item["env"] and ckpt is not None and ckpt.get("torch_dtype") in (
-                    "bfloat16", "float16"):
+                    "bfloat16", "float16", "float32"):  # float32: s66t
                 c[8] += 1
                 total = ref.moe_a2a_workspace_size(sizes.ep, ckpt["num_experts_per_tok"],
-                                                   limit, ckpt["hidden_size"], 2)
+                                                   limit, ckpt["hidden_size"],
+                                                   ref.DTYPE_ITEMSIZE[ckpt["torch_dtype"]])
                 found = re.search(r"(\d+) bytes \([\d.]+ MiB\) in all", shown or "")
                 c[9] += bool(found) and int(found[1]) == total
     return c
@@ -116,7 +117,7 @@ def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}, planned {c[1]}; one-sided {c[2]}, workspace shown with "
           f"the engine's aux bytes and rows {c[3]}/{c[2]}; not one-sided {c[4]}, none shown "
           f"{c[5]}/{c[4]}; {ENV} set (int() >= 1) {c[6]}, engine's bytes shown {c[7]}/{c[6]}; "
-          f"two-byte checkpoint {c[8]}, engine's total shown {c[9]}/{c[8]}")
+          f"typed checkpoint {c[8]}, engine's total shown {c[9]}/{c[8]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:

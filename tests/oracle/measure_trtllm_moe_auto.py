@@ -7,7 +7,8 @@ Draws N lines `trtllm-serve CKPT --tp_size T --ep_size T --extra_llm_api_options
 enable_attention_dp true, and moe_config.backend AUTO or no backend) over a local bf16
 checkpoint (a drawn architecture: Mixtral, GPT-OSS, DeepSeek-V4, Kimi-K3, Kimi-Linear,
 DeepSeek-V3 or none named; a drawn quantization: none, fp8 block / static / dynamic, mxfp4,
-nvfp4, compressed-tensors, an inline modelopt config or an hf_quant_config.json), with
+nvfp4, compressed-tensors, gptq, inline modelopt configs or an hf_quant_config.json of
+one of several shapes, s66t), with
 ENABLE_CONFIGURABLE_MOE unset or "0". For this checkout and for the graphfit at `--before` (a
 subprocess on the same lines) it prints: the lines; those where every backend AUTO may resolve
 to over the GPUs builds the restated workspace (`ref.moe_a2a_auto_sized`) and how many plans
@@ -28,14 +29,76 @@ TOKENS = 8192
 ARCHS = ["MixtralForCausalLM", "GptOssForCausalLM", "DeepseekV4ForCausalLM",
          "KimiK3ForConditionalGeneration", "KimiLinearForCausalLM", "DeepseekV3ForCausalLM",
          None]
-# quantization_config values (None: none), and "file": an hf_quant_config.json beside it
-# (also the generated test's, tests/oracle/test_trtllm_moe_auto_reference.py)
+# quantization_config values (None: none), and names of HF_FILES: an hf_quant_config.json
+# beside config.json (also the generated tests', tests/oracle/test_trtllm_moe_auto_reference.py
+# and test_trtllm_moe_auto_gpu_reference.py)
+# llm-compressor configs: block-scaled FP8 (FP8_BLOCK_SCALES) and per-channel FP8
+COMPRESSED_BLOCK = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+    "weights": {"num_bits": 8, "strategy": "block"},
+    "input_activations": {"strategy": "group", "group_size": 128}}}}
+COMPRESSED_CHANNEL = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+    "weights": {"num_bits": 8, "strategy": "channel"},
+    "input_activations": {"strategy": "token"}}}}
 QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
                      {"quant_method": "fp8", "activation_scheme": "static"},
                      {"quant_method": "fp8", "activation_scheme": "dynamic"},
                      {"quant_method": "mxfp4"}, {"quant_method": "nvfp4"},
                      {"quant_method": "compressed-tensors"},
-                     {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file"]
+                     {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}, "file",
+                     # issue 23, s66t: ModelOpt configs read, another method, file shapes
+                     {"quant_method": "modelopt", "quant_algo": "FP8_BLOCK_SCALES"},
+                     {"quant_method": "nvfp4", "quant_algo": "W4A16_NVFP4"},
+                     {"producer": {"name": "modelopt"},
+                      "quantization": {"quant_algo": "W4A16_NVFP4"}},
+                     {"quant_method": "gptq"}, COMPRESSED_BLOCK, COMPRESSED_CHANNEL,
+                     "file-fp8-block", "file-alias", "file-nvfp4", "file-mixed",
+                     "file-null-inline-fp8", "file-null", "file-not-modelopt", "file-not-json"]
+# name -> (the hf_quant_config.json's JSON, or NOT_JSON: "{" written; config.json's
+# quantization_config beside it)
+NOT_JSON = "not json"
+HF_FILES: dict[str, tuple[Any, Any]] = {
+    "file": ({"quantization": {"quant_algo": "W4A16_NVFP4"}}, None),
+    "file-fp8-block": ({"producer": {"name": "modelopt"},
+                        "quantization": {"quant_algo": "FP8_BLOCK_SCALES"}}, None),
+    "file-alias": ({"quant_method": "modelopt", "quant_algo": "FP8_PB_WO"}, None),
+    "file-nvfp4": ({"quantization": {"quant_algo": "NVFP4"}}, None),
+    "file-mixed": ({"quantization": {"quant_algo": "MIXED_PRECISION",
+                                     "quantized_layers": {}}}, None),
+    "file-null-inline-fp8": ({"quantization": {"quant_algo": None}},
+                             {"quant_method": "fp8", "weight_block_size": [128, 128]}),
+    "file-null": ({"quantization": {}}, None),
+    "file-not-modelopt": ({"quant_algo": "W4A16_NVFP4"}, None),
+    "file-not-json": (NOT_JSON, None),
+}
+
+
+def inline_quant(quant: Any) -> Any:
+    """The quantization_config a drawn quantization writes into config.json (None: none)."""
+    return HF_FILES[quant][1] if isinstance(quant, str) else quant
+
+
+def hf_file(quant: Any, ref: Any) -> Any:
+    """What the reference takes for a drawn quantization's hf_quant_config.json: None without
+    one, `ref.NOT_JSON` for a file that is not JSON, else its JSON."""
+    if not isinstance(quant, str):
+        return None
+    content = HF_FILES[quant][0]
+    return ref.NOT_JSON if content == NOT_JSON else content
+
+
+def write_files(model: Path, data: dict[str, Any], quant: Any) -> None:
+    """config.json (`data` with the drawn quantization_config) and, for a file name, the
+    hf_quant_config.json beside it (removed otherwise)."""
+    inline = inline_quant(quant)
+    if inline is not None:
+        data["quantization_config"] = inline
+    (model / "config.json").write_text(json.dumps(data))
+    hf = model / "hf_quant_config.json"
+    if isinstance(quant, str):
+        content = HF_FILES[quant][0]
+        hf.write_text("{" if content == NOT_JSON else json.dumps(content))
+    elif hf.exists():
+        hf.unlink()
 
 
 def write_line(tmp: Path, i: int, item: dict[str, Any]
@@ -51,12 +114,7 @@ def write_line(tmp: Path, i: int, item: dict[str, Any]
     if item["arch"] is not None:
         data["architectures"] = [item["arch"]]
     quant = QUANTS[item["quant"]]
-    if isinstance(quant, dict):
-        data["quantization_config"] = quant
-    (model / "config.json").write_text(json.dumps(data))
-    if quant == "file":
-        (model / "hf_quant_config.json").write_text(json.dumps(
-            {"quantization": {"quant_algo": "W4A16_NVFP4"}}))
+    write_files(model, data, quant)
     options = tmp / f"o{i}.yaml"
     extra: dict[str, Any] = {"enable_attention_dp": True}
     if item["backend"] is not None:
@@ -88,7 +146,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None
             if ref.moe_a2a_auto_sized(item["backend"], item["configurable"], data,
-                                      quant == "file"):
+                                      hf_file(quant, ref)):
                 c[1] += 1
                 c[2] += got == ref.moe_a2a_workspace_size(item["tp"], item["top_k"], TOKENS,
                                                           4096, 2)

@@ -24,7 +24,14 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS, write_line
+from tests.helpers import load_module
+
+# the sibling script by path, so that a `--before` subprocess (another checkout's tests on its
+# path) draws and writes the same lines (s66t)
+_AUTO = load_module(Path(__file__).resolve().parent / "measure_trtllm_moe_auto.py",
+                    "moe_auto_gpu_measure_auto")
+ARCHS, QUANTS, TOKENS = _AUTO.ARCHS, _AUTO.QUANTS, _AUTO.TOKENS
+hf_file, write_line = _AUTO.hf_file, _AUTO.write_line
 
 GPUS = ["T4", "A10G", "L40S", "RTX4090", "RTX5090", "A100", "H100", "H20", "H200", "B200",
         "GB200", "GB300"]
@@ -36,7 +43,6 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     from graphfit import plan
     from graphfit.cli.options import build_config
     from graphfit.planner.core.errors import ConfigError
-    from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "moe_auto_gpu_trtllm_reference")
@@ -55,12 +61,12 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None
             if ref.moe_a2a_auto_sized_on(item["backend"], item["configurable"], data,
-                                         quant == "file", sm):
+                                         hf_file(quant, ref), sm):
                 c[2] += 1
                 c[3] += got == ref.moe_a2a_workspace_size(item["tp"], item["top_k"], TOKENS,
                                                           4096, 2)
                 c[4] += not ref.moe_a2a_auto_sized(item["backend"], item["configurable"],
-                                                   data, quant == "file")
+                                                   data, hf_file(quant, ref))
             else:
                 c[5] += 1
                 c[6] += got is None

@@ -14,7 +14,8 @@ no moe_config backend (AUTO: s64t counts a line known only where every backend A
 resolve to builds the restated workspace, `ref.moe_a2a_auto_sized`). For this checkout and
 for the graphfit at `--before` (a subprocess on the same lines) it prints: the lines; those
 whose total the restated engine gives from the checkpoint (`ref.moe_a2a_workspace_size` with
-`ref.moe_a2a_itemsize` and, under a load balancer, `ref.moe_num_experts`: not float32, and
+`ref.moe_a2a_itemsize`, float32 too since s66t, and, under a load balancer,
+`ref.moe_num_experts`, and
 under a load balancer an architecture in `ref.MOE_EXPERT_KEY`), and how many plans show that
 exact total, with the load-balancer lines and the untyped lines apart; and the plans that
 show a total other than the engine's.
@@ -72,9 +73,8 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
             shown = str(dict(plan(config).engine_inputs).get("moe_a2a_workspace"))
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None
-            known = item["dtype"] != "float32" and (
-                not item["balancer"] or item["arch"] in ref.MOE_EXPERT_KEY) and (
-                ref.moe_a2a_auto_sized(None, item["configurable"], data))  # s64t
+            known = (not item["balancer"] or item["arch"] in ref.MOE_EXPERT_KEY) and (
+                ref.moe_a2a_auto_sized(None, item["configurable"], data))  # s64t; float32 s66t
             if not known:
                 continue
             configurable = not ref.moe_a2a_selects_itself(item["configurable"])

@@ -96,9 +96,9 @@ def test_a_local_checkpoint_gives_the_engines_bytes(tmp_path_factory: Any, hidde
                                                    top_k: int, dtype: str | None,
                                                    nested: bool, mxfp4: bool,
                                                    tp: int) -> None:
-    """With a two-byte dtype, or none (`ref.moe_a2a_itemsize`: bfloat16 on ConfigurableMoE,
-    s61t), the plan's total is the engine's size for the checkpoint's hidden size and top-k;
-    with float32, or an MXFP4 hidden size the engine may pad
+    """With a two-byte dtype, float32 (s66t) or none (`ref.moe_a2a_itemsize`: bfloat16 on
+    ConfigurableMoE, s61t), the plan's total is the engine's size for the checkpoint's hidden
+    size and top-k; with an MXFP4 hidden size the engine may pad
     (`ref.cite_fact("moe_a2a_hidden_pad")`), the payload stays a formula."""
     model = Path(tmp_path_factory.mktemp("ckpt"))
     (model / "config.json").write_text(json.dumps(_config(hidden, top_k, dtype, nested,
@@ -106,7 +106,7 @@ def test_a_local_checkpoint_gives_the_engines_bytes(tmp_path_factory: Any, hidde
     line = shown(str(model), tp, {}, model / "adp.yaml")
     assert line is not None
     match = re.search(r"(\d+) bytes \([\d.]+ MiB\) in all", line)
-    if dtype != "float32" and not (mxfp4 and hidden % 128):
+    if not (mxfp4 and hidden % 128):
         expected = ref.moe_a2a_workspace_size(tp, top_k, TOKENS, hidden,
                                               ref.moe_a2a_itemsize(dtype, True))
         assert match and int(match[1]) == expected, (line, WHY)

@@ -23,7 +23,7 @@ from graphfit import EngineConfig, TrtllmOptions, plan
 from graphfit.cli.options import build_config
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import trtllm_reference as ref
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, hf_file
 from tests.oracle.test_trtllm_moe_auto_reference import _total, checkpoint
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS
 
@@ -64,9 +64,9 @@ def test_auto_is_resolved_on_the_named_gpu(tmp_path_factory: Any, arch: str | No
     data, got = a2a(folder, arch, quant, backend, gpu, environ)
     sm = ref.GPU_SM[gpu]
     assert f"on SM {sm}" in got, (got, WHY)
-    for name in ref.moe_auto_backends_on(backend, data, quant == "file", sm):
+    for name in ref.moe_auto_backends_on(backend, data, hf_file(quant, ref), sm):
         assert name in got, (name, got, WHY)
-    if ref.moe_a2a_auto_sized_on(backend, configurable, data, quant == "file", sm):
+    if ref.moe_a2a_auto_sized_on(backend, configurable, data, hf_file(quant, ref), sm):
         assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2), (got, WHY)
     else:
         assert "not modelled" in got and _total(got) is None, (got, WHY)
@@ -77,9 +77,11 @@ def test_fixed_cases(tmp_path: Path) -> None:
     route), CUTLASS on an RTX 5090 and an A100. DeepSeek-V4 without ConfigurableMoE: TRTLLM on
     a GB300 (not sized), CUTLASS on an H100 (sized). FP8 block scales: TRTLLM on SM 100 and
     103 (is_sm_100f), CUTLASS on SM 120 (sized without ConfigurableMoE). An
-    hf_quant_config.json (any algorithm, s64t): MARLIN or CUTLASS on an H200 (not sized),
-    CUTEDSL or CUTLASS on an RTX 5090 (sized in ConfigurableMoE only), CUTLASS or TRTLLM on
-    a B200 (sized)."""
+    hf_quant_config.json that is not JSON (any algorithm, s64t): MARLIN or CUTLASS on an H200
+    (not sized), CUTEDSL or CUTLASS on an RTX 5090 (sized in ConfigurableMoE only), CUTLASS
+    or TRTLLM on a B200 (sized). A ModelOpt file's algorithm (s66t): W4A16_NVFP4 is MARLIN on
+    an H200, CUTEDSL on an RTX 5090, CUTLASS on an A100; FP8_BLOCK_SCALES TRTLLM on a GB300;
+    NVFP4 CUTLASS."""
     want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
     legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
     mxfp4 = {"quant_method": "mxfp4"}
@@ -97,20 +99,27 @@ def test_fixed_cases(tmp_path: Path) -> None:
          "GB300", legacy, "TRTLLM", False),
         ("MixtralForCausalLM", {"quant_method": "fp8", "weight_block_size": [128, 128]},
          "RTX5090", legacy, "CUTLASS", True),
-        ("MixtralForCausalLM", "file", "H200", {}, "CUTLASS or MARLIN", False),
-        ("MixtralForCausalLM", "file", "RTX5090", {}, "CUTEDSL or CUTLASS for", True),
-        ("MixtralForCausalLM", "file", "RTX5090", legacy, "CUTEDSL or CUTLASS for", False),
+        ("MixtralForCausalLM", "file-not-json", "H200", {}, "CUTLASS or MARLIN", False),
+        ("MixtralForCausalLM", "file-not-json", "RTX5090", {}, "CUTEDSL or CUTLASS for", True),
+        ("MixtralForCausalLM", "file-not-json", "RTX5090", legacy, "CUTEDSL or CUTLASS for",
+         False),
+        # the file's W4A16_NVFP4 read (s66t): MARLIN on Hopper, CUTEDSL on SM 120
+        ("MixtralForCausalLM", "file", "H200", {}, "MARLIN for", False),
+        ("MixtralForCausalLM", "file", "RTX5090", {}, "CUTEDSL for", True),
+        ("MixtralForCausalLM", "file", "A100", legacy, "CUTLASS for", True),
+        ("MixtralForCausalLM", "file-fp8-block", "GB300", legacy, "TRTLLM for", False),
+        ("MixtralForCausalLM", "file-nvfp4", "H100", legacy, "CUTLASS for", True),
     ]
     for arch, quant, gpu, environ, resolved, sized in cases:
         data, got = a2a(tmp_path, arch, quant, None, gpu, environ)
         # the reference agrees with each fixed case (its restatement is checked too)
         assert ref.moe_a2a_auto_sized_on(None, environ.get("ENABLE_CONFIGURABLE_MOE"), data,
-                                         quant == "file", ref.GPU_SM[gpu]) is sized, (arch, gpu)
+                                         hf_file(quant, ref), ref.GPU_SM[gpu]) is sized, (arch, gpu)
         assert f"resolves to {resolved}" in got, (arch, gpu, got)
         assert (_total(got) == want) if sized else (_total(got) is None), (arch, gpu, got)
-    # an hf_quant_config.json is read as any algorithm (s64t): on a B200 every one resolves
-    # to CUTLASS or TRTLLM, both sized on the default route
-    _, got = a2a(tmp_path, "MixtralForCausalLM", "file", "AUTO", "B200", {})
+    # an hf_quant_config.json that is not JSON is read as any algorithm (s64t): on a B200
+    # every one resolves to CUTLASS or TRTLLM, both sized on the default route
+    _, got = a2a(tmp_path, "MixtralForCausalLM", "file-not-json", "AUTO", "B200", {})
     assert "resolves to CUTLASS or TRTLLM" in got and _total(got) == want, got
 
 

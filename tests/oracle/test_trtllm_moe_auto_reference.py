@@ -17,7 +17,6 @@ checkpoint directory.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.oracle import trtllm_reference as ref
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS
+from tests.oracle.measure_trtllm_moe_auto import (
+    ARCHS,
+    COMPRESSED_BLOCK,
+    COMPRESSED_CHANNEL,
+    QUANTS,
+    hf_file,
+    write_files,
+)
 from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 WHY = (ref.cite_fact("moe_auto_call"), ref.cite_fact("moe_auto_resolve"))
@@ -43,7 +49,7 @@ def _line(folder: Path, arch: str | None, quant: Any, backend: str | None,
 
 def checkpoint(folder: Path, arch: str | None, quant: Any) -> dict[str, Any]:
     """A bf16 checkpoint directory `folder/ckpt` (config.json, and an hf_quant_config.json
-    for quant "file"); its config.json."""
+    for a name of `HF_FILES`); its config.json."""
     model = folder / "ckpt"
     model.mkdir(exist_ok=True)
     data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": 8,
@@ -51,14 +57,7 @@ def checkpoint(folder: Path, arch: str | None, quant: Any) -> dict[str, Any]:
                             "torch_dtype": "bfloat16"}
     if arch is not None:
         data["architectures"] = [arch]
-    if isinstance(quant, dict):
-        data["quantization_config"] = quant
-    (model / "config.json").write_text(json.dumps(data))
-    hf_file = model / "hf_quant_config.json"
-    if quant == "file":
-        hf_file.write_text(json.dumps({"quantization": {"quant_algo": "W4A16_NVFP4"}}))
-    elif hf_file.exists():
-        hf_file.unlink()
+    write_files(model, data, quant)
     return data
 
 
@@ -80,12 +79,12 @@ def test_auto_is_sized_where_every_resolution_is(tmp_path_factory: Any, arch: st
     environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
     data, got = _line(folder, arch, quant, backend, environ)
     assert got is not None
-    if ref.moe_a2a_auto_sized(backend, configurable, data, quant == "file"):
+    if ref.moe_a2a_auto_sized(backend, configurable, data, hf_file(quant, ref)):
         assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2), (got, WHY)
         return
     assert "not modelled" in got and _total(got) is None, (got, WHY)
     if backend is None or backend.upper() == "AUTO":
-        for name in ref.moe_auto_backends(backend, data, quant == "file"):
+        for name in ref.moe_auto_backends(backend, data, hf_file(quant, ref)):
             assert name in got, (name, got, WHY)
 
 
@@ -95,7 +94,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
     sized in ConfigurableMoE, not without it. Kimi-K3 without ConfigurableMoE: always TRTLLM,
     not sized. Mixtral unquantized: CUTLASS everywhere, sized on both routes, the backend not
     given (AUTO, `ref.cite_fact("moe_auto_call")`) as given AUTO. A W4A16_NVFP4
-    hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized. An fp8
+    hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized (more
+    ModelOpt cases: `test_modelopt_configs`). An fp8
     checkpoint with a block size or static activations (FP8_BLOCK_SCALES): TRTLLM where
     is_sm_100f(), so sized in ConfigurableMoE only; a dynamic fp8 one: CUTLASS."""
     legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
@@ -118,10 +118,9 @@ def test_fixed_cases(tmp_path: Path) -> None:
             assert "resolves to CUTLASS for MixtralForCausalLM" in mixtral, mixtral
     _, nvfp4 = _line(tmp_path, "MixtralForCausalLM", "file", "AUTO", {})
     assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
-    for method in ("modelopt", "nvfp4"):  # a quant_algo key: modelopt's builder, not read
-        inline = {"quant_method": method, "quant_algo": "W4A16_NVFP4"}
-        _, nvfp4 = _line(tmp_path, "MixtralForCausalLM", inline, None, {})
-        assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
+    inline = {"quant_method": "modelopt", "quant_algo": "W4A16_NVFP4"}  # modelopt's builder
+    _, nvfp4 = _line(tmp_path, "MixtralForCausalLM", inline, None, {})
+    assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
     for fp8 in ({"quant_method": "fp8", "activation_scheme": "static"},
                 {"quant_method": "fp8", "weight_block_size": [128, 128]}):
         # FP8_BLOCK_SCALES: TRTLLM where is_sm_100f(), not restated without ConfigurableMoE
@@ -132,3 +131,52 @@ def test_fixed_cases(tmp_path: Path) -> None:
     dynamic = {"quant_method": "fp8", "activation_scheme": "dynamic"}
     _, plain = _line(tmp_path, "MixtralForCausalLM", dynamic, "AUTO", legacy)
     assert plain is not None and _total(plain) == want, plain
+
+
+# (quantization, the backends AUTO resolves Mixtral to over the GPUs, sized in
+# ConfigurableMoE, sized without it): hf_quant_config.json and ModelOpt configs read (s66t)
+MODELOPT_CASES: list[tuple[Any, str, bool, bool]] = [
+    ("file", "CUTEDSL or CUTLASS or MARLIN", False, False),  # W4A16_NVFP4: MARLIN on Hopper
+    ("file-fp8-block", "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
+    ("file-alias", "CUTLASS or TRTLLM", True, False),  # FP8_PB_WO, any case
+    ("file-nvfp4", "CUTLASS for", True, True),  # NVFP4: neither algorithm
+    ("file-mixed", "CUTLASS for", True, True),  # MIXED_PRECISION: the global algo only
+    ("file-null-inline-fp8", "CUTLASS or TRTLLM", True, False),  # config.json's takes over
+    ("file-null", "CUTLASS for", True, True),  # no algorithm anywhere
+    ("file-not-modelopt", "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),  # raises
+    ("file-not-json", "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),
+    ({"quant_method": "modelopt", "quant_algo": "FP8_BLOCK_SCALES"}, "CUTLASS or TRTLLM", True,
+     False),
+    ({"quant_method": "nvfp4", "quant_algo": "W4A16_NVFP4"}, "CUTLASS for", True, True),
+    ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "W4A16_NVFP4"}},
+     "CUTEDSL or CUTLASS or MARLIN", False, False),
+    ({"quant_method": "gptq"}, "CUTLASS for", True, True),  # no branch: no algorithm
+    ({"quant_method": "compressed-tensors"}, "CUTLASS for", True, True),  # raises: no model
+    (COMPRESSED_BLOCK, "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
+    (COMPRESSED_CHANNEL, "CUTLASS for", True, True),  # FP8_PER_CHANNEL_PER_TOKEN
+    ({**COMPRESSED_BLOCK, "config_groups": {"group_0": {  # group size 64: raises, no model
+        "weights": {"num_bits": 8, "strategy": "block"},
+        "input_activations": {"strategy": "group", "group_size": 64}}}}, "CUTLASS for", True,
+     True),
+    ([{"quant_method": "fp8"}], "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),
+]
+
+
+def test_modelopt_configs(tmp_path: Path) -> None:
+    """An hf_quant_config.json, or an inline ModelOpt config, sets the global algorithm its
+    quant_algo names (`ref.cite_fact("moe_auto_hf_file")`,
+    `ref.cite_fact("moe_auto_modelopt_builder")`); a null one hands over to config.json's
+    quantization_config; a file the reader refuses, and compressed-tensors, stay any
+    algorithm; a method no branch names sets none (`ref.cite_fact("moe_auto_compressed")`);
+    compressed-tensors sets FP8_BLOCK_SCALES for block weights only
+    (`ref.cite_fact("moe_auto_compressed_algo")`). A quantization_config that is not an object
+    stays any algorithm.
+    Each case is checked against the reference too."""
+    want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
+    for quant, resolved, sized, sized_legacy in MODELOPT_CASES:
+        for environ, expect in (({}, sized), ({"ENABLE_CONFIGURABLE_MOE": "0"}, sized_legacy)):
+            data, got = _line(tmp_path, "MixtralForCausalLM", quant, None, environ)
+            assert got is not None and f"resolves to {resolved}" in got, (quant, got, WHY)
+            assert ref.moe_a2a_auto_sized(None, environ.get("ENABLE_CONFIGURABLE_MOE"), data,
+                                          hf_file(quant, ref)) is expect, (quant, environ)
+            assert (_total(got) == want) if expect else (_total(got) is None), (quant, got)

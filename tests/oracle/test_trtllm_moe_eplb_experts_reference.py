@@ -65,7 +65,8 @@ def _aux(text: str) -> int | None:
                              "Llama4ForConditionalGeneration", "DeepseekV4ForCausalLM",
                              UNREAD]),
        experts=st.sampled_from([8, 60, 128, 257]), hidden=st.sampled_from([2048, 4096, 7168]),
-       top_k=st.sampled_from([2, 8]), dtype=st.sampled_from([None, "bfloat16", "float16"]),
+       top_k=st.sampled_from([2, 8]),
+       dtype=st.sampled_from([None, "bfloat16", "float16", "float32"]),
        balancer=st.booleans(), tp=st.sampled_from([2, 4, 8]),
        configurable=st.sampled_from([None, "0"]))
 def test_the_eplb_count_and_itemsize_are_the_engines(
@@ -103,7 +104,8 @@ def test_the_eplb_count_and_itemsize_are_the_engines(
 
 def test_fixed_cases(tmp_path: Path) -> None:
     """Mixtral-8x7B's DEP line (tp 4): the statistics of its 8 experts under EPLB; an
-    untyped checkpoint sized as bf16; a float32 one keeps the formula; Qwen3-30B-A3B reads
+    untyped checkpoint sized as bf16; a float32 one with four-byte tokens
+    (`ref.cite_fact("moe_a2a_float32")`, s66t); Qwen3-30B-A3B reads
     num_experts (128), not num_local_experts."""
     mixtral = {"architectures": ["MixtralForCausalLM"], "hidden_size": 4096,
                "num_experts_per_tok": 2, "num_local_experts": 8, "num_hidden_layers": 2,
@@ -116,7 +118,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
     assert _total(plain) == ref.moe_a2a_workspace_size(4, 2, TOKENS, 4096, 2), plain
     assert _total(eplb) != _total(plain)
     (Path(model) / "config.json").write_text(json.dumps({**mixtral, "torch_dtype": "float32"}))
-    assert _total(str(line(tmp_path, model, 4, True, None, {}))) is None
+    got = str(line(tmp_path, model, 4, True, None, {}))  # float32 tokens (s66t)
+    assert _total(got) == ref.moe_a2a_workspace_size(4, 2, TOKENS, 4096, 4), got
     qwen = {"architectures": ["Qwen3MoeForCausalLM"], "hidden_size": 2048,
             "num_experts_per_tok": 8, "num_experts": 128, "num_local_experts": 3,
             "num_hidden_layers": 2, "num_attention_heads": 32, "torch_dtype": "bfloat16"}

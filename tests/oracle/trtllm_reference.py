@@ -3194,43 +3194,163 @@ def moe_auto_backend(requested: str, architecture: str, quant_algo: str | None, 
     return "CUTLASS"
 
 
-def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config_file: bool
-                         ) -> tuple[str | None, ...]:
-    """The quant algorithms `from_pretrained` may build for a checkpoint, as far as
-    `resolve_moe_backend` tells them apart (`cite_fact("moe_auto_call")`,
-    `cite_fact("moe_auto_fp8_block")`, `cite_fact("moe_auto_quant_methods")`): an
-    hf_quant_config.json, an inline modelopt config (not restated) or another method may be
-    anything."""
-    anything = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
-    hf = config_json.get("quantization_config")
-    if hf_quant_config_file:
-        return anything
-    if hf is None:
-        return (None,)  # dtypes.json gives MXFP4 or nothing
-    if not isinstance(hf, Mapping) or "quant_algo" in hf:
-        return anything
+# What an hf_quant_config.json and a ModelOpt quantization_config set (issue 23, s66t), in the
+# same copy (model_config_2026): `_build_modelopt_quant_config` (498-582) sets the global
+# algorithm to QuantAlgo(quant_algo) when the key is not None (509-511) and keeps it for
+# MIXED_PRECISION (524-571: only the per-layer configs are built there);
+# `load_hf_quant_config`'s compressed-tensors branch (673-675) calls
+# update_quant_config_from_compressed_tensors (below) and no branch of the chain 615-688
+# names another method, which then sets no algorithm; `from_pretrained` reads
+# hf_quant_config.json through read_modelopt_quant_config into the builder (1260-1277) and
+# hands over to config.json's quantization_config when the file sets no global algorithm
+# and the inline one does (1278-1298). tensorrt_llm/quantization/modelopt_config.py, two
+# stored copies whose commits the index does not give (5,742 and 7,542 characters, lines not
+# counted): `is_modelopt_quant_config` is a dict whose quant_method, as str and lower-cased,
+# starts with "modelopt", or whose producer's name is "modelopt"; `read_modelopt_quant_config`
+# takes the dict under "quantization" (legacy shape; not a dict: ValueError), else the flat
+# config when it is a modelopt one (else ValueError), and renames the alias "fp8_pb_wo" to
+# FP8_BLOCK_SCALES (the smaller copy: exactly that spelling; the larger: any case, the
+# smaller's QuantAlgo then raising for the others). QuantAlgo is a StrEnum looked up by exact
+# value (its metaclass overrides __contains__ only).
+CITES.update({
+    "moe_auto_modelopt_builder": ("model_config_2026", "ModelConfig._build_modelopt_quant_"
+                                  "config: quant_algo = QuantAlgo(quant_algo) or None", 16000),
+    "moe_auto_compressed": ("model_config_2026", "ModelConfig.load_hf_quant_config: "
+                            "compressed-tensors branch, the end of the method chain", 24000),
+    "moe_auto_hf_file": ("model_config_2026", "ModelConfig.from_pretrained: hf_quant_config.json "
+                         "through the modelopt builder, config.json's when it sets no "
+                         "quant_algo", 48000),
+})
+LINES.update({"moe_auto_modelopt_builder": (498, 571), "moe_auto_compressed": (673, 688),
+              "moe_auto_hf_file": (1260, 1298)})
+# tensorrt_llm/models/quant_config_utils.py @2a26169d0b (4,517 characters, one page; the one
+# stored copy), counted from offset 0 to 76 (s66t): `update_quant_config_from_compressed_
+# tensors` (22-76) reads config_groups["group_0"]'s weights and input_activations (26-33):
+# 8-bit weights of strategy "channel" with token inputs are FP8_PER_CHANNEL_PER_TOKEN, of
+# strategy "block" with group inputs FP8_BLOCK_SCALES with group_size 128 only (35-49), 4-bit
+# float tensor_group weights NVFP4 (56-71); every other shape raises ValueError (a missing key
+# KeyError).
+PINS["quant_config_utils"] = ("tensorrt_llm/models/quant_config_utils.py",
+                              "2a26169d0b200a5b81356d09ee7ed7691d95f116")
+COUNTED_TO["quant_config_utils"] = 76
+CITES["moe_auto_compressed_algo"] = ("quant_config_utils", "update_quant_config_from_"
+                                     "compressed_tensors: FP8_BLOCK_SCALES for block weights",
+                                     0)
+LINES["moe_auto_compressed_algo"] = (22, 76)
+MOE_AUTO_ANY = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
+
+
+def _compressed_algo(hf: Mapping[str, Any]) -> str | None:
+    """`update_quant_config_from_compressed_tensors`'s algorithm
+    (`cite_fact("moe_auto_compressed_algo")`); where it raises the model does not load
+    ("OTHER": no backend at all)."""
+    try:
+        group = hf["config_groups"]["group_0"]
+        weights, inputs = group["weights"], group["input_activations"]
+        bits, strategy, given = weights["num_bits"], weights["strategy"], inputs["strategy"]
+        if bits == 8 and strategy == "block" and given == "group" \
+                and inputs["group_size"] == 128:
+            return "FP8_BLOCK_SCALES"
+    except (KeyError, TypeError):
+        pass
+    return "OTHER"
+# a hf_quant_config.json that is not JSON (the test's and the measure's stand-in for one)
+NOT_JSON = object()
+
+
+class _Raises(Exception):
+    """TensorRT-LLM raises while it reads the quant config (the model does not load)."""
+
+
+def _modelopt_inner(raw: Any) -> dict[str, Any]:
+    """`read_modelopt_quant_config` (module comment above), the alias left to the caller."""
+    if not isinstance(raw, dict):
+        raise _Raises("not a dict")
+    if "quantization" in raw:
+        if not isinstance(raw["quantization"], dict):
+            raise _Raises("quantization not a dict")
+        return dict(raw["quantization"])
+    marker = str(raw.get("quant_method", "")).lower().startswith("modelopt")
+    producer = raw.get("producer") or {}
+    if not marker and not (isinstance(producer, dict) and producer.get("name") == "modelopt"):
+        raise _Raises("not modelopt")
+    return {key: value for key, value in raw.items()
+            if key not in ("producer", "quant_method", "ignore", "kv_cache_scheme",
+                           "config_groups")}
+
+
+def _builder_algo(inner: Mapping[str, Any]) -> str | None:
+    """The global algorithm `_build_modelopt_quant_config` sets
+    (`cite_fact("moe_auto_modelopt_builder")`): another QuantAlgo value, or a ValueError
+    (no model), is neither algorithm resolve_moe_backend tests ("OTHER")."""
+    value = inner.get("quant_algo")
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lower() == "fp8_pb_wo":
+        value = "FP8_BLOCK_SCALES"
+    return value if value in ("FP8_BLOCK_SCALES", "W4A16_NVFP4") else "OTHER"
+
+
+def _inline_algos(hf: Any) -> tuple[str | None, ...]:
+    """`load_hf_quant_config` of config.json's quantization_config `hf`
+    (`cite_fact("moe_auto_fp8_block")`, `cite_fact("moe_auto_quant_methods")`,
+    `cite_fact("moe_auto_compressed")`)."""
+    if not isinstance(hf, dict):
+        return MOE_AUTO_ANY
+    producer = hf.get("producer") or {}
+    if str(hf.get("quant_method", "")).lower().startswith("modelopt") or (
+            isinstance(producer, dict) and producer.get("name") == "modelopt"):
+        try:
+            return (_builder_algo(_modelopt_inner(hf)),)
+        except _Raises:
+            return MOE_AUTO_ANY
     method = hf.get("quant_method")
     if method == "fp8":
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
         return ("FP8_BLOCK_SCALES",) if block else (None,)
-    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else anything
+    if method == "compressed-tensors":
+        return (_compressed_algo(hf),)
+    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
+
+
+def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config: Any = None
+                         ) -> tuple[str | None, ...]:
+    """The quant algorithms `from_pretrained` may build for a checkpoint whose config.json is
+    `config_json` and whose hf_quant_config.json holds `hf_quant_config` (None: no such file;
+    `NOT_JSON`: not JSON), as far as `resolve_moe_backend` tells them apart
+    (`cite_fact("moe_auto_call")`, `cite_fact("moe_auto_hf_file")`): where TensorRT-LLM raises
+    reading the file, anything."""
+    hf = config_json.get("quantization_config")
+    if hf_quant_config is not None:
+        if hf_quant_config is NOT_JSON:
+            return MOE_AUTO_ANY
+        try:
+            algo = _builder_algo(_modelopt_inner(hf_quant_config))
+        except _Raises:
+            return MOE_AUTO_ANY
+        if algo is not None or hf is None:
+            return (algo,)
+        return _inline_algos(hf)  # an inline None keeps the file's None
+    if hf is None:
+        return (None,)  # dtypes.json gives MXFP4 or nothing
+    return _inline_algos(hf)
 
 
 def moe_auto_backends(requested: str | None, config_json: Mapping[str, Any],
-                      hf_quant_config_file: bool) -> set[str]:
+                      hf_quant_config: Any) -> set[str]:
     """Every backend a line's MoE gets, over `MOE_AUTO_SMS` and both `is_sm_100f()` values,
     for `moe_config.backend` `requested` (None: not given, AUTO) and a local checkpoint
     (`cite_fact("moe_auto_call")`)."""
     names = config_json.get("architectures") or []
     architecture = names[0] if names else ""
     return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, flag)
-            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config)
             for sm in MOE_AUTO_SMS for flag in (False, True)}
 
 
 def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | None,
                        config_json: Mapping[str, Any] | None,
-                       hf_quant_config_file: bool = False) -> bool:
+                       hf_quant_config: Any = None) -> bool:
     """`moe_a2a_backend_sized` with AUTO (or no backend) resolved for a local checkpoint's
     config.json `config_json` (None: not read, and then no backend is CUTLASS, AUTO not
     sized): sized only where every backend it may resolve to is."""
@@ -3238,7 +3358,7 @@ def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | Non
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
     return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
                for backend in moe_auto_backends(requested, config_json,
-                                                hf_quant_config_file))
+                                                hf_quant_config))
 
 
 def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
@@ -3432,13 +3552,26 @@ def moe_num_experts(config_json: Mapping[str, Any]) -> int:
     return int(config[MOE_EXPERT_KEY[arch]])
 
 
+# A float32 checkpoint (issue 23, s66t): `from_pretrained` copies the transformers config's
+# dtype (a composite config's text_config dtype when the top has none) into its torch_dtype
+# (model_config_2026, 1187-1195, counted by s64t); tensorrt_llm/_torch/pyexecutor/
+# model_loader.py @b51992a331 (63,976 characters, the one stored copy; lines not counted):
+# `ModelLoader._load_and_validate_config` calls the checkpoint loader's load_config with no
+# dtype of the LLM API (its keyword list: mapping, spec, sizes, moe_config fields, backends),
+# and `ModelLoader.load` builds the model from that config (AutoModelForCausalLM.from_config).
+CITES["moe_a2a_float32"] = ("model_config_2026", "ModelConfig.from_pretrained: "
+                            "pretrained_config.torch_dtype = the config's dtype", 48000)
+LINES["moe_a2a_float32"] = (1187, 1195)
+
+
 def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
     """The itemsize the one-sided workspace is sized with for a checkpoint whose
     transformers torch_dtype is `torch_dtype` (None: untyped): the factory's
     ModelConfig.torch_dtype, bfloat16 when None (`cite_fact("model_config_torch_dtype")`), on
     ConfigurableMoE; else CutlassFusedMoE's `self.dtype or torch.float16`
     (`cite_fact("moe_a2a_build")`), self.dtype the model's config.torch_dtype
-    (`cite_fact("mixtral_create_moe")`)."""
+    (`cite_fact("mixtral_create_moe")`); a float32 checkpoint's stays float32
+    (`cite_fact("moe_a2a_float32")`, the comment above)."""
     if torch_dtype is None:
         return DTYPE_ITEMSIZE["bfloat16" if configurable else "float16"]
     return DTYPE_ITEMSIZE[torch_dtype]
@@ -3460,21 +3593,21 @@ def is_sm_100f(sm: int) -> bool:
 
 
 def moe_auto_backends_on(requested: str | None, config_json: Mapping[str, Any],
-                         hf_quant_config_file: bool, sm: int) -> set[str]:
+                         hf_quant_config: Any, sm: int) -> set[str]:
     """`moe_auto_backends` on one GPU, SM `sm`: what AUTO (or no backend) resolves to for
     each quant algorithm the checkpoint may build (`cite_fact("moe_auto_call")`)."""
     names = config_json.get("architectures") or []
     architecture = names[0] if names else ""
     return {moe_auto_backend(requested or "AUTO", architecture, algo, sm, is_sm_100f(sm))
-            for algo in moe_auto_quant_algos(config_json, hf_quant_config_file)}
+            for algo in moe_auto_quant_algos(config_json, hf_quant_config)}
 
 
 def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | None,
-                          config_json: Mapping[str, Any], hf_quant_config_file: bool,
+                          config_json: Mapping[str, Any], hf_quant_config: Any,
                           sm: int) -> bool:
     """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
     if requested is not None and requested.upper() != "AUTO":
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
     return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
                for backend in moe_auto_backends_on(requested, config_json,
-                                                   hf_quant_config_file, sm))
+                                                   hf_quant_config, sm))

@@ -302,7 +302,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "cp_tp_group_sharing": st.booleans(),
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
     "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
-                                            ["", "unknown"], ("X", "fp8_block")]),
+                                            ["", "unknown"], ("X", "fp8_block"),
+                                            ("X", "w4a16_nvfp4")]),
     "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
                                                        "lora_triton"]),  # s63d
     "sm_version": st.sampled_from([None, 80, 90, 103, 120]),
@@ -556,7 +557,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
-    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none"]),
+    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none",
+                                            ("X", "W4A16_NVFP4")]),
     "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
     "sm_version": st.sampled_from([0, True, "90", 9.0]),
     "enable_layernorm_sp": st.sampled_from([None, 1, "true"]),

@@ -425,6 +425,7 @@ def auto_backends(architecture: str, quant: str, sm_version: int | None = None
     and later; an "unknown" quantization may be either algorithm the rules test (module
     doc)."""
     algos = {"none": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
+             "w4a16_nvfp4": ("W4A16_NVFP4",),
              "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}[quant]
     gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
             [(sm, sm_100f) for sm in AUTO_SMS

@@ -26,6 +26,9 @@ PREFILL_BACKENDS = ("disabled", "piecewise", "breakable")
 GRAPH_MODES = ("decode", "encode")
 # `CpType` (tensorrt_llm/mapping.py@b35ac1b643:24-32), lower-cased
 CP_TYPES = ("ulysses", "star", "ring", "helix")
+# `moe_auto_checkpoint`'s quantizations: which of the two algorithms `resolve_moe_backend`
+# tests a checkpoint's quant config sets (graphfit.inputs.trtllm_a2a; w4a16_nvfp4: s66t)
+AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown")
 
 
 @dataclass(frozen=True)
@@ -183,9 +186,10 @@ class TrtllmOptions(EngineOptions):
     moe_auto_checkpoint: (architecture, quantization) of a local checkpoint, what
         `ModelConfig.resolve_moe_backend` reads to resolve `moe_config.backend` AUTO: the
         first of config.json's architectures ("" when it names none) and "none",
-        "fp8_block" or "unknown" for its quantization (graphfit.inputs.trtllm_a2a.
-        auto_checkpoint); None: not read. Read for the all-to-all workspace line only
-        (graphfit.planner.engines.trtllm_moe_a2a.auto_backends, issue 23, s64t).
+        "fp8_block", "w4a16_nvfp4" (s66t: a ModelOpt config's) or "unknown" for its
+        quantization (graphfit.inputs.trtllm_a2a.auto_checkpoint); None: not read. Read for
+        the all-to-all workspace line only (graphfit.planner.engines.trtllm_moe_a2a.
+        auto_backends, issue 23, s64t).
     sm_version: the serving GPU's SM version as TensorRT-LLM's `get_sm_version()` gives it
         (compute capability major * 10 + minor: 80 A100, 90 H100 / H200, 100 B200 / GB200,
         103 GB300, 120 RTX 5090), set by naming an NVIDIA GPU (`--gpu-memory-gb H100`, or
@@ -322,9 +326,9 @@ def _auto_checkpoint(value: object) -> tuple[str, str]:
     """`moe_auto_checkpoint` as a tuple, or ConfigError (the option's doc)."""
     if not isinstance(value, (list, tuple)) or len(value) != 2 \
             or not all(isinstance(item, str) for item in value) \
-            or value[1] not in ("none", "fp8_block", "unknown"):
-        raise ConfigError(f"moe_auto_checkpoint: expected [architecture, none | fp8_block | "
-                          f"unknown], got {excerpt(value)}")
+            or value[1] not in AUTO_QUANTIZATIONS:
+        raise ConfigError(f"moe_auto_checkpoint: expected [architecture, "
+                          f"{' | '.join(AUTO_QUANTIZATIONS)}], got {excerpt(value)}")
     return value[0], value[1]
 
 
@@ -401,4 +405,5 @@ def token_counts(name: str, value: object) -> tuple[int, ...] | None:
     return None if items is None else tuple(sorted(set(items)))
 
 
-__all__ = ["CP_TYPES", "GRAPH_MODES", "PREFILL_BACKENDS", "TrtllmOptions", "token_counts"]
+__all__ = ["AUTO_QUANTIZATIONS", "CP_TYPES", "GRAPH_MODES", "PREFILL_BACKENDS", "TrtllmOptions",
+           "token_counts"]
