@@ -23,6 +23,7 @@ from typing import Any
 from graphfit.inputs import (
     sglang_class_lengths,
     sglang_context_length,
+    sglang_mla_reads,
     sglang_own_rope,
     sglang_qwen4_text_only,
     sglang_sub_configs,
@@ -41,7 +42,6 @@ from graphfit.inputs.sglang_safetensors import fp8_experts
 from graphfit.inputs.target_overrides import on_load, overrides_for, shown
 from graphfit.planner import aux_layer_ids
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
-from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
 from graphfit.planner.engines.sglang_class_picks import HYV4, PUZZLE
 from graphfit.planner.engines.sglang_model_quant import MINIMAX_M3, NEMOTRON_H
 from graphfit.planner.engines.sglang_quant_overrides import quant_config_text
@@ -379,10 +379,11 @@ def plain_text_config_failure(data: Mapping[str, Any],
     args apply (utils/hf_transformers/config.py:258, 405-424), so the model does not load
     (issue 23 s63c). That bare config, with the overrides merged into it, is the
     ModelConfig's text config, which reads `hidden_size`, `num_hidden_layers` and
-    `vocab_size` off it with no default (`TEXT_CONFIG_READS`), and an MLA architecture's
-    latent sizes (`MLA_TEXT_READS`, issue 23 s65c): a text config without one fails there
-    with an AttributeError (issue 23 s64c). `data`: the config with the override
-    args applied; `written`: as written (None: `data`). None: it loads."""
+    `vocab_size` off it with no default (`TEXT_CONFIG_READS`), and an MLA branch's latent
+    sizes (graphfit.inputs.sglang_mla_reads, issue 23 s65c / s66c; some off the top level):
+    a config without one fails there with an AttributeError (issue 23 s64c). `data`: the
+    config with the override args applied; `written`: as written (None: `data`). None: it
+    loads."""
     kind = data.get("model_type")
     if not isinstance(kind, str) or kind not in CLASS_LAYERS:
         return None
@@ -400,46 +401,35 @@ def plain_text_config_failure(data: Mapping[str, Any],
     text = data.get("text_config")
     if not isinstance(text, dict):
         return None
-    key = next((k for k in text_config_reads(data, text) if k not in text), None)
-    if key is None:
+    written_text = (data if written is None else written).get("text_config")
+    read = next((r for r in text_config_reads(data, text)
+                 if sglang_mla_reads.missing(r, data, text, written_text)), None)
+    if read is None:
         return None
     # short enough that the config.json's path and the `error:` line fit in 200 characters
-    return (f"text_config lacks {key} ({kind}): SGLang's ModelConfig reads it "
-            f"(AttributeError, configs/model_config.py:{TEXT_CONFIG_SITES[key]})")
+    where = (f"no {read.key} on top or in text_config" if read.top
+             else f"text_config lacks {read.key}")
+    return (f"{where} ({kind}): SGLang's ModelConfig reads it "
+            f"(AttributeError, configs/model_config.py:{read.site})")
 
 
-def text_config_reads(data: Mapping[str, Any], text: Mapping[str, Any]) -> list[str]:
-    """The keys SGLang's `_derive_model_shapes` reads off the text config `text` with no
-    default, in its order, for the top-level config `data` (with the override args): the width
+def text_config_reads(data: Mapping[str, Any],
+                      text: Mapping[str, Any]) -> list[sglang_mla_reads.Read]:
+    """The keys SGLang's `_derive_model_shapes` reads with no default, in its order, for the
+    top-level config `data` (with the override args) whose text config is `text`: the width
     for the head size where the text config writes none (configs/model_config.py:1341-1350),
-    an MLA architecture's latent sizes (`MLA_TEXT_READS`, issue 23 s65c), then
-    `TEXT_CONFIG_READS`."""
-    reads = ["hidden_size"] if text.get("head_dim") is None else []
-    architectures = data.get("architectures")
-    names = set(architectures) if isinstance(architectures, list) else set()
-    if names & MLA_TEXT_ARCHITECTURES or (
-            "PixtralForConditionalGeneration" in names and text.get("kv_lora_rank") is not None):
-        reads += MLA_TEXT_READS
-    return reads + list(TEXT_CONFIG_READS)
+    the MLA branch's latent sizes (graphfit.inputs.sglang_mla_reads: the first branch's,
+    issue 23 s65c; the others', some off the top level, s66c), then `TEXT_CONFIG_READS`."""
+    reads = [sglang_mla_reads.Read("hidden_size", "1347")] if text.get("head_dim") is None \
+        else []
+    return [*reads, *sglang_mla_reads.mla_reads(data, text),
+            *(sglang_mla_reads.Read(key, site) for key, site in TEXT_CONFIG_READS.items())]
 
 
-# what SGLang's ModelConfig reads off the text config with no default, in its order, and
-# where (configs/model_config.py: `_derive_model_shapes`' head_dim at :1347 or the width at
-# :1566, the layers at :1581, the vocabulary at :1605; issue 23 s64c, measured through the
-# oracle on a Llama architecture: an MLA architecture reads more, `Left` in the docs)
-TEXT_CONFIG_READS = {"hidden_size": "1347, 1566", "num_hidden_layers": "1581",
-                     "vocab_size": "1605"}
-# issue 23 s65c: the architectures of `_derive_model_shapes`' first MLA branch
-# (configs/model_config.py:1366-1395; Pixtral's only where the text config writes
-# kv_lora_rank, :1386-1389, `text_config_reads`), which read the latent sizes off the text
-# config with no default (:1398-1400; its v_head_dim was set at :1352-1355, so it is there)
-MLA_TEXT_ARCHITECTURES = MLA_ARCHITECTURES - {
-    "KimiK3ForConditionalGeneration",  # its own branch (:1463-1475), qk_rope before qk_nope
-    "MiniCPM3ForCausalLM"}  # reads the top-level config (:1443-1447)
-MLA_TEXT_READS = ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")
-# where each read is (configs/model_config.py)
-TEXT_CONFIG_SITES = {**TEXT_CONFIG_READS, "kv_lora_rank": "1398", "qk_nope_head_dim": "1399",
-                     "qk_rope_head_dim": "1400"}
+# what SGLang's ModelConfig reads off the text config with no default after the MLA branch,
+# in its order, and where (configs/model_config.py: the width at :1566, the layers at :1581,
+# the vocabulary at :1605; issue 23 s64c)
+TEXT_CONFIG_READS = {"hidden_size": "1566", "num_hidden_layers": "1581", "vocab_size": "1605"}
 
 
 # multimodal architectures whose SGLang config class builds a default vision tower when

@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import model_config, sglang_mla_reads, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.inputs.sglang_draft_quant import ALGORITHMS as QUANT_ALGORITHMS
@@ -50,7 +50,8 @@ def failure(values: Mapping[str, Any]) -> str | None:
     written = model_config.load_config(path)
     data = target_overrides.apply(written, target_overrides.parse(
         values.get("json_model_override_args")))
-    why = model_config.sglang_load_failure(data, written)
+    # the draft's ModelConfig renames some classes before its MLA reads (issue 23 s66c)
+    why = model_config.sglang_load_failure(sglang_mla_reads.draft_renamed(data), written)
     if why is None:
         return None
     return f"the draft {path.parent.name or shown_path(path.parent)}: {why}"[:200]

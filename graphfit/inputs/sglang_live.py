@@ -126,6 +126,27 @@ def config_settings(server_args: Any, environ: Mapping[str, str] | None = None
                 **sglang_prefill_cp_live.settings(server_args)}
 
 
+def built_model_config(server_args: Any) -> Any:
+    """SGLang's ModelConfig of the record's model, memoized by its resolution
+    (`model_config_of`, arg_groups/model_override_base.py:192-221), where it was built for the
+    model the record names now; None otherwise (a record SGLang did not resolve)."""
+    built = getattr(server_args, "_model_config", None)
+    if built is None or getattr(server_args, "_model_config_built_from", None) != getattr(
+            server_args, "model_path", None):
+        return None
+    return built
+
+
+def processor(server_args: Any) -> list[str]:
+    """The hub-id processor rule on the live record (issue 23 s66c): judged on SGLang's own
+    `is_multimodal` where its resolution memoized a ModelConfig (ConfigError where the
+    processor fails), else the pasted line's note
+    (sglang_processor_path.built_check)."""
+    return sglang_processor_path.built_check(values_of(server_args),
+                                             built_model_config(server_args),
+                                             "server_args.tokenizer_path")
+
+
 def notes(server_args: Any) -> list[str]:
     """What the live check cannot judge, in a pasted line's words (issue 23 s63c): a hub-id
     target's tokenizer path for its multimodal processor (sglang_processor_path.
@@ -134,7 +155,7 @@ def notes(server_args: Any) -> list[str]:
     holds the flags as given, the draft's inherited one included."""
     values = values_of(server_args)
     model = values["model_path"]
-    found = sglang_processor_path.unchecked_note(values, "server_args.tokenizer_path")
+    found = processor(server_args)
     if isinstance(model, str) and model_config.config_path(model) is None:
         found += sglang_quant_config_file.unchecked_note(values["quantization"], model)
     return found + sglang_draft_quant.unchecked_note(values)

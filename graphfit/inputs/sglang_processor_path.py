@@ -41,6 +41,14 @@ text tokenizer's own refusal first, or no processor at all under --language-mode
 `init_tokenizer_and_processor`, managers/tokenizer_manager.py:607-608, and `is_multimodal`,
 configs/model_config.py:820-828).
 
+The live check (issue 23 s66c) knows more: SGLang's resolution built the model's ModelConfig
+on the config.json it downloaded and memoized it on the ServerArgs (`model_config_of`,
+arg_groups/model_override_base.py:192-221: `_model_config`, keyed by
+`_model_config_built_from`), whose `is_multimodal` is SGLang's own answer. Where it is there
+(`built_check`), the hub-id line gets what a local checkpoint's line gets: refused where SGLang
+serves the model as multimodal (the DeepSeek-V4.1 vision exception included), nothing where it
+does not; the note stays only where no ModelConfig was memoized.
+
 A DeepSeek-V4.1 vision checkpoint (issue 23 s50l) is multimodal by its own clause
 (`has_dsv41_vision`, configs/model_config.py:816-828: model type `deepseek_v41` and
 `vision_n_layers > 0`, read off the config SGLang's DeepseekV41Config flattens, where
@@ -199,8 +207,7 @@ def check(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> None:
     if config is not None and dsv41_vision(load_config(config)):  # get_tokenizer (s50l)
         check_tokenizer({**values, "skip_tokenizer_init": False}, origin)
         return
-    raise ConfigError(f"{origin} {excerpt(path, 32)}: SGLang's multimodal processor reads it "
-                      f"with no connector (OSError: Repo id must be in the form..., {WHERE})")
+    raise ConfigError(_refusal(path, origin))
 
 
 def unchecked_note(values: Mapping[str, Any], origin: str = "--tokenizer-path") -> list[str]:
@@ -219,5 +226,31 @@ def unchecked_note(values: Mapping[str, Any], origin: str = "--tokenizer-path") 
             f"a DeepSeek-V4.1 vision model's reads it as its text tokenizer)"]
 
 
-__all__ = ["MULTIMODAL_ARCHITECTURES", "check", "dsv41_vision", "served_multimodal",
-           "unchecked_note"]
+def built_check(values: Mapping[str, Any], built: Any,
+                origin: str = "--tokenizer-path") -> list[str]:
+    """The live check's hub-id rule (module docstring): `unchecked_note`'s note where `built`
+    (SGLang's memoized ModelConfig of the line's model, None: none) cannot tell; else
+    ConfigError where SGLang's multimodal processor fails on the tokenizer path, [] where it
+    does not run or loads it."""
+    note = unchecked_note(values, origin)
+    multimodal = getattr(built, "is_multimodal", None)
+    if not note or not isinstance(multimodal, bool):
+        return note
+    if not multimodal:
+        return []
+    hf_config = getattr(built, "hf_config", None)
+    layers = getattr(hf_config, "vision_n_layers", 0)
+    if getattr(hf_config, "model_type", None) == "deepseek_v41" and isinstance(layers, int) \
+            and layers > 0:  # its processor is the text tokenizer (s50l)
+        check_tokenizer({**values, "skip_tokenizer_init": False}, origin)
+        return []
+    raise ConfigError(_refusal(str(values.get("tokenizer_path")), origin))
+
+
+def _refusal(path: str, origin: str) -> str:
+    return (f"{origin} {excerpt(path, 32)}: SGLang's multimodal processor reads it "
+            f"with no connector (OSError: Repo id must be in the form..., {WHERE})")
+
+
+__all__ = ["MULTIMODAL_ARCHITECTURES", "built_check", "check", "dsv41_vision",
+           "served_multimodal", "unchecked_note"]

@@ -132,6 +132,7 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     Inside the server (the plugin's hook, the launcher) graphfit asks SGLang's own platform
     probes for them (graphfit.integrations.sglang_platform, issue 23 s50l)."""
     from graphfit.inputs import (
+        sglang_live,
         sglang_live_flags,
         sglang_live_graphless,
         sglang_live_post_capture,
@@ -156,6 +157,9 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         written = sglang_qwen3_5_page.live(server_args, stand_in)
         page = {} if written is None else {"page_size": written}
         generation = _generation(stand_in)
+    # a hub-id model's tokenizer path for its multimodal processor, judged on the ModelConfig
+    # SGLang's resolution memoized (graphfit.inputs.sglang_live.processor, issue 23 s66c)
+    sglang_live.processor(server_args)
     # the found quantization file's class on the server's GPU, as a pasted line's
     # --model-path gets it (graphfit.inputs.sglang_quant_live, issue 23 s54q)
     sglang_quant_live.check(server_args,

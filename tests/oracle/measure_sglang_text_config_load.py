@@ -5,7 +5,9 @@ some. SGLang: its own ModelConfig on that directory with those override args
 configs/model_config.py:950-975). graphfit: the pasted line (graphfit.inputs.commandline.read)
 refused with a `text_config` reason, or not. s65c: the deepseek_v3 / deepseek_v2 cases carry
 their MLA architecture, whose ModelConfig also reads the latent sizes off the text config
-(configs/model_config.py:1366-1400).
+(configs/model_config.py:1366-1400). s66c: some cases name another MLA branch's class
+(tests.oracle.sglang_draft_load.BRANCH_CLASSES, :1443-1517), and a draft is judged by the
+draft worker's ModelConfig, which renames some classes first (:1011-1215).
 
     python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
 """
@@ -60,7 +62,7 @@ def measure(count: int, seed: int) -> dict[str, int]:
     shown = 0
     for _ in range(count):
         role, case = rng.choice(ROLES), dlo.draw(rng, sorted(CLASS_LAYERS))
-        theirs = dlo.sglang(case)
+        theirs = dlo.sglang(case, draft=role == "draft")
         if role == "draft" and theirs == "loads":  # the override args reach the target too
             theirs = dlo.sglang(case, str(so.oracle().model_dir))
         ours = refuses(line(role, case))

@@ -32,6 +32,19 @@ _LLAMA = {"architectures": ["LlamaForCausalLM"], "hidden_size": 1024,
 MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM"}
 MLA_KEYS = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
             "v_head_dim": 128}
+# issue 23 s66c: the classes a drawn case may name instead (written as "TYPE/CLASS"): the other
+# MLA branches' (configs/model_config.py:1443-1517, graphfit.inputs.sglang_mla_reads), a
+# first-branch one, and classes a draft's ModelConfig renames into another branch
+# (:1063-1064, :1121-1127)
+BRANCH_CLASSES = ("MiniCPM3ForCausalLM", "DeepseekVL2ForCausalLM",
+                  "KimiVLForConditionalGeneration", "KimiLinearForCausalLM",
+                  "KimiK3LinearForCausalLM", "KimiK3ForConditionalGeneration",
+                  "BailingMoeV2_5ForCausalLM", "BailingMoeForCausalLMNextN",
+                  "BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration",
+                  "SarvamMLAForCausalLM", "PixtralForConditionalGeneration",
+                  "DeepseekV3ForCausalLM", "BailingMoeV2ForCausalLM", "Glm4MoeForCausalLM")
+# the branch conditions' switches a text config may write (:1448-1450, :1497-1499)
+SWITCHES = {"use_mla": False, "use_mla_nope": True}
 # text_config values that are not dicts
 OTHER = (None, "x", [1])
 Case = tuple[str, Any, "dict[str, Any] | None"]  # (model_type, text_config, override args)
@@ -43,9 +56,11 @@ def root() -> Path:
 
 
 def config(model_type: str, text: Any) -> dict[str, Any]:
-    """The small Llama config.json under `model_type`, writing `text` as its text_config."""
-    architecture = MLA_TYPES.get(model_type, "LlamaForCausalLM")
-    return {**_LLAMA, "architectures": [architecture], "model_type": model_type,
+    """The small Llama config.json under `model_type`, writing `text` as its text_config
+    (`model_type` "TYPE/CLASS": that type, naming CLASS, issue 23 s66c)."""
+    kind, _, named = model_type.partition("/")
+    architecture = named or MLA_TYPES.get(kind, "LlamaForCausalLM")
+    return {**_LLAMA, "architectures": [architecture], "model_type": kind,
             "text_config": text}
 
 
@@ -53,9 +68,11 @@ def folder(model_type: str, text: Any) -> str:
     return content_dir(root(), json.dumps(config(model_type, text), sort_keys=True))
 
 
-def sglang(case: Case, path: str | None = None) -> str:
+def sglang(case: Case, path: str | None = None, draft: bool = False) -> str:
     """"loads", or the failure's exception class name and SGLang file:line (`path`: that
-    model directory, with the case's override args, instead of the case's)."""
+    model directory, with the case's override args, instead of the case's; `draft`: the
+    draft worker's ModelConfig, which renames some classes first, configs/model_config.py:
+    1011-1215)."""
     import traceback
 
     model_type, text, overrides = case
@@ -65,7 +82,8 @@ def sglang(case: Case, path: str | None = None) -> str:
     with sglang_stubs.fake_cuda(80 * 1024):
         try:
             ModelConfig(model_path=path or folder(model_type, text),
-                        model_override_args=json.dumps(overrides or {}))
+                        model_override_args=json.dumps(overrides or {}),
+                        is_draft_model=draft)
         except Exception as exc:  # compared by whether it loads; the site is reported
             frames = [f for f in traceback.extract_tb(exc.__traceback__)
                       if "sglang" in f.filename]
@@ -75,9 +93,11 @@ def sglang(case: Case, path: str | None = None) -> str:
     return "loads"
 
 
-def graphfit(case: Case, failure: Any = None) -> str | None:
+def graphfit(case: Case, failure: Any = None, draft: bool = False) -> str | None:
     """graphfit's failure line for the case, or None (`failure`: another tree's
-    plain_text_config_failure, called on the overridden config only, as main's takes one)."""
+    plain_text_config_failure, called on the overridden config only, as main's takes one;
+    `draft`: as the draft's, with its class renamed as graphfit.inputs.sglang_draft_load
+    does, issue 23 s66c)."""
     from graphfit.inputs import target_overrides
 
     model_type, text, overrides = case
@@ -85,9 +105,11 @@ def graphfit(case: Case, failure: Any = None) -> str | None:
     data = target_overrides.apply(written, overrides or {})
     if failure is not None:
         return failure(data)
+    from graphfit.inputs import sglang_mla_reads
     from graphfit.inputs.model_config import plain_text_config_failure
 
-    return plain_text_config_failure(data, written)
+    return plain_text_config_failure(
+        sglang_mla_reads.draft_renamed(data) if draft else data, written)
 
 
 def draw(rng: random.Random, types: list[str]) -> Case:
@@ -95,10 +117,17 @@ def draw(rng: random.Random, types: list[str]) -> Case:
     on some an override of the text config (a subset of KEYS, or null)."""
     kind = rng.choice(types)
     keys = {**KEYS, **MLA_KEYS} if kind in MLA_TYPES else KEYS
+    top: dict[str, Any] = {}
+    if rng.random() < 0.35:  # s66c: another MLA branch's class, its switches, top-level sizes
+        kind = f"{kind}/{rng.choice(BRANCH_CLASSES)}"
+        keys = {**KEYS, **MLA_KEYS, **{k: v for k, v in SWITCHES.items() if rng.random() < 0.2}}
+        top = {k: v for k, v in MLA_KEYS.items() if rng.random() < 0.15}
     text: Any = (rng.choice(OTHER) if rng.random() < 0.15 else
                  {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None
     if rng.random() < 0.3:
         overrides = {"text_config": None if rng.random() < 0.15 else
                      {k: v for k, v in keys.items() if rng.random() < 0.4}}
+    if top:
+        overrides = {**(overrides or {}), **top}
     return kind, text, overrides

@@ -8,6 +8,7 @@ SGLang's resolution or its draft ModelConfig fails.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import types
@@ -20,7 +21,12 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
-from graphfit.inputs import model_config, sglang_draft_load, target_overrides  # noqa: E402
+from graphfit.inputs import (  # noqa: E402
+    model_config,
+    sglang_draft_load,
+    sglang_mla_reads,
+    target_overrides,
+)
 from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle import sglang_draft_load as dlo  # noqa: E402
@@ -60,11 +66,60 @@ FIXED: list[dlo.Case] = [
                      if k not in ("head_dim", "hidden_size")}, None),
     ("deepseek_v3", {k: v for k, v in MLA_LESS["qk_rope_head_dim"].items()
                      if k != "vocab_size"}, None),
+    # s66c: the other MLA branches (configs/model_config.py:1443-1517), each read's absence
+    *((f"llama/{name}", text, None)
+      for name in ("DeepseekVL2ForCausalLM", "KimiVLForConditionalGeneration",
+                   "KimiK3ForConditionalGeneration", "BailingMoeV2_5ForCausalLM",
+                   "BailingMoeV3VLForConditionalGeneration", "SarvamMLAForCausalLM",
+                   "MiniCPM3ForCausalLM")
+      for text in (MLA, *MLA_LESS.values())),
+    # the branches' switches: DeepSeek-VL2 without use_mla, Bailing V3's use_mla_nope, the
+    # Bailing NextN branch only with kv_lora_rank
+    ("llama/DeepseekVL2ForCausalLM", {**MLA_LESS["kv_lora_rank"], "use_mla": False}, None),
+    ("llama/BailingMoeV3ForCausalLM", {**MLA_LESS["qk_rope_head_dim"], "use_mla_nope": True},
+     None),
+    ("llama/BailingMoeForCausalLMNextN", MLA_LESS["kv_lora_rank"], None),
+    ("llama/BailingMoeForCausalLMNextN", MLA_LESS["qk_nope_head_dim"], None),
+    # the chain's order, not the list's: Kimi-VL's branch before Bailing V3's
+    ("llama", {**MLA_LESS["qk_rope_head_dim"], "use_mla_nope": True},
+     {"architectures": ["BailingMoeV3ForCausalLM", "KimiVLForConditionalGeneration"]}),
+    # top-level reads: the class's defaults, a top-level override, the text config's keys
+    # copied up before the override args (utils/hf_transformers/config.py:258-267), not null
+    ("deepseek_v3/SarvamMLAForCausalLM", MLA_LESS["kv_lora_rank"], None),
+    ("deepseek_v3/BailingMoeV2_5ForCausalLM", MLA_LESS["v_head_dim"], None),
+    ("llama/SarvamMLAForCausalLM", MLA_LESS["kv_lora_rank"], {"kv_lora_rank": 512}),
+    ("llama/SarvamMLAForCausalLM", MLA_LESS["kv_lora_rank"],
+     {"text_config": {"kv_lora_rank": 512}}),
+    ("llama/SarvamMLAForCausalLM", {**MLA, "kv_lora_rank": None}, None),
+    ("llama/MiniCPM3ForCausalLM", MLA_LESS["qk_rope_head_dim"], {"qk_rope_head_dim": 64}),
+    # Qwen3-Next's own config class reloads the file after the copy: nothing copied stays
+    ("qwen3_next/SarvamMLAForCausalLM", MLA, None),
+]
+# s66c: drafts whose ModelConfig renames the class into another branch (:1063-1064, :1121-1127)
+DRAFTS: list[dlo.Case] = [
+    *((f"llama/{name}", text, None)
+      for name in ("BailingMoeV2_5ForCausalLM", "BailingMoeV3ForCausalLM",
+                   "BailingMoeV2ForCausalLM")
+      for text in (MLA_LESS["kv_lora_rank"], MLA_LESS["qk_rope_head_dim"],
+                   {**MLA_LESS["qk_rope_head_dim"], "use_mla_nope": True})),
+    ("llama", MLA_LESS["kv_lora_rank"],
+     {"architectures": ["Glm4MoeForCausalLM", "KimiVLForConditionalGeneration"]}),
 ]
 
 
-def _agree(case: dlo.Case) -> str | None:
-    theirs, ours = dlo.sglang(case), dlo.graphfit(case)
+_ANSWERS: dict[str, str] = {}
+
+
+def _sglang(case: dlo.Case, draft: bool = False) -> str:
+    """SGLang's answer on the case, asked once per module (the plants change graphfit only)."""
+    key = json.dumps([case, draft], sort_keys=True)
+    if key not in _ANSWERS:
+        _ANSWERS[key] = dlo.sglang(case, draft=draft)
+    return _ANSWERS[key]
+
+
+def _agree(case: dlo.Case, draft: bool = False) -> str | None:
+    theirs, ours = _sglang(case, draft), dlo.graphfit(case, draft=draft)
     return None if (theirs == "loads") == (ours is None) else f"{case}: SGLang {theirs}; {ours}"
 
 
@@ -72,18 +127,34 @@ def test_fixed_text_configs_as_sglang() -> None:
     """The fixed grid: every read's absence, the non-dict values, and the override forms."""
     wrong = [said for case in FIXED if (said := _agree(case)) is not None]
     assert not wrong, wrong
-    assert sum(dlo.sglang(case) != "loads" for case in FIXED) >= 12
+    assert sum(_sglang(case) != "loads" for case in FIXED) >= 12
+
+
+def test_fixed_draft_renames_as_sglang() -> None:
+    """s66c: a draft's ModelConfig renames Bailing V2 / V2.5 / V3 to the Bailing NextN class
+    (its branch needs kv_lora_rank in the text config) and Glm4-MoE to its NextN class (a
+    branch with no MLA read, ahead of Kimi-VL's): graphfit judges the renamed class, as
+    SGLang's draft ModelConfig; as targets the same configs fail elsewhere."""
+    wrong = [said for case in DRAFTS if (said := _agree(case, draft=True)) is not None]
+    assert not wrong, wrong
+    moved = [case for case in DRAFTS if (_sglang(case) == "loads")
+             != (_sglang(case, True) == "loads")]
+    assert len(moved) >= 4, moved
 
 
 def test_fixed_failure_sites_as_sglang() -> None:
     """Where SGLang's ModelConfig fails on a read, graphfit's line names that line (the
     reads' order: the width for a missing head size, the MLA sizes, then the rest)."""
-    sites = [(case, dlo.sglang(case)) for case in FIXED]
+    sites = [(case, _sglang(case)) for case in FIXED]
     wrong = [(case, site, dlo.graphfit(case)) for case, site in sites
              if site.startswith("AttributeError configs/model_config.py:")
              and site.rsplit(":", 1)[1] not in (dlo.graphfit(case) or "")]
     assert not wrong, wrong
     assert sum(site.endswith(("py:1398", "py:1399", "py:1400")) for _, site in sites) >= 5
+    # s66c: the other branches' sites, text and top-level reads
+    lines = {site.rsplit(":", 1)[1] for _, site in sites if site.startswith("AttributeError")}
+    assert {"1446", "1447", "1453", "1459", "1471", "1485", "1488", "1496", "1500", "1510",
+            "1513", "1516"} <= lines, lines
 
 
 @settings(max_examples=15)
@@ -173,6 +244,35 @@ def test_mla_refusal_is_one_error_line() -> None:
     assert "qk_nope_head_dim" in lines[0] and "model_config.py:1399" in lines[0]
 
 
+def test_bailing_draft_as_sglang() -> None:
+    """s66c: an EAGLE draft naming Bailing V2.5 whose text config lacks kv_lora_rank loads
+    (renamed to the Bailing NextN class, whose MLA branch it does not take), one lacking
+    qk_nope_head_dim fails, as SGLang's draft ModelConfig from the resolved line."""
+    for text, fails in ((MLA_LESS["kv_lora_rank"], False), (MLA_LESS["qk_nope_head_dim"], True)):
+        draft = _draft(text, "BailingMoeV2_5ForCausalLM")
+        theirs, _ = _sglang_draft(["--speculative-algorithm", "EAGLE",
+                                   "--speculative-draft-model-path", draft])
+        ours = sglang_draft_load.failure({
+            "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
+            "speculative_draft_model_path": draft})
+        assert (theirs == "fails", ours is not None) == (fails, fails), (text, theirs, ours)
+
+
+def test_top_level_refusal_is_one_error_line() -> None:
+    """s66c, through the CLI: a top-level read (Sarvam's kv_lora_rank) refused in one whole
+    `error:` line naming SGLang's site, exit 2."""
+    from tests.helpers import run_cli
+
+    where = dlo.folder("qwen3_moe/SarvamMLAForCausalLM", MLA_LESS["kv_lora_rank"])
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", where, "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert "no kv_lora_rank on top or in text_config" in lines[0], lines[0]
+    assert "model_config.py:1513" in lines[0], lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
@@ -199,19 +299,43 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
         monkeypatch.setattr(model_config, "plain_text_config_failure",
                             lambda data, written=None: real(data))
     elif plant == "mla":
-        monkeypatch.setattr(model_config, "MLA_TEXT_ARCHITECTURES", frozenset())
+        monkeypatch.setattr(sglang_mla_reads, "FIRST_BRANCH", frozenset())
+    elif plant == "branches":  # s66c: the other branches' reads dropped
+        monkeypatch.setattr(sglang_mla_reads, "BRANCHES", ())
+    elif plant == "order":  # the chain walked in the list's order
+        monkeypatch.setattr(sglang_mla_reads, "BRANCHES", sglang_mla_reads.BRANCHES[::-1])
+    elif plant == "switches":  # DeepSeek-VL2's use_mla and Bailing V3's use_mla_nope ignored
+        real_reads = sglang_mla_reads.mla_reads
+        monkeypatch.setattr(sglang_mla_reads, "mla_reads", lambda data, text: real_reads(
+            data, {k: v for k, v in text.items() if not k.startswith("use_mla")}))
+    elif plant == "top":  # top-level reads judged off the text config
+        real_missing = sglang_mla_reads.missing
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
+                            real_missing(dataclasses.replace(read, top=False), data, text,
+                                         written))
+    elif plant == "copy":  # the text config's keys not copied up (or copied after overrides)
+        real_missing = sglang_mla_reads.missing
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
+                            real_missing(read, data, text, text if read.top else written))
     elif plant == "qwen3_next":
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
     else:
         monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
 
 
-@pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla"])
+@pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla",
+                                   "branches", "order", "switches", "top", "copy", "renames"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
-    reads dropped (s65c): each differs from
+    reads dropped (s65c), the other branches dropped, walked in the list's order, their
+    switches ignored, their top-level reads judged off the text config, the text config's
+    keys copied after the override args, the draft renames dropped (s66c): each differs from
     SGLang somewhere the tests above look."""
+    if plant == "renames":
+        monkeypatch.setattr(sglang_mla_reads, "DRAFT_RENAMES", {})
+        assert any(_agree(case, draft=True) is not None for case in DRAFTS)
+        return
     _plant(monkeypatch, plant)
     if plant == "draft":
         draft = _draft({}, "LlamaForCausalLM")

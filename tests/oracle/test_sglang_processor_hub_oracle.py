@@ -120,3 +120,58 @@ def test_live_hub_id_processor_note_as_the_line(path: str, skip: bool) -> None:
     assert bool(refusal) == bool(line_refusal), (refusal, line_refusal)
     assert [n.replace("--tokenizer-path", "server_args.tokenizer_path")
             for n in line_notes] == notes
+
+
+class _HubView:
+    """A resolved ServerArgs (read-only once resolved) seen under the hub id: every field its
+    own, the model path and the memo's key the hub id's."""
+
+    model_path = HUB
+    _model_config_built_from = HUB
+
+    def __init__(self, record: object) -> None:
+        self._record = record
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._record, name)
+
+
+def _graphfit_built(model: str, argv: tuple[str, ...]) -> tuple[str, list[str]]:
+    """The live check on SGLang's own resolved record of the line over the stand-in checkpoint
+    `model`, naming the hub id as SGLang's record of the hub-id line does: its resolution
+    memoized the ModelConfig of the config.json it downloaded (`model_config_of`,
+    arg_groups/model_override_base.py:192-221), which the stand-in's is (issue 23 s66c)."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    from graphfit.integrations.sglang import check_server_args
+    from graphfit.planner.core.errors import GraphfitError
+
+    r = so.resolve(argv, gpu_mem_gb=80, model=model)
+    assert isinstance(r, so.Resolved), r
+    model_config_of(r.record)
+    try:
+        notes = check_server_args(_HubView(r.record), gpu_memory_gb="H100").notes
+    except GraphfitError as exc:
+        return str(exc), []
+    return "", [n for n in notes if "multimodal" in n and "tokenizer_path" in n]
+
+
+@pytest.mark.parametrize(("path", "skip"), [("redis://host:6379/t", False), ("hf://org/t", True)],
+                         ids=repr)
+def test_live_hub_id_judged_on_sglangs_model_config(path: str, skip: bool) -> None:
+    """s66c: where SGLang's resolution memoized the hub-id model's ModelConfig, the live
+    check judges the processor as a local checkpoint's line is judged: refused exactly where
+    SGLang's processor fails on the checkpoint the hub id stands for (multimodal or text),
+    naming its exception and file, and no note either way (the note stays for a record
+    SGLang did not resolve: test_live_hub_id_processor_note_as_the_line). Two paths: one the
+    text tokenizer loads, one only --skip-tokenizer-init lets through."""
+    argv = (*MRR, "--tokenizer-path", path, *(("--skip-tokenizer-init",) if skip else ()))
+    for model in (pc.model_dir("vl"), str(so.oracle().model_dir)):
+        failed = sglang_fails(model, argv)
+        refusal, notes = _graphfit_built(model, argv)
+        assert notes == [], notes
+        assert bool(refusal) == (failed is not None), (model, failed, refusal)
+        if failed is not None:
+            kind, frame = failed
+            assert kind in refusal and frame.split("/")[-1] in refusal, (failed, refusal)
+            assert len(refusal) <= 200, refusal

@@ -1,0 +1,183 @@
+"""What SGLang 0.5.23's MLA branches read off a plain class's configs with no default (issue 23,
+s65c for the first branch, s66c for the rest).
+
+`ModelConfig._derive_model_shapes` (configs/model_config.py:1331-1609) picks ONE branch of an
+if / elif chain by the architectures (after the override args), and each MLA branch reads the
+latent sizes off a config with a bare attribute access. On a plain class (its transformers
+config class builds no text sub-config: graphfit.inputs.sglang_draft_layer_default.CLASS_LAYERS)
+whose config.json writes a `text_config` dict, SGLang's text config is a bare
+PretrainedConfig holding only the keys written (utils/hf_transformers/common.py:565-571), so a
+missing key fails the load with an AttributeError. The reads, in the chain's order:
+
+- the first branch (DeepSeek-V2 / V3 and its peers, Pixtral where its text config writes
+  `kv_lora_rank`; :1366-1417): the text config's `kv_lora_rank`, `qk_nope_head_dim`,
+  `qk_rope_head_dim` (:1398-1400);
+- DeepSeek-V4 (:1418-1431) reads the top level (`compress_ratios`, `index_head_dim`, ...):
+  not restated, so no MLA read is judged for it; Glm4-MoE's NextN (:1432-1442) reads none;
+- MiniCPM3 (:1443-1447): the top level's `kv_lora_rank`, `qk_rope_head_dim`;
+- DeepSeek-VL2 where the text config's `use_mla` is not falsy (default true, :1448-1455):
+  `kv_lora_rank`, `qk_rope_head_dim`, `qk_nope_head_dim` off the text config;
+- Kimi-VL (:1456-1462) and Kimi-Linear / Kimi-K3 (:1463-1475): `kv_lora_rank`,
+  `qk_rope_head_dim`, (`v_head_dim`,) `qk_nope_head_dim` off the text config;
+- Bailing V2.5, or a Bailing NextN draft whose text config writes `kv_lora_rank`
+  (:1476-1489): `kv_lora_rank`, `qk_nope_head_dim`, `qk_rope_head_dim` off the text config,
+  then the top level's `v_head_dim` (:1488);
+- Bailing V3 (:1490-1504): `kv_lora_rank`, `qk_rope_head_dim` (not under a truthy
+  `use_mla_nope`), `qk_nope_head_dim` off the text config;
+- Sarvam (:1505-1517; Glm5Next is taken by the first branch): the top level's
+  `qk_nope_head_dim`, `qk_rope_head_dim` (:1510), `kv_lora_rank`, `v_head_dim`.
+
+The text config's `v_head_dim` and `head_dim` are never missing there: the chain's preamble
+sets them (:1341-1355). A top-level read finds the key where the config (with the override
+args) writes it at the top level, where the file's text config writes it not null (SGLang's
+parser copies the text config's keys up where the top level lacks them, before the override
+args, utils/hf_transformers/config.py:258-267; not for Qwen3-Next, whose SGLang config class
+reloads the file after that copy, :279-291, `RELOADED`), or in the class's defaults
+(`TOP_MLA_DEFAULTS`); `rope_scaling` is on every plain class (transformers 5.25).
+
+A draft's ModelConfig renames its first architecture before the chain runs
+(configs/model_config.py:1011-1215); the renames that move a class to another branch are
+Bailing V2 / V2.5 / V3's to the Bailing NextN class (:1121-1127), whose branch needs the text
+config's `kv_lora_rank`, and Glm4-MoE's to its NextN class (:1063-1064; `draft_renamed`). The
+others keep the class in its branch (DeepSeek-V3's NextN: :1032-1036, and the rest).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphfit.planner.engines.sglang_attn_default import MLA_ARCHITECTURES
+
+
+@dataclass(frozen=True)
+class Read:
+    """One bare attribute read: `key`, at `site` (a line of configs/model_config.py), off
+    the top-level config where `top`, else off the text config."""
+
+    key: str
+    site: str
+    top: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.key or not self.site.isdigit():
+            raise ValueError(f"a read needs a key and one line number: {self!r}")
+
+
+def _text(*pairs: tuple[str, str]) -> tuple[Read, ...]:
+    return tuple(Read(key, site) for key, site in pairs)
+
+
+def _top(*pairs: tuple[str, str]) -> tuple[Read, ...]:
+    return tuple(Read(key, site, top=True) for key, site in pairs)
+
+
+# issue 23 s65c: the architectures of the first MLA branch (configs/model_config.py:1366-1395;
+# Pixtral's only where the text config writes kv_lora_rank, :1386-1389)
+FIRST_BRANCH = MLA_ARCHITECTURES - {
+    "KimiK3ForConditionalGeneration",  # Kimi-Linear's branch (:1463-1475)
+    "MiniCPM3ForCausalLM"}  # its own branch (:1443-1447)
+PIXTRAL = "PixtralForConditionalGeneration"
+BAILING_NEXTN = "BailingMoeForCausalLMNextN"
+DEEPSEEK_VL2 = "DeepseekVL2ForCausalLM"
+BAILING_V3 = frozenset({"BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"})
+# the branches after the first, in the chain's order: (architectures, reads); a branch's
+# condition beyond its architectures is `_taken`'s
+BRANCHES: tuple[tuple[frozenset[str], tuple[Read, ...]], ...] = (
+    # DeepSeek-V4 (:1418-1431): top-level reads not restated here; Glm4-MoE NextN: none
+    (frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+                "DeepseekV4ForCausalLMDSpark"}), ()),
+    (frozenset({"Glm4MoeForCausalLMNextN"}), ()),
+    (frozenset({"MiniCPM3ForCausalLM"}),
+     _top(("kv_lora_rank", "1446"), ("qk_rope_head_dim", "1447"))),
+    (frozenset({DEEPSEEK_VL2}), _text(("kv_lora_rank", "1453"), ("qk_rope_head_dim", "1454"),
+                                      ("qk_nope_head_dim", "1455"))),
+    (frozenset({"KimiVLForConditionalGeneration"}),
+     _text(("kv_lora_rank", "1459"), ("qk_rope_head_dim", "1460"),
+           ("qk_nope_head_dim", "1462"))),
+    (frozenset({"KimiLinearForCausalLM", "KimiK3LinearForCausalLM",
+                "KimiK3ForConditionalGeneration"}),
+     _text(("kv_lora_rank", "1471"), ("qk_rope_head_dim", "1472"),
+           ("qk_nope_head_dim", "1474"))),
+    (frozenset({"BailingMoeV2_5ForCausalLM", BAILING_NEXTN}),
+     _text(("kv_lora_rank", "1485"), ("qk_nope_head_dim", "1486"),
+           ("qk_rope_head_dim", "1487")) + _top(("v_head_dim", "1488"))),
+    (BAILING_V3, _text(("kv_lora_rank", "1496"), ("qk_rope_head_dim", "1500"),
+                       ("qk_nope_head_dim", "1503"))),
+    # Sarvam (Glm5Next, named there too, is the first branch's)
+    (frozenset({"SarvamMLAForCausalLM"}),
+     _top(("qk_nope_head_dim", "1510"), ("qk_rope_head_dim", "1510"),
+          ("kv_lora_rank", "1513"), ("v_head_dim", "1516"))),
+)
+FIRST_READS = _text(("kv_lora_rank", "1398"), ("qk_nope_head_dim", "1399"),
+                    ("qk_rope_head_dim", "1400"))
+# plain model types whose transformers 5.25 config class defaults the latent sizes
+# (DeepseekV2Config, DeepseekV3Config): their top level always has them
+TOP_MLA_DEFAULTS = frozenset({"deepseek_v2", "deepseek_v3"})
+# plain model types of SGLang's own `_CONFIG_REGISTRY` (utils/hf_transformers/common.py:117-273,
+# here only Qwen3-Next): the parser reloads the file with that class after copying the text
+# config's keys up (config.py:258-291), so nothing copied stays (measured through the oracle)
+RELOADED = frozenset({"qwen3_next"})
+
+
+# the draft renames that move a class to another branch (module docstring)
+DRAFT_RENAMES = {"BailingMoeV2ForCausalLM": BAILING_NEXTN, "BailingMoeForCausalLM": BAILING_NEXTN,
+                 "BailingMoeV2_5ForCausalLM": BAILING_NEXTN,
+                 "BailingMoeV3ForCausalLM": BAILING_NEXTN,
+                 "Glm4MoeForCausalLM": "Glm4MoeForCausalLMNextN"}
+
+
+def draft_renamed(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """`data` with its first architecture as a draft's ModelConfig renames it (module
+    docstring); `data` itself where nothing is renamed."""
+    names = data.get("architectures")
+    if not isinstance(names, list) or not names or names[0] not in DRAFT_RENAMES:
+        return data
+    return {**data, "architectures": [DRAFT_RENAMES[names[0]], *names[1:]]}
+
+
+def _taken(names: set[str], branch: frozenset[str], text: Mapping[str, Any]) -> bool:
+    """Whether the branch of `branch`'s architectures is the one the chain takes, given
+    no earlier branch was (its extra conditions: :1448-1450, :1476-1482)."""
+    if not names & branch:
+        return False
+    if branch == {DEEPSEEK_VL2}:
+        return bool(text.get("use_mla", True))
+    if BAILING_NEXTN in branch and "BailingMoeV2_5ForCausalLM" not in names:
+        return text.get("kv_lora_rank") is not None
+    return True
+
+
+def mla_reads(data: Mapping[str, Any], text: Mapping[str, Any]) -> tuple[Read, ...]:
+    """The MLA branch's bare reads for the config `data` (with the override args) whose text
+    config is `text` (module docstring), in SGLang's order; () where the chain takes no MLA
+    branch graphfit restates."""
+    architectures = data.get("architectures")
+    names = set(architectures) if isinstance(architectures, list) else set()
+    if names & FIRST_BRANCH or (PIXTRAL in names and text.get("kv_lora_rank") is not None):
+        return FIRST_READS
+    for branch, reads in BRANCHES:
+        if _taken(names, branch, text):
+            if branch == BAILING_V3 and text.get("use_mla_nope", False):
+                return tuple(r for r in reads if r.key != "qk_rope_head_dim")
+            return reads
+    return ()
+
+
+def missing(read: Read, data: Mapping[str, Any], text: Mapping[str, Any],
+            written_text: Any) -> bool:
+    """Whether SGLang's attribute read `read` fails (module docstring): the text config
+    `text` (with the override args) lacks the key, or, for a top-level read, the config
+    `data`, the file's own text config `written_text` (not null; not kept by a `RELOADED`
+    class) and the class's defaults all lack it."""
+    if not read.top:
+        return read.key not in text
+    kind = data.get("model_type")
+    copied = isinstance(written_text, dict) and written_text.get(read.key) is not None \
+        and kind not in RELOADED
+    return read.key not in data and not copied and kind not in TOP_MLA_DEFAULTS
+
+
+__all__ = ["BRANCHES", "DRAFT_RENAMES", "FIRST_BRANCH", "FIRST_READS", "RELOADED",
+           "TOP_MLA_DEFAULTS", "Read", "draft_renamed", "missing", "mla_reads"]
