@@ -1,17 +1,29 @@
-"""SGLang's LoRA flags read for the LoRA MoE runners' start-up checks (issue 23, s65d):
-`--lora-backend`, `--lora-paths`, `--max-lora-rank` and `--lora-target-modules` (arg_groups/
-fields/lora.py), which `check_lora_server_args` reads (arg_groups/lora_hook.py:33-180) before
-`check_lora_moe_runner_args` (:183-237; graphfit.planner.engines.sglang_lora_runner)."""
+"""SGLang's LoRA flags read for `check_lora_server_args` (arg_groups/lora_hook.py:33-180) and
+`check_lora_moe_runner_args` (:183-237; graphfit.planner.engines.sglang_lora_runner):
+`--lora-backend`, `--lora-paths`, `--max-lora-rank` and `--lora-target-modules` (issue 23,
+s65d); `--max-loras-per-batch`, `--enable-lora-overlap-loading`, `--max-loaded-loras`,
+`--lora-drain-wait-threshold`, `--enable-pdmux`, how many adapters `--lora-paths` lists, whether
+`--lora-target-modules` names `all` beside another module, and two environment variables
+(s66l). Fields: arg_groups/fields/lora.py, disagg.py:173-176."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs.keys import Handler, field_key
-from graphfit.inputs.values import as_int, as_str
+from graphfit.inputs.reading import check_float, parse_float
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.values import as_bool, as_int, as_str
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT
 
 SG = Engine.SGLANG
+# SGLang's EnvBools the LoRA checks read (environ.py:1257, 1553; both off) -> SglangOptions
+ENVIRONMENT = {"SGLANG_EXPERIMENTAL_LORA_OPTI": "lora_experimental_opti",
+               "SGLANG_ENABLE_OVERLAP_PLAN_STREAM": "overlap_plan_stream"}
+_TRUE, _FALSE = ("true", "1", "yes", "y"), ("false", "0", "no", "n")  # environ.py:143-150
+ALL = "all"  # LORA_TARGET_ALL_MODULES
 
 
 def _given(origin: str, value: Any) -> bool:
@@ -24,15 +36,63 @@ def _rank(origin: str, value: Any) -> int:
     return as_int(origin, value, minimum=0)
 
 
+def _signed(origin: str, value: Any) -> int:
+    """An integer of any sign: argparse's `type=int`; SGLang's asserts judge the value."""
+    return as_int(origin, value, minimum=-MAX_INT)
+
+
+def _number(origin: str, value: Any) -> float:
+    """A finite number of any sign (argparse's `type=float`, fields/lora.py:109-112)."""
+    if isinstance(value, str):
+        return parse_float(origin, value, minimum=-MAX_FLOAT)
+    return check_float(origin, value, minimum=-MAX_FLOAT)
+
+
 def _backend(origin: str, value: Any) -> str:
     return as_str(origin, value).lower()
 
 
+def _paths(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--lora-paths`: whether it holds anything, and how many adapters it lists (one LoRARef
+    per list item or dict key, lora_hook.py:74-128, counted by the assert at :162-165)."""
+    count = len(value) if isinstance(value, (list, tuple, Mapping)) else int(bool(value))
+    return [Setting("lora_paths_given", bool(value), origin, layer),
+            Setting("lora_paths_count", count, origin, layer),
+            Setting("engine", SG, origin, layer)], []
+
+
+def _targets(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`--lora-target-modules`: whether it holds anything, and whether its set (SGLang
+    normalises it to one first, :133-139) holds `all` beside another module (:140-143)."""
+    names = ({str(v) for v in value} if isinstance(value, (list, tuple, set, frozenset))
+             else {str(value)} if value else set())
+    return [Setting("lora_target_modules_given", bool(value), origin, layer),
+            Setting("lora_target_all_mixed", ALL in names and len(names) > 1, origin, layer),
+            Setting("engine", SG, origin, layer)], []
+
+
 KEYS: dict[str, Handler] = {
     "lora_backend": field_key("lora_backend", _backend, SG),
-    "lora_paths": field_key("lora_paths_given", _given, SG),
+    "lora_paths": _paths,
     "max_lora_rank": field_key("max_lora_rank", _rank, SG),
-    "lora_target_modules": field_key("lora_target_modules_given", _given, SG),
+    "lora_target_modules": _targets,
+    "max_loras_per_batch": field_key("max_loras_per_batch", _signed, SG),
+    "enable_lora_overlap_loading": field_key("enable_lora_overlap_loading", as_bool, SG),
+    "max_loaded_loras": field_key("max_loaded_loras", _signed, SG),
+    "lora_drain_wait_threshold": field_key("lora_drain_wait_threshold", _number, SG),
+    "enable_pdmux": field_key("enable_pdmux", as_bool, SG),
 }
 
-__all__ = ["KEYS"]
+
+def environment(environ: Mapping[str, str]) -> list[Setting]:
+    """The LoRA checks' EnvBools as SGLang parses them; a value it cannot parse keeps the
+    default, off (environ.py:67-86), so no setting."""
+    out: list[Setting] = []
+    for name, field in ENVIRONMENT.items():
+        raw = environ.get(name)
+        if raw is not None and raw.lower() in (*_TRUE, *_FALSE):
+            out.append(Setting(field, raw.lower() in _TRUE, f"{name}={raw}", COMMAND_LINE))
+    return out
+
+
+__all__ = ["ENVIRONMENT", "KEYS", "environment"]

@@ -451,7 +451,16 @@ class EngineConfig:
             lora_backend: str | None = None,
             lora_paths_given: bool = False,
             max_lora_rank: int | None = None,
-            lora_target_modules_given: bool = False) -> None: ...
+            lora_target_modules_given: bool = False,
+            max_loras_per_batch: int = 8,
+            enable_lora_overlap_loading: bool = False,
+            max_loaded_loras: int | None = None,
+            lora_paths_count: int = 0,
+            lora_target_all_mixed: bool = False,
+            lora_drain_wait_threshold: float = 0.0,
+            enable_pdmux: bool = False,
+            lora_experimental_opti: bool = False,
+            overlap_plan_stream: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1510,6 +1519,51 @@ class EngineConfig:
     def lora_target_modules_given(self) -> bool:
         """SglangOptions.lora_target_modules_given."""
         return cast(bool, self._option("lora_target_modules_given"))
+
+    @property
+    def max_loras_per_batch(self) -> int:
+        """SglangOptions.max_loras_per_batch."""
+        return cast(int, self._option("max_loras_per_batch"))
+
+    @property
+    def enable_lora_overlap_loading(self) -> bool:
+        """SglangOptions.enable_lora_overlap_loading."""
+        return cast(bool, self._option("enable_lora_overlap_loading"))
+
+    @property
+    def max_loaded_loras(self) -> int | None:
+        """SglangOptions.max_loaded_loras."""
+        return cast("int | None", self._option("max_loaded_loras"))
+
+    @property
+    def lora_paths_count(self) -> int:
+        """SglangOptions.lora_paths_count."""
+        return cast(int, self._option("lora_paths_count"))
+
+    @property
+    def lora_target_all_mixed(self) -> bool:
+        """SglangOptions.lora_target_all_mixed."""
+        return cast(bool, self._option("lora_target_all_mixed"))
+
+    @property
+    def lora_drain_wait_threshold(self) -> float:
+        """SglangOptions.lora_drain_wait_threshold."""
+        return cast(float, self._option("lora_drain_wait_threshold"))
+
+    @property
+    def enable_pdmux(self) -> bool:
+        """SglangOptions.enable_pdmux."""
+        return cast(bool, self._option("enable_pdmux"))
+
+    @property
+    def lora_experimental_opti(self) -> bool:
+        """SglangOptions.lora_experimental_opti."""
+        return cast(bool, self._option("lora_experimental_opti"))
+
+    @property
+    def overlap_plan_stream(self) -> bool:
+        """SglangOptions.overlap_plan_stream."""
+        return cast(bool, self._option("overlap_plan_stream"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -2,11 +2,19 @@
 line resolved by SGLang (tests.oracle.sglang_oracle.resolve) on a Qwen3-MoE target, then its
 own `check_server_args` (arg_groups/validation_hook.py:172-222, which runs
 `check_lora_server_args`, arg_groups/lora_hook.py:33-237) on the resolved record, beside
-graphfit's CLI on the pasted line (graphfit.planner.engines.sglang_lora_runner)."""
+graphfit's CLI on the pasted line (graphfit.planner.engines.sglang_lora_runner). s66l: the
+rest of `check_lora_server_args` (`draw_checks`: the adapter limits, overlap loading, the
+target list, PD-multiplexing, speculative decoding, the LoRA environment variables), with the
+line's environment set for SGLang (its `envs` read os.environ) and prefixed for graphfit."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
+import os
 import random
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from tests.oracle import sglang_oracle as so
@@ -48,8 +56,114 @@ def draw(rng: random.Random) -> tuple[str, ...]:
     return (*out, *rng.choice(EXTRAS))
 
 
-def sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
-    """(SGLang's refusal or None, whether `check_server_args` raised it)."""
+# s66l: the rest of check_lora_server_args (lora_hook.py:36-178, 240-300)
+DRAFT = "@target"  # --speculative-draft-model-path: the target itself, or its DSPARK twin
+DSPARK = "@dspark"
+SPECS = ((), (), ("--speculative-algorithm", "NGRAM"),
+         ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", DRAFT),
+         ("--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path", DRAFT),
+         ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", DRAFT,
+          "--speculative-adaptive"),
+         ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", DRAFT,
+          "--speculative-moe-runner-backend", "experimental_sgl_trtllm"),
+         ("--speculative-algorithm", "DSPARK", "--speculative-draft-model-path", DSPARK))
+ENVS: tuple[dict[str, str], ...] = (
+    {}, {}, {}, {"SGLANG_EXPERIMENTAL_LORA_OPTI": "1"},
+    {"SGLANG_ENABLE_OVERLAP_PLAN_STREAM": "true"}, {"SGLANG_RAGGED_VERIFY_MODE": "compact"})
+TARGETS = ((), ("all",), ("all",), ("all", "all"), ("all", "q_proj"), ("q_proj", "o_proj"))
+
+
+def dspark_draft(target: Path) -> Path:
+    """A DSPARK draft beside the target: its config plus the fields SGLang's DSPARK parse
+    needs (markov_rank > 0, its head type, a mask token id; dspark_config.py:94-128)."""
+    draft = target.parent / "dspark-draft"
+    if not draft.exists():
+        draft.mkdir()
+        for item in target.iterdir():
+            if item.name != "config.json":
+                (draft / item.name).symlink_to(item)
+        config = json.loads((target / "config.json").read_text())
+        config.update(markov_rank=4, markov_head_type="vanilla", mask_token_id=5)
+        (draft / "config.json").write_text(json.dumps(config))
+    return draft
+
+
+def draw_checks(rng: random.Random) -> tuple[dict[str, str], tuple[str, ...]]:
+    """(the line's environment, one drawn line after --model-path) for the s66l checks; the
+    draft paths are `DRAFT` / `DSPARK` placeholders `compare` fills."""
+    out = ["--tp-size", "2", "--moe-runner-backend",
+           rng.choice(("auto", "auto", "triton", "lora_triton"))]
+    lora = rng.random()
+    if lora < 0.3:
+        out += ["--lora-paths", *(f"{n}=/adapters/{n}" for n in "abc"[:rng.randint(1, 3)])]
+    elif lora < 0.9:
+        out += ["--enable-lora"]
+    targets = rng.choice(TARGETS)
+    if targets:
+        out += ["--max-lora-rank", "8", "--lora-target-modules", *targets]
+    backend = rng.choice((None, None, "triton_v2", "csgmv"))
+    if backend:
+        out += ["--lora-backend", backend]
+    for flag, values in (("--max-loras-per-batch", (None, None, None, 0, 1, 2, 8)),
+                         ("--max-loaded-loras", (None, None, None, 1, 2, 4, 16, 32)),
+                         ("--lora-drain-wait-threshold", (None, None, None, -1, 0.5))):
+        value = rng.choice(values)
+        if value is not None:
+            out += [flag, str(value)]
+    if rng.random() < 0.25:
+        out += ["--enable-lora-overlap-loading"]
+    if lora < 0.9 and backend == "triton_v2" and rng.random() < 0.3:
+        # only where the V2 check refuses it first: SGLang's own PD-multiplexing asserts
+        # (validation_hook.py:249-262) are not graphfit's (the report's Left)
+        out += ["--enable-pdmux"]
+    return dict(rng.choice(ENVS)), (*out, *rng.choice(SPECS))
+
+
+@contextlib.contextmanager
+def environment(env: Mapping[str, str]) -> Iterator[None]:
+    """`env` in os.environ for the block (SGLang's `envs` read it on each get)."""
+    saved = {name: os.environ.get(name) for name in env}
+    os.environ.update(env)
+    try:
+        yield
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
+def filled(target: Path, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` with the draft placeholders replaced by real directories."""
+    paths = {DRAFT: str(target), DSPARK: str(dspark_draft(target)) if DSPARK in argv else ""}
+    return tuple(paths.get(arg, arg) for arg in argv)
+
+
+def graphfit(target: Path, argv: tuple[str, ...], env: Mapping[str, str]) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of graphfit's CLI on the line, `env` prefixed."""
+    from graphfit.cli.application import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "80", "--", *(f"{k}={v}" for k, v in env.items()),
+                  "sglang", "serve", "--model-path", str(target), *argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return code, errors[-1] if errors else ""
+
+
+def sglang(target: Path, argv: tuple[str, ...], env: Mapping[str, str] | None = None
+           ) -> tuple[str | None, bool]:
+    """(SGLang's refusal or None, whether `check_server_args` raised it), under `env`."""
+    with environment(env or {}):
+        return _sglang(target, argv)
+
+
+def _sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
     r = so.resolve(argv, model=str(target))
     if isinstance(r, so.Rejected):
         return r.text, False
@@ -73,10 +187,14 @@ def verdict(theirs: str | None, at_check: bool, code: int, said: str) -> str:
     return "other"
 
 
-def compare(target: Path, argv: tuple[str, ...]) -> tuple[str, str]:
-    """(verdict, a one-line account)."""
-    theirs, at_check = sglang(target, argv)
-    code, said = dc.graphfit(target, argv, True)
+def compare(target: Path, argv: tuple[str, ...], env: Mapping[str, str] | None = None
+            ) -> tuple[str, str]:
+    """(verdict, a one-line account); `env`: the line's environment (s66l)."""
+    argv = filled(target, argv)
+    theirs, at_check = sglang(target, argv, env)
+    code, said = graphfit(target, argv, env) if env else dc.graphfit(target, argv, True)
+    shown = " ".join(a if not a.startswith("/") else a.rsplit("/", 1)[-1] for a in argv[2:])
+    prefix = " ".join(f"{k}={v}" for k, v in (env or {}).items())
     return (verdict(theirs, at_check, code, said),
-            f"{' '.join(argv[2:])}: SGLang {theirs and theirs[:100]}; graphfit {code} "
-            f"{said[:120]}")
+            f"{prefix + ' ' if prefix else ''}{shown}: SGLang {theirs and theirs[:100]}; "
+            f"graphfit {code} {said[:120]}")

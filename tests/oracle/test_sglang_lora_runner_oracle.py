@@ -3,7 +3,9 @@ s65d; graphfit.planner.engines.sglang_lora_runner): `--moe-runner-backend lora_*
 LoRA, without `--lora-backend triton_v2`, beside attention DP / TBO, an unsupported
 quantization, an a2a backend or EPLB; LoRA without `--lora-paths` nor rank and targets.
 SGLang: its resolution, then its own `check_server_args` (tests.oracle.
-sglang_lora_runner_oracle); graphfit: its CLI on the pasted line."""
+sglang_lora_runner_oracle); graphfit: its CLI on the pasted line. s66l: the rest of
+check_lora_server_args (`CHECKS`, `draw_checks`), each refusal graphfit names at SGLang's
+line."""
 
 from __future__ import annotations
 
@@ -84,3 +86,74 @@ def test_planted_order_is_caught(target: Path, monkeypatch: pytest.MonkeyPatch) 
     """A plant: the rule off (graphfit plans what SGLang refuses) is caught."""
     monkeypatch.setattr(sglang_lora_runner, "problem", lambda config: None)
     assert _check(target, [FIXED[0][0], FIXED[4][0]])
+
+
+T2 = ("--lora-backend", "triton_v2")
+EAGLE = ("--speculative-algorithm", "EAGLE", "--speculative-draft-model-path", lro.DRAFT)
+LIMITS = "SGLANG_EXPERIMENTAL_LORA_OPTI"
+CHECKS: list[tuple[dict[str, str], tuple[str, ...], str | None]] = [
+    # (the line's environment, the line after --tp-size 2, lora_hook.py:LINES graphfit names)
+    ({}, ("--max-loras-per-batch", "0"), "36"),
+    ({}, (*OK, "--enable-pdmux"), "20-30"),
+    ({LIMITS: "1"}, OK, "20-30"),
+    ({}, (*OK, "--enable-lora-overlap-loading", "--max-loaded-loras", "17"), "61-70"),
+    ({}, (*OK, "--enable-lora-overlap-loading", "--max-loaded-loras", "16"), None),
+    ({}, (*OK[:5], "--speculative-algorithm", "STANDALONE", "--speculative-draft-model-path",
+          lro.DRAFT), "252-264"),
+    ({}, (*OK[:5], *EAGLE), None),
+    ({"SGLANG_RAGGED_VERIFY_MODE": "cap-accept"}, (*OK[:5], "--speculative-algorithm", "DSPARK",
+                                                  "--speculative-draft-model-path",
+                                                  lro.DSPARK), "271-276"),
+    ({}, (*OK[:5], *EAGLE, "--speculative-adaptive"), "277-282"),
+    ({}, (*OK[:5], *EAGLE, "--speculative-moe-runner-backend", "experimental_sgl_trtllm"),
+     "283-289"),
+    ({"SGLANG_ENABLE_OVERLAP_PLAN_STREAM": "yes"}, (*OK[:5], *EAGLE), "290-295"),
+    ({"SGLANG_ENABLE_OVERLAP_PLAN_STREAM": "yes"}, OK[:5], None),  # no speculation
+    ({}, (*OK[:4], "all", "q_proj"), "146-149"),
+    ({}, (*OK[:4], "all", "all"), None),
+    ({}, (*OK[:5], "--max-loaded-loras", "7"), "158-161"),
+    ({}, ("--lora-paths", "a=/a", "b=/b", "c=/c", "--max-loras-per-batch", "2",
+          "--max-loaded-loras", "2"), "162-165"),
+    ({}, (*OK[:5], "--lora-drain-wait-threshold", "-1"), "176-178"),
+    # the order: the V2 check before overlap loading, the speculative check before the targets
+    ({}, (*OK, "--enable-pdmux", "--enable-lora-overlap-loading"), "20-30"),
+    ({}, (*OK[:4], "all", "q_proj", "--speculative-algorithm", "STANDALONE",
+          "--speculative-draft-model-path", lro.DRAFT), "252-264"),
+]
+
+
+def _checks_wrong(target: Path, only: str = "") -> list[str]:
+    """The CHECKS lines (those holding `only`) where graphfit and SGLang part."""
+    wrong = []
+    for env, argv, where in [c for c in CHECKS if not only or only in c[1]]:
+        line = lro.filled(target, ("--tp-size", "2", *argv))
+        theirs, at_check = lro.sglang(target, line, env)
+        code, said = lro.graphfit(target, line, env)
+        if (lro.verdict(theirs, at_check, code, said) != "agree"
+                or (where is None) != (theirs is None)
+                or (where is not None and (not at_check or f"lora_hook.py:{where}" not in said))):
+            wrong.append(f"{env} {argv}: SGLang {theirs}; graphfit {code} {said}")
+    return wrong
+
+
+def test_s66l_fixed_lines_agree(target: Path) -> None:
+    wrong = _checks_wrong(target)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_s66l_drawn_lines_agree(target: Path) -> None:
+    rng = random.Random(66)
+    wrong = []
+    for _ in range(4):
+        env, argv = lro.draw_checks(rng)
+        said, line = lro.compare(target, argv, env)
+        if said != "agree":
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_s66l_planted_speculative_check_is_caught(target: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plant: the speculative compatibility check off is caught."""
+    monkeypatch.setattr(sglang_lora_runner, "speculative_problem", lambda config: None)
+    assert len(_checks_wrong(target, "--speculative-algorithm")) >= 5

@@ -314,6 +314,15 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "lora_paths_given": st.booleans(),
     "max_lora_rank": st.sampled_from([None, 0, 8]),
     "lora_target_modules_given": st.booleans(),
+    "max_loras_per_batch": st.sampled_from([8, 0, -1, 2]),  # s66l
+    "enable_lora_overlap_loading": st.booleans(),
+    "max_loaded_loras": st.sampled_from([None, 0, 16]),
+    "lora_paths_count": st.sampled_from([0, 3]),
+    "lora_target_all_mixed": st.booleans(),
+    "lora_drain_wait_threshold": st.sampled_from([0.0, -1.0, 0.5, 2]),
+    "enable_pdmux": st.booleans(),
+    "lora_experimental_opti": st.booleans(),
+    "overlap_plan_stream": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -568,6 +577,15 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "lora_paths_given": st.sampled_from([None, 1, "true"]),
     "max_lora_rank": st.sampled_from([-1, True, "8", 1.5]),
     "lora_target_modules_given": st.sampled_from([None, 0, "false"]),
+    "max_loras_per_batch": st.sampled_from([None, True, "8", 1.5]),  # s66l
+    "enable_lora_overlap_loading": st.sampled_from([None, 1, "true"]),
+    "max_loaded_loras": st.sampled_from([False, "16", 2.0]),
+    "lora_paths_count": st.sampled_from([-1, None, True]),
+    "lora_target_all_mixed": st.sampled_from([None, 0]),
+    "lora_drain_wait_threshold": st.sampled_from([None, True, "0", float("nan"), float("inf")]),
+    "enable_pdmux": st.sampled_from([None, 1]),
+    "lora_experimental_opti": st.sampled_from(["1", 0]),
+    "overlap_plan_stream": st.sampled_from([None, "true"]),
 }
 
 
@@ -881,6 +899,10 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_layernorm_sp": False, "enable_megamoe_for_layernorm_sp": False,
         "moe_nvfp4_dispatch": None,
         "lora_backend": None, "lora_paths_given": False, "max_lora_rank": None,
-        "lora_target_modules_given": False}
+        "lora_target_modules_given": False,
+        "max_loras_per_batch": 8, "enable_lora_overlap_loading": False,
+        "max_loaded_loras": None, "lora_paths_count": 0, "lora_target_all_mixed": False,
+        "lora_drain_wait_threshold": 0.0, "enable_pdmux": False,
+        "lora_experimental_opti": False, "overlap_plan_stream": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -64,3 +64,47 @@ def test_vllm_file_max_lora_rank_stays_ignored(tmp_path: Path) -> None:
     vllm.write_text("engine: vllm\nmax_num_seqs: 32\nmax_lora_rank: 8\n")
     code, _, err = run_cli(["plan", "--config", str(vllm)])
     assert code == 0 and "ignored: max_lora_rank" in " ".join(err.split()), err
+
+
+def test_s66l_refusals_are_one_whole_error_line(tmp_path: Path) -> None:
+    """s66l: the rest of check_lora_server_args, through the CLI; its environment variables
+    too (the line's prefix)."""
+    ok = ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules", "all")
+    for flags, where in ((("--max-loras-per-batch", "0"), "36"),
+                         ((*ok, "--lora-backend", "triton_v2", "--enable-pdmux"), "20-30"),
+                         ((*ok, "--enable-lora-overlap-loading"), "61-70"),
+                         ((*ok, "--lora-target-modules", "all", "q_proj"), "146-149"),
+                         (("--lora-paths", "a=/a", "b=/b", "--max-loras-per-batch", "1",
+                           "--max-loaded-loras", "1"), "162-165"),
+                         ((*ok, "--lora-drain-wait-threshold", "-0.5"), "176-178")):
+        code, err = _plan(tmp_path, *flags)
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+        assert f"lora_hook.py:{where}" in lines[0], err
+    model = tmp_path / "moe"
+    code, _, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "10", "--",
+                            "SGLANG_EXPERIMENTAL_LORA_OPTI=1", "sglang", "serve",
+                            "--model-path", str(model), "--tp-size", "2", *ok,
+                            "--lora-backend", "triton_v2"])
+    assert code == 2 and "SGLANG_EXPERIMENTAL_LORA_OPTI (ValueError" in err, err
+    # where nothing is refused, the same flags plan
+    code, err = _plan(tmp_path, "--lora-paths", "a=/a", "b=/b", "--max-loras-per-batch", "1",
+                      "--max-loaded-loras", "2", "--enable-lora-overlap-loading",
+                      "--lora-drain-wait-threshold", "0.5", "--lora-target-modules", "all",
+                      "all")
+    assert code == 0, err
+
+
+def test_live_server_args_give_the_s66l_fields() -> None:
+    """Live ServerArgs after resolution: lora_paths a list of LoRARefs, targets a set."""
+    args = types.SimpleNamespace(enable_lora=True, max_loras_per_batch=2, max_loaded_loras=3,
+                                 lora_drain_wait_threshold=-1.0, enable_pdmux=True,
+                                 enable_lora_overlap_loading=True, lora_paths=[object()] * 4,
+                                 lora_target_modules={"all", "q_proj"}, tp_size=2)
+    fields = fields_from_sglang(args)
+    assert {k: fields.get(k) for k in (
+        "max_loras_per_batch", "max_loaded_loras", "lora_drain_wait_threshold", "enable_pdmux",
+        "enable_lora_overlap_loading", "lora_paths_count", "lora_target_all_mixed")} == {
+        "max_loras_per_batch": 2, "max_loaded_loras": 3, "lora_drain_wait_threshold": -1.0,
+        "enable_pdmux": True, "enable_lora_overlap_loading": True, "lora_paths_count": 4,
+        "lora_target_all_mixed": True}

@@ -17,10 +17,12 @@ whole ServerArgs, graphfit.planner.engines.sglang_uno.check_line), `speculative_
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from graphfit.planner.core.enums import CUDAGraphMode, SpecMethod
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.limits import MAX_INT
 from graphfit.planner.engines.sglang_memory import StaticMemoryInputs, VisionEncoder, vlm_applies
 from graphfit.planner.engines.sglang_mtp_graphs import BACKEND_KEYS, draft_extend_backend
 from graphfit.planner.engines.sglang_multimodal import breakable_prefill_refused, sglang_multimodal
@@ -118,6 +120,7 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
                          ("lora_target_modules", "lora_target_modules_given")):
         if _get(server_args, given):
             out[field] = True
+    out.update(_lora_limits(server_args))  # the rest of check_lora_server_args (s66l)
     put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
     # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
     # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)
@@ -398,3 +401,29 @@ def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool
         "hybrid_swa": hybrid_swa, "mamba": mamba,
         "spec_algorithm": None if algorithm is None else str(algorithm),
         "dcp_size": int(_get(server_args, "dcp_size") or 1)}  # declines (overrides.py:1807)
+
+
+def _lora_limits(server_args: Any) -> dict[str, Any]:
+    """The LoRA fields the rest of `check_lora_server_args` reads (lora_hook.py:36-178;
+    graphfit.planner.engines.sglang_lora_runner, issue 23 s66l), where live ServerArgs hold
+    values of the option's type; anything else keeps the option's default."""
+    out: dict[str, Any] = {}
+    for name in ("max_loras_per_batch", "max_loaded_loras"):
+        value = _get(server_args, name)
+        if isinstance(value, int) and not isinstance(value, bool) and abs(value) <= MAX_INT:
+            out[name] = value
+    drain = _get(server_args, "lora_drain_wait_threshold")
+    if (isinstance(drain, (int, float)) and not isinstance(drain, bool)
+            and math.isfinite(drain)):
+        out["lora_drain_wait_threshold"] = float(drain)
+    for name in ("enable_lora_overlap_loading", "enable_pdmux"):
+        if _get(server_args, name) is True:
+            out[name] = True
+    paths = _get(server_args, "lora_paths")
+    if isinstance(paths, (list, tuple, dict)):
+        out["lora_paths_count"] = len(paths)
+    targets = _get(server_args, "lora_target_modules")
+    if isinstance(targets, (list, tuple, set, frozenset)):
+        names = {str(t) for t in targets}
+        out["lora_target_all_mixed"] = "all" in names and len(names) > 1
+    return out

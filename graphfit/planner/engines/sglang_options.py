@@ -4,6 +4,7 @@ shared `EngineConfig`."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import ClassVar
@@ -566,6 +567,15 @@ class SglangOptions(EngineOptions):
         `--lora-target-modules` hold anything, and `--max-lora-rank` (None: not given), read
         for the LoRA MoE runners' start-up checks (arg_groups/lora_hook.py:33-237;
         graphfit.planner.engines.sglang_lora_runner; issue 23 s65d).
+    max_loras_per_batch, enable_lora_overlap_loading, max_loaded_loras, lora_paths_count,
+        lora_target_all_mixed, lora_drain_wait_threshold, enable_pdmux: `--max-loras-per-batch`
+        (8), `--enable-lora-overlap-loading`, `--max-loaded-loras` (None: not given), how many
+        adapters `--lora-paths` lists, whether `--lora-target-modules` names `all` beside
+        another module, `--lora-drain-wait-threshold` (0.0) and `--enable-pdmux`, each as
+        given (any sign: SGLang's own asserts refuse); lora_experimental_opti,
+        overlap_plan_stream: SGLANG_EXPERIMENTAL_LORA_OPTI / SGLANG_ENABLE_OVERLAP_PLAN_STREAM
+        (EnvBools, off, environ.py:1257, 1553). Read for the rest of `check_lora_server_args`
+        (lora_hook.py:20-180, 240-300; sglang_lora_runner; issue 23 s66l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -738,6 +748,15 @@ class SglangOptions(EngineOptions):
     lora_paths_given: bool = False
     max_lora_rank: int | None = None
     lora_target_modules_given: bool = False
+    max_loras_per_batch: int = 8
+    enable_lora_overlap_loading: bool = False
+    max_loaded_loras: int | None = None
+    lora_paths_count: int = 0
+    lora_target_all_mixed: bool = False
+    lora_drain_wait_threshold: float = 0.0
+    enable_pdmux: bool = False
+    lora_experimental_opti: bool = False
+    overlap_plan_stream: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -780,6 +799,7 @@ class SglangOptions(EngineOptions):
         if self.moe_nvfp4_dispatch is not None:
             true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
         _lora_fields(self)  # issue 23 s65d
+        _lora_limits(self)  # issue 23 s66l
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
@@ -1266,6 +1286,27 @@ def _lora_fields(options: SglangOptions) -> None:
     if rank is not None and (isinstance(rank, bool) or not isinstance(rank, int)
                              or not 0 <= rank <= MAX_INT):
         raise ConfigError(f"max_lora_rank: must be an integer >= 0, got {excerpt(rank)}")
+
+
+def _lora_limits(options: SglangOptions) -> None:
+    """The rest of the LoRA flags' types (issue 23 s66l): integers of any sign and a finite
+    number, since SGLang's own asserts decide what they may hold."""
+    for name in ("max_loras_per_batch", "max_loaded_loras", "lora_paths_count"):
+        value = getattr(options, name)
+        low = 0 if name == "lora_paths_count" else -MAX_INT
+        if (value is None and name == "max_loaded_loras") or (
+                not isinstance(value, bool) and isinstance(value, int) and low <= value <= MAX_INT):
+            continue
+        raise ConfigError(f"{name}: must be an integer{' >= 0' if low == 0 else ''}, "
+                          f"got {excerpt(value)}")
+    drain = options.lora_drain_wait_threshold
+    if isinstance(drain, bool) or not isinstance(drain, (int, float)) or not math.isfinite(drain):
+        raise ConfigError(f"lora_drain_wait_threshold: must be a finite number, got "
+                          f"{excerpt(drain)}")
+    object.__setattr__(options, "lora_drain_wait_threshold", float(drain))
+    for name in ("enable_lora_overlap_loading", "lora_target_all_mixed", "enable_pdmux",
+                 "lora_experimental_opti", "overlap_plan_stream"):
+        true_false(name, getattr(options, name))
 
 
 def _prefill_cp_given(options: SglangOptions) -> None:
