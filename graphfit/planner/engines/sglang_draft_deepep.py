@@ -174,5 +174,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "UNQUANTIZED_BLOCKS", "check", "draft_runner", "problem", "quantized_problem",
-           "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "UNQUANTIZED_BLOCKS", "check", "draft_runner", "problem",
+           "quantized_problem", "runner_flag_problem"]
