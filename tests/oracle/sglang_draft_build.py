@@ -285,6 +285,14 @@ NEXTN_DRAFTS.update({
                         "text_config": {**_QWEN3_5_TEXT, "num_experts": 64,
                                         "mtp_num_experts": 8, "mtp_num_experts_per_tok": 2},
                         "tie_word_embeddings": False},
+    # GLM-5-Next (transformers' config class): DeepSeek's NextN over its text config, whose
+    # DSA layers take no RoPE dims (qk_rope_head_dim 0, as its config class defaults)
+    "glm5_next": {"architectures": ["Glm5NextForConditionalGeneration"],
+                  "model_type": "glm5_next", "tie_word_embeddings": False,
+                  "torch_dtype": "bfloat16",
+                  "text_config": {**_MLA, "model_type": "glm5_next_text", "vocab_size": 154880,
+                                  "qk_rope_head_dim": 0, "qk_nope_head_dim": 256,
+                                  "v_head_dim": 256, "head_dim": 0}},
 })
 
 

@@ -75,7 +75,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "qwen3_5", "hy_v4", "gigachat3_5",
                                               "gigachat3_5_dense", "step3p5",
                                               "step3p5_dense", "step3p7", "exaone_moe",
-                                              "exaone_moe_dense", "interns2_mobius"))}
+                                              "exaone_moe_dense", "interns2_mobius",
+                                              "glm5_next"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -114,6 +115,7 @@ CASES = (  # (draft, backend, mode, extra)
     ("exaone_moe", "nixl", "auto", ()),
     ("exaone_moe_dense", "nixl", "auto", ()),
     ("interns2_mobius", "mooncake", "normal", ()),
+    ("glm5_next", "nixl", "normal", ()),  # GLM-5-Next's NextN layer, always sparse
 )
 
 
@@ -147,4 +149,4 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     # drafts' too (s60d); the rest build
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
-                       False, True, False, True, True, False, True], refused
+                       False, True, False, True, True, False, True, True], refused

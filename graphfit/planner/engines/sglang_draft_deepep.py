@@ -35,8 +35,9 @@ legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_p
 s63d: a lora_* `--speculative-moe-runner-backend` on a speculative line is refused at start-up
 (arg_groups/lora_hook.py:183-196, `runner_flag_problem`).
 
-s66d: Step-3.5 / 3.7's MTP block (sparse where `moe_layers_enum` names layer 45) and
-Exaone-MoE's MTP layer (sparse where `is_moe_layer[0]`) build DeepEPMoE too; Step-3.5's block
+s66d: Step-3.5 / 3.7's MTP block (sparse where `moe_layers_enum` names layer 45),
+Exaone-MoE's MTP layer (sparse where `is_moe_layer[0]`) and GLM-5-Next's NextN layer build
+DeepEPMoE too (InternS2-Mobius's draft is a MoE Qwen3.5 MTP); Step-3.5's block
 is made without the loader's quantization config (`UNQUANTIZED_BLOCKS`), so a quantized
 Step-3.5 draft meets the unquantized assert, never the low-latency one.
 
@@ -75,6 +76,8 @@ DEEPEP_DRAFTS: dict[str, str] = {
     # s66d: Step-3.5 / 3.7's MTP block and Exaone-MoE's MTP layer, where sparse
     "Step3p5MTP": "models/step3p5_mtp.py:84-88, step3p5.py:152",
     "ExaoneMoEForCausalLMMTP": "models/exaone_moe.py:468, 161",
+    "Glm5NextForConditionalGenerationNextN": ("models/glm5_next_nextn.py:72-77, "
+                                              "deepseek_nextn.py:127-135, deepseek_v2.py:753"),
 }
 # s66d: the draft classes whose MoE block is built without the loader's quantization config:
 # Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the

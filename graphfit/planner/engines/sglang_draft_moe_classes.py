@@ -92,6 +92,12 @@ MOE_DRAFTS["ExaoneMoeForCausalLM"] = _EXAONE
 # qwen3_5_moe_text one with the checkpoint's `mtp_num_experts` (configs/model_config.py:
 # 1167-1179): MoE whatever the config's own model type
 MOE_DRAFTS["InternS2MobiusForConditionalGeneration"] = _QWEN3_5
+# s66d: GLM-5-Next's draft is DeepSeek's NextN model over its text config, one decoder layer
+# built with `is_nextn`, so sparse (models/glm5_next_nextn.py:24, 72-77)
+MOE_DRAFTS["Glm5NextForConditionalGeneration"] = (
+    "Glm5NextForConditionalGenerationNextN", "configs/model_config.py:1071-1078, "
+    "models/glm5_next_nextn.py:24, 72-77, models/deepseek_nextn.py:127-135, "
+    "models/deepseek_v2.py:2785-2791")
 # the architectures whose draft builds MoE layers only where a config entry names its layer:
 # the architecture -> (the key, the draft layer's id, whether the key lives in `text_config`,
 # the entry's form: "ids", a comma-separated string of layer ids (Step-3.5), or "flags", a
