@@ -10,8 +10,11 @@ configs do not (spaces, unsorted ids, a short flag list).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import random
 import types
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -66,3 +69,28 @@ def test_exaone_layer_0_agrees() -> None:
             assert layer_sparse(arch, {"is_moe_layer": flags}) == bool(ffn.sparse), flags
         seen.add(bool(ffn.sparse))
     assert seen == {True, False}
+
+
+def test_refusal_is_one_cli_line(tmp_path: Path) -> None:
+    """An FP8 Step-3.5 draft under deepep with the deep_gemm runner: graphfit's CLI says the
+    unquantized assert SGLang raises (test_sglang_draft_deepep_oracle's fixed line) in one
+    `error:` line of at most 200 characters, exit 2, no traceback."""
+    from graphfit.cli.application import main
+    from tests.oracle import sglang_draft_build as sdb
+
+    target = sglang_stubs.write_moe_model_dir(tmp_path / "target")
+    draft = sdb.write_nextn_drafts(tmp_path, ("step3p5",))["step3p5"]
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err), \
+            pytest.raises(SystemExit) as exit_:
+        main(["plan", "--gpu-memory-gb", "80", "--", "SGLANG_ENABLE_JIT_DEEPGEMM=0", "sglang",
+              "serve", "--model-path", str(target), "--tp-size", "2", "--ep-size", "2",
+              "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+              "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
+              "--speculative-draft-model-path", str(draft), "--speculative-moe-a2a-backend",
+              "deepep", "--deepep-mode", "low_latency", "--moe-runner-backend", "deep_gemm",
+              "--quantization", "fp8"])
+    lines = err.getvalue().strip().splitlines()
+    assert exit_.value.code == 2
+    assert len(lines) == 1 and lines[0].startswith("error: Unquantized DeepEP MoE"), lines
+    assert len(lines[0]) <= 200 and "Step3p5MTP" in lines[0], lines
