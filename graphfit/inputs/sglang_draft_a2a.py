@@ -21,7 +21,11 @@ from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft_path import draft_path
 from graphfit.planner.engines.sglang_draft_dispatch import MOE_DRAFTS
-from graphfit.planner.engines.sglang_draft_moe_classes import MOE_KEYS, MOE_MODEL_TYPES
+from graphfit.planner.engines.sglang_draft_moe_classes import (
+    MOE_KEYS,
+    MOE_LAYER_KEYS,
+    MOE_MODEL_TYPES,
+)
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
@@ -46,9 +50,34 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     key = MOE_KEYS.get(str(first))  # s63d: GigaChat-3.5's `nextn_is_sparse` (bool() of it)
     if key is not None and not data.get(key):
         return []
+    if not layer_sparse(str(first), data):
+        return []
     return [Setting("draft_moe_class", built[0],
                     f"{shown_path(path)}: the draft's class {first} (as SGLang builds it)",
                     FILE)]
 
 
-__all__ = ["settings"]
+def layer_sparse(first: str, data: Mapping[str, Any]) -> bool:
+    """Whether the draft's one decoder layer is sparse by the config entry that names it
+    (MOE_LAYER_KEYS, s66d): Step-3.5's `moe_layers_enum`, a comma-separated string of layer
+    ids SGLang reads as `{int(x) for x in enum.split(",")}` (models/step3p5.py:543-545),
+    holding the MTP block's 45; Exaone-MoE's `is_moe_layer` list true at 0
+    (models/exaone_moe.py:502). True for the other architectures. A missing or malformed
+    entry reads as dense: SGLang's build then fails on the attribute itself, which graphfit
+    does not restate."""
+    entry = MOE_LAYER_KEYS.get(first)
+    if entry is None:
+        return True
+    key, layer, in_text, form = entry
+    text = data.get("text_config") if in_text else data
+    value = text.get(key) if isinstance(text, Mapping) else None
+    if form == "ids" and isinstance(value, str):
+        try:
+            return layer in {int(x) for x in value.split(",")}
+        except ValueError:
+            return False
+    if form == "flags" and isinstance(value, list):
+        return layer < len(value) and bool(value[layer])
+    return False
+
+__all__ = ["layer_sparse", "settings"]

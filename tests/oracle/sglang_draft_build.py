@@ -243,6 +243,57 @@ NEXTN_DRAFTS.update({
                           "num_experts_per_tok": 2, "num_hidden_layers": 4,
                           "max_position_embeddings": 40960, "torch_dtype": "bfloat16"},
 })
+# s66d: Step-3.5 (SGLang's own config class, configs/step3p5.py): its MTP block is layer 45
+# (models/step3p5_mtp.py:77), sparse where `moe_layers_enum` names 45 (models/step3p5.py:
+# 543-545); the per-layer lists are read at 45, so they run past it, as the released
+# checkpoint's 48 do (configs/step3p5.py:99-106)
+_STEP = {"hidden_size": 1024, "intermediate_size": 2048, "num_attention_heads": 16,
+         "num_attention_groups": 4, "head_dim": 64, "num_hidden_layers": 45,
+         "max_seq_len": 40960, "max_position_embeddings": 40960, "vocab_size": 128815,
+         "moe_intermediate_size": 256, "moe_num_experts": 8, "moe_top_k": 2,
+         "share_expert_dims": 256, "layer_types": ["full_attention"] * 48,
+         "rope_theta": [10000.0] * 48, "partial_rotary_factors": [0.5] * 48,
+         "swiglu_limits": [0.0] * 48, "swiglu_limits_shared": [0.0] * 48,
+         "moe_layers_enum": ",".join(str(i) for i in range(3, 48)), "need_fp32_gate": True,
+         "moe_router_scaling_factor": 1.0, "use_moe_router_bias": True,
+         "use_head_wise_attn_gate": True, "num_nextn_predict_layers": 3,
+         "torch_dtype": "bfloat16", "tie_word_embeddings": False}
+# Exaone-MoE (transformers' config class): the MTP layer is layer 0, sparse where
+# `is_moe_layer[0]` (models/exaone_moe.py:502), a key the checkpoint writes
+_EXAONE = {"architectures": ["ExaoneMoEForCausalLM"], "model_type": "exaone_moe",
+           "hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
+           "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64,
+           "num_hidden_layers": 4, "vocab_size": 102400, "max_position_embeddings": 40960,
+           "num_experts": 8, "num_experts_per_tok": 2, "num_shared_experts": 1,
+           "is_moe_layer": [True] * 4, "layer_types": ["full_attention"] * 4,
+           "torch_dtype": "bfloat16", "num_nextn_predict_layers": 1}
+NEXTN_DRAFTS.update({
+    "step3p5": {**_STEP, "architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5"},
+    "step3p5_dense": {**_STEP, "architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5",
+                      "moe_layers_enum": ",".join(str(i) for i in range(3, 45))},
+    # Step-3.7: the draft is its Step-3.5 text config (configs/model_config.py:1115-1120)
+    "step3p7": {"architectures": ["Step3p7ForConditionalGeneration"], "model_type": "step3p7",
+                "text_config": {**_STEP, "model_type": "step3p5"}, "torch_dtype": "bfloat16",
+                "tie_word_embeddings": False},
+    "exaone_moe": _EXAONE,
+    "exaone_moe_dense": {**_EXAONE, "architectures": ["ExaoneMoeForCausalLM"],
+                         "is_moe_layer": [False] + [True] * 3},
+    # InternS2-Mobius (SGLang's own config class, configs/interns2_mobius.py): the rename
+    # makes its text config a Qwen3.5-MoE one with `mtp_num_experts` (model_config.py:1167-1178)
+    "interns2_mobius": {"architectures": ["InternS2MobiusForConditionalGeneration"],
+                        "model_type": "interns2_mobius",
+                        "text_config": {**_QWEN3_5_TEXT, "num_experts": 64,
+                                        "mtp_num_experts": 8, "mtp_num_experts_per_tok": 2},
+                        "tie_word_embeddings": False},
+    # GLM-5-Next (transformers' config class): DeepSeek's NextN over its text config, whose
+    # DSA layers take no RoPE dims (qk_rope_head_dim 0, as its config class defaults)
+    "glm5_next": {"architectures": ["Glm5NextForConditionalGeneration"],
+                  "model_type": "glm5_next", "tie_word_embeddings": False,
+                  "torch_dtype": "bfloat16",
+                  "text_config": {**_MLA, "model_type": "glm5_next_text", "vocab_size": 154880,
+                                  "qk_rope_head_dim": 0, "qk_nope_head_dim": 256,
+                                  "v_head_dim": 256, "head_dim": 0}},
+})
 
 
 def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)

@@ -54,9 +54,17 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
      ("--quantization", "fp8", "--speculative-moe-runner-backend", "humming")),
     ("hy_v4", "deepep", "none", "low_latency", "deep_gemm", False, ()),
     ("gigachat3_5", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    # s66d: Step-3.5's MTP block is built without the quantization config: an FP8 draft
+    # meets the unquantized assert (deep_gemm), not the low-latency one (triton)
+    ("step3p5", "deepep", "none", "low_latency", "deep_gemm", False, ("--quantization", "fp8")),
+    ("step3p5", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("exaone_moe", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    ("interns2_mobius", "pplx", "none", "low_latency", "deep_gemm", False,
+     ("--enable-dp-attention", "--dp-size", "2")),
+    ("glm5_next", "deepep", "none", "low_latency", "deep_gemm", False, ()),
 )
 NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4",
-         "gigachat3_5")
+         "gigachat3_5", "step3p5", "exaone_moe", "interns2_mobius", "glm5_next")
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +85,8 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     # not vacuous: the first three lines' drafts assert, and the first two FP8 ones;
     # each control builds
     assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
-        False, False] + [True, True, False, False, True, True], refused
+        False, False] + [True, True, False, False, True, True] + [
+        True, False, True, True, True], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

@@ -73,7 +73,10 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "ernie4_5_moe", "qwen3_next", "qwen3_5_moe",
                                               "qwen3_5_moe_text", "intern_s2_preview",
                                               "qwen3_5", "hy_v4", "gigachat3_5",
-                                              "gigachat3_5_dense"))}
+                                              "gigachat3_5_dense", "step3p5",
+                                              "step3p5_dense", "step3p7", "exaone_moe",
+                                              "exaone_moe_dense", "interns2_mobius",
+                                              "glm5_next"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -104,6 +107,15 @@ CASES = (  # (draft, backend, mode, extra)
     ("hy_v4", "mooncake", "normal", ()),  # s63d: HY-V4's NextN MoE
     ("gigachat3_5", "nixl", "auto", ()),  # GigaChat-3.5 with nextn_is_sparse
     ("gigachat3_5_dense", "nixl", "auto", ()),  # without: a dense MLP, it builds
+    # s66d: Step-3.5 / 3.7 MTP drafts, sparse where moe_layers_enum names layer 45; Exaone-MoE
+    # where is_moe_layer[0]; InternS2-Mobius always
+    ("step3p5", "mooncake", "auto", ()),
+    ("step3p5_dense", "mooncake", "auto", ()),
+    ("step3p7", "pplx", "normal", ()),
+    ("exaone_moe", "nixl", "auto", ()),
+    ("exaone_moe_dense", "nixl", "auto", ()),
+    ("interns2_mobius", "mooncake", "normal", ()),
+    ("glm5_next", "nixl", "normal", ()),  # GLM-5-Next's NextN layer, always sparse
 )
 
 
@@ -137,4 +149,4 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     # drafts' too (s60d); the rest build
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
-                       False], refused
+                       False, True, False, True, True, False, True, True], refused

@@ -35,6 +35,12 @@ legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_p
 s63d: a lora_* `--speculative-moe-runner-backend` on a speculative line is refused at start-up
 (arg_groups/lora_hook.py:183-196, `runner_flag_problem`).
 
+s66d: Step-3.5 / 3.7's MTP block (sparse where `moe_layers_enum` names layer 45),
+Exaone-MoE's MTP layer (sparse where `is_moe_layer[0]`) and GLM-5-Next's NextN layer build
+DeepEPMoE too (InternS2-Mobius's draft is a MoE Qwen3.5 MTP); Step-3.5's block
+is made without the loader's quantization config (`UNQUANTIZED_BLOCKS`), so a quantized
+Step-3.5 draft meets the unquantized assert, never the low-latency one.
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -67,7 +73,17 @@ DEEPEP_DRAFTS: dict[str, str] = {
     "Qwen3_5ForCausalLMMTP": "models/qwen3_5.py:1381-1382, qwen2_moe.py:318",
     "HYV4ForCausalLMNextN": "models/hunyuan_v4_nextn.py:64-70, deepseek_v2.py:753",
     "GigaChat35ForCausalLMNextN": "models/gigachat35.py:350-367, deepseek_v2.py:753",
+    # s66d: Step-3.5 / 3.7's MTP block and Exaone-MoE's MTP layer, where sparse
+    "Step3p5MTP": "models/step3p5_mtp.py:84-88, step3p5.py:152",
+    "ExaoneMoEForCausalLMMTP": "models/exaone_moe.py:468, 161",
+    "Glm5NextForConditionalGenerationNextN": ("models/glm5_next_nextn.py:72-77, "
+                                              "deepseek_nextn.py:127-135, deepseek_v2.py:753"),
 }
+# s66d: the draft classes whose MoE block is built without the loader's quantization config:
+# Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the
+# layer's default None, step3p5.py:410), so its experts are unquantized DeepEPMoE whatever
+# the draft's quantization: the unquantized assert applies, the low-latency one never
+UNQUANTIZED_BLOCKS = frozenset({"Step3p5MTP"})
 
 
 def draft_runner(config: EngineSettings) -> str | None:
@@ -104,9 +120,10 @@ def problem(config: EngineSettings) -> str | None:
     """SGLang's draft DeepEPMoE assert for a resolved line (module docstring), or None."""
     name = _built(config, UNQUANTIZED_A2A)
     draft = config.speculative_moe_a2a_backend or ""
-    if name is None or config.draft_quantization is not None:
+    if name is None or (config.draft_dtype or config.dtype) != "bfloat16":
         return None
-    if config.draft_quant_config is not None or (config.draft_dtype or config.dtype) != "bfloat16":
+    quantized = config.draft_quantization is not None or config.draft_quant_config is not None
+    if quantized and name not in UNQUANTIZED_BLOCKS:
         return None
     runner = draft_runner(config)
     if runner not in DEEP_GEMM_RUNNERS:
@@ -125,7 +142,7 @@ def quantized_problem(config: EngineSettings) -> str | None:
     Other quantizations: not restated."""
     name = _built(config, LEGACY_A2A)
     draft = config.speculative_moe_a2a_backend or ""
-    if name is None or config.draft_quantization != "fp8":
+    if name is None or name in UNQUANTIZED_BLOCKS or config.draft_quantization != "fp8":
         return None
     if config.draft_quant_config is not None or config.deepep_mode not in LOW_LATENCY_MODES:
         return None
@@ -160,5 +177,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "check", "draft_runner", "problem", "quantized_problem",
-           "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "UNQUANTIZED_BLOCKS", "check", "draft_runner", "problem",
+           "quantized_problem", "runner_flag_problem"]

@@ -73,7 +73,42 @@ MOE_DRAFTS["GigaChat35ForCausalLM"] = (
 # the architectures whose draft builds MoE layers only where a config key is true: the
 # architecture -> that key
 MOE_KEYS: dict[str, str] = {"GigaChat35ForCausalLM": "nextn_is_sparse"}
+# s66d: Step-3.5's MTP block is decoder layer 45 (`layer_id = 45`, models/step3p5_mtp.py:
+# 77-87), sparse only where the config's comma-separated `moe_layers_enum` names 45
+# (`_is_moe_layer`, models/step3p5.py:427, 475-476, 543-545); Step-3.7's draft is its
+# Step-3.5 text config renamed (configs/model_config.py:1115-1120)
+_STEP3P5 = ("Step3p5MTP", "configs/model_config.py:1097-1098, 1115-1120, "
+            "models/step3p5_mtp.py:77-87, models/step3p5.py:475-476, 543-545")
+MOE_DRAFTS["Step3p5ForCausalLM"] = _STEP3P5
+MOE_DRAFTS["Step3p7ForConditionalGeneration"] = _STEP3P5
+# s66d: Exaone-MoE's MTP model holds one decoder layer, id 0 (`num_hidden_layers = 1`,
+# models/exaone_moe_mtp.py:47, 56-58), sparse only where the config's `is_moe_layer[0]`
+# (models/exaone_moe.py:466-468, 496-503)
+_EXAONE = ("ExaoneMoEForCausalLMMTP", "configs/model_config.py:1183-1188, "
+           "models/exaone_moe_mtp.py:47, 56-58, models/exaone_moe.py:466-468, 496-503")
+MOE_DRAFTS["ExaoneMoEForCausalLM"] = _EXAONE
+MOE_DRAFTS["ExaoneMoeForCausalLM"] = _EXAONE
+# s66d: InternS2-Mobius's draft is a Qwen3.5 MTP whose text config the rename turns into a
+# qwen3_5_moe_text one with the checkpoint's `mtp_num_experts` (configs/model_config.py:
+# 1167-1179): MoE whatever the config's own model type
+MOE_DRAFTS["InternS2MobiusForConditionalGeneration"] = _QWEN3_5
+# s66d: GLM-5-Next's draft is DeepSeek's NextN model over its text config, one decoder layer
+# built with `is_nextn`, so sparse (models/glm5_next_nextn.py:24, 72-77)
+MOE_DRAFTS["Glm5NextForConditionalGeneration"] = (
+    "Glm5NextForConditionalGenerationNextN", "configs/model_config.py:1071-1078, "
+    "models/glm5_next_nextn.py:24, 72-77, models/deepseek_nextn.py:127-135, "
+    "models/deepseek_v2.py:2785-2791")
+# the architectures whose draft builds MoE layers only where a config entry names its layer:
+# the architecture -> (the key, the draft layer's id, whether the key lives in `text_config`,
+# the entry's form: "ids", a comma-separated string of layer ids (Step-3.5), or "flags", a
+# list of booleans by layer id (Exaone-MoE))
+MOE_LAYER_KEYS: dict[str, tuple[str, int, bool, str]] = {
+    "Step3p5ForCausalLM": ("moe_layers_enum", 45, False, "ids"),
+    "Step3p7ForConditionalGeneration": ("moe_layers_enum", 45, True, "ids"),
+    "ExaoneMoEForCausalLM": ("is_moe_layer", 0, False, "flags"),
+    "ExaoneMoeForCausalLM": ("is_moe_layer", 0, False, "flags"),
+}
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_MODEL_TYPES"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_LAYER_KEYS", "MOE_MODEL_TYPES"]
