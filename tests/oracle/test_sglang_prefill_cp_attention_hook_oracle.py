@@ -78,7 +78,7 @@ def test_attention_hook_order(case: ah.Case, expected: str) -> None:
 
 
 def test_generated_lines() -> None:
-    for case in ah.generate(6, 66):
+    for case in ah.generate(4, 66):
         outcome, diffs = ah.compare(case)
         assert outcome in ("same refusal", "served", "not modelled"), (case, diffs)
 
