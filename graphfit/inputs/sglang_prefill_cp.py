@@ -68,6 +68,7 @@ MIMO_V2 = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")  # parallel_hook.py:13
 CP_TP_SHARING = ("Glm5NextForConditionalGeneration",  # cp_tp_group_sharing_hook.py:20-24
                  "Qwen4ExpForConditionalGeneration")
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"
+V4_KV_DTYPES = ("auto", "fp8_e4m3", "bfloat16")  # overrides.py:901-910 (auto: fp8_e4m3)
 QWEN4_EXP = "Qwen4ExpForConditionalGeneration"
 LONGCAT = ("LongcatFlashForCausalLM", "LongcatFlashForCausalLMNextN")  # deepseek_v2.py:47-48
 DEEPSEEK_V32 = "DeepseekV32ForCausalLM"
@@ -168,42 +169,70 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
                       "path does not implement DSA context-parallel metadata and sharding.",
                       "deepseek_v2.py:60-68")
     if arch == DEEPSEEK_V4:
+        # its model hook's KV dtype check (`_deepseek_v4_kv_cache_dtype`, overrides.py:
+        # 901-910, from deepseek_v4_hook.py:83) comes before its CP checks (issue 23 s66p)
+        kv = values.get("kv_cache_dtype")
+        if isinstance(kv, str) and kv not in V4_KV_DTYPES:
+            raise _refuse(f"{kv} is not supported for {DEEPSEEK_V4}", "overrides.py:907-910")
         if strategy not in ("interleave", "zigzag"):
             raise _refuse(f"DeepSeekV4 only supports interleave/zigzag CP strategy, got "
                           f"{strategy}", "deepseek_v4_hook.py:167-170")
         if strategy == "zigzag":
             raise _refuse("DeepSeekV4 zigzag CP requires the NPU backend; CUDA/HIP backends "
                           "reindex with interleave order.", "deepseek_v4_hook.py:172-176")
+        # next on HIP its backend check (deepseek_v4_hook.py:177-186), which only the GPU
+        # tells: every later answer carries it (AfterHip.hip_first; issue 23 s66p)
+        hip_first = sglang_prefill_cp_platform.v4_hip(values)
+        try:
+            return _after_model_checks(values, bcg, family, strategy, data, arch, attn_cp)
+        except sglang_prefill_cp_platform.AfterHip as exc:
+            exc.hip_first = hip_first
+            raise
+        except ConfigError as exc:
+            if hip_first is None:
+                raise
+            raise sglang_prefill_cp_platform.AfterHip(str(exc), None,
+                                                      hip_first=hip_first) from None
+    return _after_model_checks(values, bcg, family, strategy, data, arch, attn_cp)
+
+
+def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, strategy: Any,
+                        data: Mapping[str, Any] | None, arch: str | None, attn_cp: int
+                        ) -> list[str]:
+    """`line` from the DeepSeek family's widths on: the attention hook's refusals of the
+    line's backends come before the DP refusal, LongCat's and the CP hook's (`AfterHip`
+    carries them, graphfit.inputs.sglang_prefill_cp_platform.after_hip)."""
     # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
     found = sglang_prefill_cp_dsa.widths(values, data, arch)
-    # the attention hook's trtllm_mha checks (pipeline.py:242): on the resolved CP width
-    # (issue 23 s63p), and on the GPU class for either phase (s64p)
-    backends = sglang_prefill_cp_platform.backends_of(values)
-    trtllm_cp = backends[0] == "trtllm_mha" and (
-        found.attn_cp_size if found is not None else attn_cp) > 1
+    # the attention hook (pipeline.py:242): trtllm_mha on the resolved CP width (issue 23
+    # s63p), and its GPU refusals of the line's backends (s64p trtllm_mha, s66p the rest)
     text = _text(data) if data is not None else {}
     longcat = text.get("model_type") == "longcat_flash" or arch in LONGCAT
+    # LongCat's override set its width before the hook (s66p)
+    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
+    backends = sglang_prefill_cp_platform.backends_of(values)
+    trtllm_cp = backends[0] == "trtllm_mha" and (
+        longcat_cp if longcat else found.attn_cp_size if found is not None else attn_cp) > 1
     # DeepSeek-V4's model hook sets its own backends before the attention hook
-    # (model_overrides/deepseek_v4.py; deepseek_v4_hook.py:177-186)
-    backends = (None, None) if arch == DEEPSEEK_V4 else backends
+    # (model_overrides/deepseek_v4.py:24; deepseek_v4_hook.py:177-186)
+    hook = None if arch == DEEPSEEK_V4 else sglang_prefill_cp_platform.hook_line(values)
     try:  # after the attention hook, before the HIP check (s64p): a DeepSeek-family /
         # LongCat target's own override raised the DP refusal before the attention hook
         sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
     except ConfigError as exc:
-        if found is None and not longcat and (trtllm_cp or "trtllm_mha" in backends):
+        if found is None and not longcat:
             raise sglang_prefill_cp_platform.AfterHip(str(exc), None, trtllm_cp,
-                                                      backends) from None
+                                                      hook) from None
         raise
-    longcat_cp = found.attn_cp_size if found is not None else _longcat_cp(values)
     if longcat and longcat_cp > 1:  # the CP hook's boundary check, after the attention hook
         raise sglang_prefill_cp_platform.AfterHip(str(_refuse(
             "LongCat-Flash does not support --enable-prefill-cp with --attn-cp-size > 1",
-            "parallel_hook.py:78-81")), None, trtllm_cp, backends)
+            "parallel_hook.py:78-81")), None, trtllm_cp, hook)
     try:  # SGLang's HIP check comes here (parallel_hook.py:114-121; issue 23 s60r)
         return _after_hip(values, bcg, strategy, data, arch, attn_cp, found, family)
     except ConfigError as exc:
         raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, trtllm_cp,
-                                                  backends) from None
+                                                  hook) from None
 
 
 def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
@@ -220,7 +249,7 @@ def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
     except sglang_prefill_cp_platform.AfterHip as refused:
         if NOT_MODELLED not in str(refused):
             raise refused from None
-        arch = refused.architecture
+        arch, hook, hip_first = refused.architecture, refused.hook, refused.hip_first
     except ConfigError as refused:
         if NOT_MODELLED not in str(refused):
             raise refused from None
@@ -228,10 +257,11 @@ def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
     else:
         model = values.get("model_path")
         arch = _architecture(local_config(model) if isinstance(model, str) else None)
+        hook = sglang_prefill_cp_platform.hook_line(values) if arch != DEEPSEEK_V4 else None
+        hip_first = None
     # the flag's answer; on a ROCm GPU SGLang's HIP refusal (graphfit.cli.options.read_pasted)
-    backends = sglang_prefill_cp_platform.backends_of(values)
-    raise sglang_prefill_cp_platform.AfterHip(
-        str(exc), arch, backends=backends if arch != DEEPSEEK_V4 else (None, None)) from None
+    raise sglang_prefill_cp_platform.AfterHip(str(exc), arch, hook=hook,
+                                              hip_first=hip_first) from None
 
 
 def _after_hip(values: Mapping[str, Any], bcg: bool, strategy: Any,
@@ -330,7 +360,9 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              # s60p: the family rule's "not modelled" lines; s60r: Qwen4-Exp's sharing flags
              "enable_dp_lm_head", "enable_dp_attention", "enable_waterfill",
              # s63p / s64p: the attention hook's trtllm_mha checks (`backends_of`)
-             "attention_backend", "prefill_attention_backend", "decode_attention_backend")
+             "attention_backend", "prefill_attention_backend", "decode_attention_backend",
+             # s66p: the attention hook's KV dtype checks (`hook_line`)
+             "kv_cache_dtype")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

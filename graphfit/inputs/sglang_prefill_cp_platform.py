@@ -24,6 +24,7 @@ MUSA GPU, so no line reaches it.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
@@ -33,52 +34,120 @@ DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:117
 
 
 def check(values: Mapping[str, Any], gpu_given: object) -> None:
-    """SGLang's HIP refusal (module docstring) for a prefill-CP line on a named ROCm GPU whose
-    local config.json names another architecture; nothing where graphfit cannot tell."""
+    """For a prefill-CP line graphfit plans: on a named GPU the attention hook's refusal of
+    its backends (`attention_first`, issue 23 s66p: a config file's line meets no other
+    reading of them), then on a named ROCm GPU SGLang's HIP refusal (module docstring) where
+    the local config.json names an architecture other than DeepSeek-V4; nothing where
+    graphfit cannot tell."""
     from graphfit.inputs.gpus import gpu_name
     from graphfit.inputs.sglang_draft_default import ROCM
 
-    if values.get("enable_prefill_cp") is not True or gpu_name(gpu_given) not in ROCM:
+    if values.get("enable_prefill_cp") is not True:
         return
     model = values.get("model_path")
     data = local_config(model) if isinstance(model, str) else None
     found = data.get("architectures") if data is not None else None
     arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
-    if arch is None or arch == DEEPSEEK_V4:
+    first = attention_first(hook_line(values) if arch != DEEPSEEK_V4 else None, gpu_given)
+    if first is not None:
+        raise first
+    if arch is None or arch == DEEPSEEK_V4 or gpu_name(gpu_given) not in ROCM:
         return
-    first = attention_first(backends_of(values), gpu_given)
-    raise first if first is not None else ConfigError(_hip_sentence(arch))
+    raise ConfigError(_hip_sentence(arch))
 
 
 def backends_of(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
     """The line's prefill and decode attention backends as given (`attention_backends_of`,
     model_override_base.py:138-152); None where a phase's is left to SGLang's default, which
     is never trtllm_mha on ROCm (graphfit.planner.engines.sglang_rocm_default)."""
-    def named(key: str) -> str | None:
-        value = values.get(key)
-        return value.strip().lower() or None if isinstance(value, str) else None
-
-    base = named("attention_backend")
-    return (named("prefill_attention_backend") or base,
-            named("decode_attention_backend") or base)
+    hook = hook_line(values)
+    return hook.prefill or hook.base, hook.decode or hook.base
 
 
-def attention_first(backends: tuple[str | None, str | None], gpu_given: object
-                    ) -> ConfigError | None:
-    """On a named ROCm GPU, the attention hook's refusal of trtllm_mha for the prefill or
-    decode phase (`backends`, attention_hook.py:199-206, 222-227), which SGLang meets
-    (pipeline.py:242) before its HIP check (:278; issue 23 s64p); else None."""
-    from graphfit.inputs.gpus import gpu_name
-    from graphfit.inputs.sglang_draft_default import ROCM
-    from graphfit.planner.engines.sglang_backend_checks import trtllm_mha_gpu
+@dataclass(frozen=True)
+class HookLine:
+    """What the attention hook's refusals read off a prefill-CP line (`attention_first`):
+    the base backend after `_attention_backend_default` (overrides.py:1127-1131: a prefill
+    backend equal to the decode one becomes the base; None where SGLang's default fills it),
+    the split flags and the KV cache dtype (None: auto)."""
 
-    if gpu_name(gpu_given) not in ROCM:
+    base: str | None = None
+    prefill: str | None = None
+    decode: str | None = None
+    kv_cache_dtype: str | None = None
+
+
+# `_handle_deprecated_args` (serving_hook.py:303-330, SGLang's first pass, pipeline.py:128):
+# the old backend names
+ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
+TOKENSPEED = "tokenspeed_mla"
+PHASES = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
+
+
+def _named(values: Mapping[str, Any], key: str) -> str | None:
+    value = values.get(key)
+    return value.strip().lower() or None if isinstance(value, str) else None
+
+
+def _renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+    """The line's base, prefill and decode backends after `_handle_deprecated_args`: the
+    old names renamed, a cutedsl_mla prefill so renamed made trtllm_mla (:321-323)."""
+    base, prefill, decode = (ALIASES.get(n, n) if n is not None else None
+                             for n in (_named(values, key) for key in PHASES))
+    if _named(values, PHASES[1]) == TOKENSPEED:
+        prefill = "trtllm_mla"
+    return base, prefill, decode
+
+
+def hook_line(values: Mapping[str, Any]) -> HookLine:
+    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `_renamed`:
+    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330;
+    SGLang's generic default, which fills an unset base, picks none of the backends the hook
+    refuses on the GPU it runs on)."""
+    base, prefill, decode = _renamed(values)
+    if prefill is not None and prefill == decode:
+        base = prefill
+    kv = _named(values, "kv_cache_dtype")
+    if TOKENSPEED in (_named(values, PHASES[0]), _named(values, PHASES[2])):
+        kv = "fp8_e4m3"
+    return HookLine(base, prefill, decode, kv)
+
+
+def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | None:
+    """On a named GPU, the attention hook's refusal of the line's backends (trtllm_mla and
+    cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 prefill
+    on SM120: graphfit.planner.engines.sglang_backend_checks.attention_hook), which SGLang
+    meets (pipeline.py:242) before the DP refusal (:274) and the CP hook (:278): its HIP
+    check on ROCm (issue 23 s64p for trtllm_mha, s66p for the rest); else None (no hook:
+    a DeepSeek-V4 line, whose model hook sets its own backends first)."""
+    from graphfit.inputs.sglang_draft_default import gpu_kind
+    from graphfit.planner.engines.sglang_backend_checks import attention_hook
+
+    gpu = gpu_kind(gpu_given)
+    if hook is None or gpu is None:
         return None
     try:
-        trtllm_mha_gpu("rocm", *backends)
+        attention_hook(gpu, hook.base, hook.prefill, hook.decode, hook.kv_cache_dtype)
     except ConfigError as refused:
         return refused
     return None
+
+
+DSV4 = "dsv4"
+
+
+def v4_hip(values: Mapping[str, Any]) -> str | None:
+    """DeepSeek-V4's prefill-CP check on HIP (`validate_deepseek_v4_cp`, deepseek_v4_hook.py:
+    177-186, in the model hook at pipeline.py:225, before the attention hook): the V4
+    override makes the base dsv4 whatever the line names (model_overrides/deepseek_v4.py:
+    24), so a split flag naming another backend is refused; SGLang's sentence, or None."""
+    _, prefill, decode = _renamed(values)
+    prefill, decode = prefill or DSV4, decode or DSV4
+    if (prefill, decode) == (DSV4, DSV4):
+        return None
+    return (f"--enable-prefill-cp: DeepSeekV4 prefill CP on HIP requires the dsv4 attention "
+            f"backend for both phases, got prefill={prefill!r}, decode={decode!r}. (SGLang "
+            f"refuses, deepseek_v4_hook.py:177-186)")
 
 
 class AfterHip(ConfigError):
@@ -86,39 +155,45 @@ class AfterHip(ConfigError):
     docstring): the reading's message, and the line's architecture."""
 
     def __init__(self, message: str, architecture: str | None, trtllm_cp: bool = False,
-                 backends: tuple[str | None, str | None] = (None, None)) -> None:
+                 hook: HookLine | None = None, hip_first: str | None = None) -> None:
         super().__init__(message)
         self.architecture = architecture
-        # the line's prefill / decode attention backends, whose trtllm_mha GPU check SGLang's
-        # attention hook makes before the HIP check (`attention_first`; issue 23 s64p)
-        self.backends = backends
+        # the line's backends, whose GPU checks SGLang's attention hook makes before the DP
+        # refusal and the CP hook (`attention_first`; issue 23 s64p, s66p); None for
+        # DeepSeek-V4, whose model hook sets its own
+        self.hook = hook
         # the trtllm_mha prefill backend with a resolved attention CP width above 1, which
         # SGLang's attention hook refuses off SM100 before the CP hook's checks
         # (attention_hook.py:228-237 at pipeline.py:242; issue 23 s63p)
         self.trtllm_cp = trtllm_cp
+        # a refusal SGLang's model hook gives on HIP before all of those (`v4_hip`, s66p)
+        self.hip_first = hip_first
 
 
 def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
-    """The error a line `exc` answers should carry on `gpu_given`: SGLang's HIP sentence on a
-    named ROCm GPU for an architecture other than DeepSeek-V4 (parallel_hook.py:114-121),
-    after the attention hook's trtllm_mha GPU refusal there (`attention_first`, s64p);
-    on a named GPU other than SM100, the attention hook's trtllm_mha refusal where
-    `exc.trtllm_cp` (it runs first, attention_hook.py:228-237; issue 23 s63p); else the
-    reading's own answer."""
+    """The error a line `exc` answers should carry on `gpu_given`, in SGLang's order: on a
+    named ROCm GPU DeepSeek-V4's backend check (`exc.hip_first`, s66p); on a named GPU the
+    attention hook's refusal of the line's backends (`attention_first`, s64p / s66p); off
+    SM100 on CUDA its trtllm_mha refusal where `exc.trtllm_cp` (attention_hook.py:228-237;
+    issue 23 s63p); on a named ROCm GPU SGLang's HIP sentence for an architecture other than
+    DeepSeek-V4 (parallel_hook.py:114-121); else the reading's own answer."""
     from graphfit.inputs.gpus import gpu_name, gpu_sm100
     from graphfit.inputs.sglang_draft_default import ROCM
     from graphfit.planner.engines.sglang_prefill_cp_bcg import check_trtllm_mha
 
-    first = attention_first(exc.backends, gpu_given)
+    rocm = gpu_name(gpu_given) in ROCM
+    if exc.hip_first is not None and rocm:
+        return ConfigError(exc.hip_first)
+    first = attention_first(exc.hook, gpu_given)
     if first is not None:
         return first
-    if exc.trtllm_cp and gpu_name(gpu_given) not in ROCM and gpu_sm100(gpu_given) is False:
+    if exc.trtllm_cp and not rocm and gpu_sm100(gpu_given) is False:
         try:
             check_trtllm_mha("trtllm_mha", 2, False)
         except ConfigError as refused:
             return refused
     arch = exc.architecture
-    if arch is None or arch == DEEPSEEK_V4 or gpu_name(gpu_given) not in ROCM:
+    if arch is None or arch == DEEPSEEK_V4 or not rocm:
         return exc
     return ConfigError(_hip_sentence(arch))
 
@@ -128,4 +203,5 @@ def _hip_sentence(arch: str) -> str:
             f"got {arch!r}. (SGLang refuses, parallel_hook.py:114-121)")
 
 
-__all__ = ["AfterHip", "after_hip", "attention_first", "backends_of", "check"]
+__all__ = ["AfterHip", "HookLine", "after_hip", "attention_first", "backends_of", "check",
+           "hook_line", "v4_hip"]

@@ -292,13 +292,15 @@ def _trtllm_mla_start(r: so.Resolved) -> str | None:
     return None
 
 
-def graphfit_answer(case: Case, config_file: str | None = None
+def graphfit_answer(case: Case, config_file: str | None = None, cli: bool = False
                     ) -> tuple[sc.GraphfitAnswer, str | None]:
     """graphfit's plan for the pasted line (the GPU named; `config_file`: graphfit's config
-    file given too, e.g. `mnnvl_fabric: false`, s55k), and its prefill backend."""
+    file given too, e.g. `mnnvl_fabric: false`, s55k), and its prefill backend. `cli`: the
+    line read as the CLI reads it, with the GPU flag (`read_pasted`), which puts a prefill-CP
+    reading's answer in SGLang's order for that GPU (issue 23 s66p)."""
     import graphfit
     from graphfit import ConfigError
-    from graphfit.cli.options import resolve_values
+    from graphfit.cli.options import read_pasted, resolve_values
     from graphfit.inputs import commandline
     from graphfit.planner.engines.sglang_prefill_plan import prefill_graphs
 
@@ -306,7 +308,9 @@ def graphfit_answer(case: Case, config_file: str | None = None
     try:
         model_path(model)
         given = {} if config_file is None else {"config_file": config_file}
-        line = commandline.read(pc.graphfit_line(argv, model, None))
+        words = pc.graphfit_line(argv, model, None)
+        line = read_pasted(words, {"gpu_memory_gb": gpu, **given}) if cli else \
+            commandline.read(words)
         config = resolve_values({"gpu_memory_gb": gpu, **given}, environ={},
                                 pasted=line).config()
         plan = graphfit.plan(config)

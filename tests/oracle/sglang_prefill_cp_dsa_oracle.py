@@ -92,15 +92,20 @@ def generate(count: int, seed: int) -> list[Case]:
 def compare(case: Case) -> tuple[str, list[str]]:
     """cp.compare on this module's targets; a line both plan must also have SGLang's resolved
     mem_fraction_static (the memory hook reads the line's widths before the family override
-    declares its own, issue 23 s60p)."""
+    declares its own, issue 23 s60p). graphfit reads the line with the GPU flag, as its CLI
+    does (issue 23 s66p: the attention hook's refusals come before the CP hook's on it)."""
     model_dir(case[2])
-    outcome, diffs = cp.compare(case)
+    from tests.oracle import sglang_prefill_cp_rocm_order_oracle as ro
+
+    # graphfit words the attention hook's backend refusals as its other backend checks do
+    # (ro.same_reason holds it to their place)
+    outcome, diffs = cp.compare(case, cli=True, same=ro.same_reason)
     if outcome != "agree":
         return outcome, diffs
     from tests.oracle import sglang_dcp_oracle as dc
 
     sg = dc.sglang_answer(case)
-    gf, _ = dc.graphfit_answer(case)
+    gf, _ = dc.graphfit_answer(case, cli=True)
     from sglang.srt.arg_groups.overrides import resolving_view  # on the oracle's path
 
     theirs = float(resolving_view(sg.resolved.record).mem_fraction_static)

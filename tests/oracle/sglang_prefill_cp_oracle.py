@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -125,15 +126,19 @@ def _runner_refusal(case: Case) -> str | None:
     return found.text if isinstance(found, so.Rejected) else None
 
 
-def compare(case: Case) -> tuple[str, list[str]]:
-    """("same refusal" | "agree" | "not modelled" | "differs", the differences)."""
+def compare(case: Case, cli: bool = False,
+            same: Callable[[str, str], bool] = lambda reason, ours: reason in ours
+            ) -> tuple[str, list[str]]:
+    """("same refusal" | "agree" | "not modelled" | "differs", the differences); `cli`:
+    graphfit reads the line with the GPU flag, as its CLI does (dc.graphfit_answer); `same`:
+    graphfit's error gives SGLang's reason (issue 23 s66p)."""
     model_dir(case[2])
     sg = dc.sglang_answer(case)
-    gf, _ = dc.graphfit_answer(case)
+    gf, _ = dc.graphfit_answer(case, cli=cli)
     refused = sg.rejected if sg.rejected is not None else _runner_refusal(case)
     if refused is not None:
         theirs = sglang_reason(refused)
-        if gf.rejected is not None and theirs in gf.rejected:
+        if gf.rejected is not None and same(theirs, gf.rejected):
             return "same refusal", []
         if gf.rejected is None:
             return "differs", [f"SGLang refuses ({theirs[:160]}); graphfit plans"]

@@ -24,7 +24,14 @@ from tests.oracle import sglang_prefill_cp_platform_oracle as po
 Case = cp.Case
 # SGLang's words -> the place graphfit's refusal must cite for them
 REASONS = {"TRTLLM MHA backend for prefill requires": "attention_hook.py:199-206",
-           "TRTLLM MHA backend for decode is only supported": "attention_hook.py:222-227"}
+           "TRTLLM MHA backend for decode is only supported": "attention_hook.py:222-227",
+           # the hook's other refusals (issue 23 s66p)
+           "TRTLLM FMHAv2 prefill on SM120": "attention_hook.py:207-221",
+           "TRTLLM MLA backend is only supported": "overrides.py:1208-1213",
+           "TensorRT-LLM MLA backend only supports": "overrides.py:1214-1217",
+           "CuteDSL MLA only supports decoding": "overrides.py:1241-1243",
+           "CuteDSL MLA backend is only supported": "overrides.py:1244-1247",
+           "CuteDSL MLA backend only supports": "overrides.py:1248-1256"}
 # the backend flags drawn: the trtllm_mha phases, and none of them
 BACKENDS: tuple[tuple[str, ...], ...] = (
     ("--attention-backend", "trtllm_mha"), ("--prefill-attention-backend", "trtllm_mha"),

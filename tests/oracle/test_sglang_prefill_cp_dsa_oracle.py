@@ -46,6 +46,23 @@ SERVED: list[dsa.Case] = [
 ]
 
 
+# on the H100 the attention hook's refusal (pipeline.py:242) comes before the CP hook's and
+# the CP-TP sharing hook's: trtllm_mha prefill with the family's CP width above 1 off SM100
+# (attention_hook.py:228-237), trtllm_mla off Blackwell (overrides.py:1208-1213); graphfit
+# gives it only reading the line with the GPU flag (issue 23 s66p)
+TRT = ("--prefill-attention-backend", "trtllm_mha")
+HOOK_FIRST: list[dsa.Case] = [
+    ((*CP, "--tp-size", "8", *INTER, "--attn-cp-size", "4", "--moe-dp-size", "2", *TRT),
+     dsa.GPU, "dsa"),  # not parallel_hook.py:189-192
+    ((*CP, "--tp-size", "4", *INTER, "--enable-aiter-allreduce-fusion", *TRT), dsa.GPU,
+     "mla"),  # not :166-168
+    ((*CP, "--tp-size", "4", *INTER, "--attn-dp-size", "2", *TRT), dsa.GPU,
+     "glm5"),  # not cp_tp_group_sharing_hook.py:36-40
+    ((*CP, "--tp-size", "4", *INTER, "--enable-aiter-allreduce-fusion", "--attention-backend",
+      "trtllm_mla"), dsa.GPU, "mla"),
+]
+
+
 def _id(case: dsa.Case) -> str:
     return f"{case[2]}-{' '.join(case[0][3:])}"
 
@@ -54,6 +71,18 @@ def _id(case: dsa.Case) -> str:
 def test_refused_with_sglang_sentence(case: dsa.Case) -> None:
     outcome, diffs = dsa.compare(case)
     assert outcome == "same refusal", diffs
+
+
+@pytest.mark.parametrize("case", HOOK_FIRST, ids=_id)
+def test_attention_hook_before_the_cp_hook(case: dsa.Case) -> None:
+    outcome, diffs = dsa.compare(case)
+    assert outcome == "same refusal", diffs
+
+
+def test_gpu_flag_read() -> None:
+    """Without the GPU flag (the reading before s66p) the CP hook's refusal comes first."""
+    dsa.model_dir("dsa")
+    assert dsa.cp.compare(HOOK_FIRST[0])[0] == "differs"
 
 
 @pytest.mark.parametrize("case", SERVED, ids=_id)

@@ -186,35 +186,49 @@ class ResolvedAttention:
                 raise ConfigError(f"{name}: must be an int >= 1, got {excerpt(value)}")
 
 
+def attention_hook(gpu: str, base: str | None, prefill: str | None, decode: str | None,
+                   kv_cache_dtype: str | None) -> None:
+    """The refusals `handle_attention_backend_compatibility` makes of a backend set on a GPU
+    kind, in its order (arg_groups/attention_hook.py:186-227): trtllm_mla as the base or
+    decode backend (`_mla_kv_cache_dtype_checks`, overrides.py:1203-1219), cutedsl_mla in any
+    field (`_cutedsl_prefill_backend_fill`, :1232-1259), then trtllm_mha per phase and
+    FMHAv2's fp8_e4m3 prefill on SM120. Why a function of its own: a prefill-CP line meets
+    them before the CP hook's refusals (graphfit.inputs.sglang_prefill_cp_platform, issue 23
+    s66p), not only once the plan's backend is final (`check_resolved`)."""
+    pre, dec = _phases(base, prefill, decode)
+    other = "name another attention backend"
+    if "trtllm_mla" in (base, decode):
+        if gpu not in BLACKWELL:
+            raise _refused(f"trtllm_mla off Blackwell (on {gpu})",
+                           "arg_groups/overrides.py:1208-1213", other)
+        if kv_cache_dtype not in MLA_KV_DTYPES:
+            raise _refused(f"trtllm_mla with {kv_cache_dtype} KV (fp8_e4m3, bf16, auto only)",
+                           "arg_groups/overrides.py:1214-1217",
+                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
+    if "cutedsl_mla" in (base, decode, prefill):  # `_cutedsl_prefill_backend_fill`
+        if prefill == "cutedsl_mla":  # an assert there (decode only)
+            raise _refused("cutedsl_mla for prefill (decode only)",
+                           "arg_groups/overrides.py:1241-1243", other)
+        if gpu != "sm100":
+            raise _refused(f"cutedsl_mla off SM100 (on {gpu})",
+                           "arg_groups/overrides.py:1244-1247", other)
+        if kv_cache_dtype not in MLA_KV_DTYPES | {"bfloat16"}:
+            raise _refused(f"cutedsl_mla with {kv_cache_dtype} KV (fp8_e4m3, bf16, auto "
+                           f"only)", "arg_groups/overrides.py:1248-1256",
+                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
+    trtllm_mha_gpu(gpu, pre, dec)
+    if pre == "trtllm_mha" and gpu in FP8_E4M3_PREFILL_REFUSED and (
+            kv_cache_dtype == "fp8_e4m3"):
+        raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
+                       "arg_groups/attention_hook.py:207-221",
+                       f"use another --kv-cache-dtype or {other}")
+
+
 def check_resolved(r: ResolvedAttention) -> None:
     """Stage 2 (module docstring), in SGLang's order; ConfigError in SGLang's words."""
     pre, dec = _phases(r.base, r.prefill, r.decode)
     other = "name another attention backend"
-    if "trtllm_mla" in (r.base, r.decode):
-        if r.gpu not in BLACKWELL:
-            raise _refused(f"trtllm_mla off Blackwell (on {r.gpu})",
-                           "arg_groups/overrides.py:1208-1213", other)
-        if r.kv_cache_dtype not in MLA_KV_DTYPES:
-            raise _refused(f"trtllm_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto only)",
-                           "arg_groups/overrides.py:1214-1217",
-                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
-    if "cutedsl_mla" in (r.base, r.decode, r.prefill):  # `_cutedsl_prefill_backend_fill`
-        if r.prefill == "cutedsl_mla":  # an assert there (decode only)
-            raise _refused("cutedsl_mla for prefill (decode only)",
-                           "arg_groups/overrides.py:1241-1243", other)
-        if r.gpu != "sm100":
-            raise _refused(f"cutedsl_mla off SM100 (on {r.gpu})",
-                           "arg_groups/overrides.py:1244-1247", other)
-        if r.kv_cache_dtype not in MLA_KV_DTYPES | {"bfloat16"}:
-            raise _refused(f"cutedsl_mla with {r.kv_cache_dtype} KV (fp8_e4m3, bf16, auto "
-                           f"only)", "arg_groups/overrides.py:1248-1256",
-                           f"use --kv-cache-dtype fp8_e4m3 or {other}")
-    trtllm_mha_gpu(r.gpu, pre, dec)
-    if pre == "trtllm_mha" and r.gpu in FP8_E4M3_PREFILL_REFUSED and (
-            r.kv_cache_dtype == "fp8_e4m3"):
-        raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
-                       "arg_groups/attention_hook.py:207-221",
-                       f"use another --kv-cache-dtype or {other}")
+    attention_hook(r.gpu, r.base, r.prefill, r.decode, r.kv_cache_dtype)
     kv4(r, pre, dec)
     if r.ngram:
         ngram_page(r)

@@ -1,0 +1,40 @@
+"""Measure (not a test): `python -m tests.oracle.measure_sglang_prefill_cp_attention_hook
+[COUNT] [SEED]` (issue 23 s66p).
+
+COUNT generated prefill-CP lines naming trtllm_mla, cutedsl_mla (or its old name
+tokenspeed_mla), trtllm_mha, another backend or none, a KV dtype now and then, on the MI300X,
+H100, B200 or RTX 5090 (sglang_prefill_cp_attention_hook_oracle.generate), each compared with
+SGLang's resolution on its fake GPU as a pasted line and as graphfit's own config file
+("file ..."). "after" is this tree's graphfit, "before" /work/main's (or GRAPHFIT_BEFORE's)
+under this tree's oracle, each in a child process."""
+
+from __future__ import annotations
+
+import sys
+
+from tests.oracle.measure_root import child_before_after, count_seed
+
+# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
+CHILD = """from tests.oracle import sglang_prefill_cp_attention_hook_oracle as ah
+
+out = Counter()
+for case in ah.generate({count}, {seed}):
+    for file in (False, True):
+        outcome, diffs = ah.compare(case, file)
+        out[("file " if file else "") + outcome] += 1
+        if outcome in ("differs", "other refusal"):
+            print("DIFFERS", "(file)" if file else "", case, diffs[:1])
+print("RESULT", json.dumps(dict(sorted(out.items()))))
+"""
+
+
+def main() -> None:
+    count, seed = count_seed(sys.argv[1:], 60, 0)
+    was, now = child_before_after(CHILD, count, seed)
+    print(f"{count} prefill-CP lines with the attention hook's backends (seed {seed})")
+    print("before:", was)
+    print("after: ", now)
+
+
+if __name__ == "__main__":
+    main()
