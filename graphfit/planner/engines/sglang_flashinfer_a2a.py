@@ -16,7 +16,9 @@ default (cuda_graph_hook.py:223-229); no memory reserve of its own (memory_hook.
 * the MoE runner after its resolution by quantization (overrides.py:1449-1520) must be
   flashinfer_cutlass / _cutedsl / _trtllm / _trtllm_routed or deep_gemm (moe_hook.py:
   531-540), and each FlashInfer runner takes only some `--quantization` values
-  (`handle_moe_kernel_config`, moe_hook.py:80-147);
+  (`handle_moe_kernel_config`, moe_hook.py:80-147). Both read the flag a model class's
+  override settled, e.g. copied from config.json (`settled_flag`), and mxfp8's runner
+  resolution (`quant_runner`; issue 23 s66m);
 * `validate_flashinfer_a2a_token_budget` (moe_hook.py:734-774, run after speculation,
   pipeline.py:318): the prefill chunk per rank, a prefill graph max the line fixes, and the
   largest decode / verify graph must fit the workspace,
@@ -32,11 +34,11 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_layernorm_sp import flashinfer_sp_topology
 from graphfit.planner.engines.sglang_megamoe import decode_forward
-from graphfit.planner.engines.sglang_model_quant import MINIMAX_M3
 from graphfit.planner.engines.sglang_quantization import (
     RUNNER_QUANT,
     class_runner,
     flag_known,
+    kernel_runner,
     resolved_flag,
 )
 
@@ -54,16 +56,34 @@ def workspace_tokens(configured: int | None, chunk_per_rank: int) -> int:
     return max(chunk_per_rank, DEFAULT_WORKSPACE_FLOOR)
 
 
+def settled_flag(config: EngineSettings) -> str | None:
+    """The `--quantization` SGLang's MoE rules read: the flag after the model class's
+    override (a copy of the checkpoint's method: Qwen3-MoE / GLM-4 MoE / the DeepSeek family on
+    SM100, Nemotron-H's ModelOpt, MiniMax-M3 on any GPU; sglang_quantization.resolved_flag),
+    the given flag where graphfit does not know the copy. Reading only the given flag planned
+    or refused lines by a flag SGLang had already replaced (issue 23 s64m, s66m)."""
+    return resolved_flag(config) if flag_known(config) else config.quant_method
+
+
+def quant_runner(runner: str, quant: str | None) -> str:
+    """The runner after `_moe_runner_backend_quant_constraints` on CUDA under FlashInfer A2A
+    (arg_groups/overrides.py:1485-1512): mxfp8 turns `auto`, or a runner outside
+    MXFP8_MOE_RUNNER_BACKEND_CHOICES (arg_groups/choices.py:161), into flashinfer_trtllm;
+    FlashInfer A2A's runner assert (moe_hook.py:531-540) then sees that one."""
+    if quant == "mxfp8" and runner == "auto":
+        return "flashinfer_trtllm"
+    return kernel_runner(runner, quant)
+
+
 def _runner_quantization(config: EngineSettings) -> None:
     """`handle_moe_kernel_config`'s runner / quantization rules (moe_hook.py:70-147, which
-    run before the topology assert, pipeline.py:294-295)."""
-    runner, quant = config.moe_runner_backend, config.quant_method
-    if quant in ("nvfp4_online", "mxfp8") or (
-            quant == "modelopt_fp4" and runner == "auto" and not (config.sm90 or config.sm100)):
+    run before the topology assert, pipeline.py:294-295) on the settled flag."""
+    quant = settled_flag(config)
+    if quant == "nvfp4_online" or (quant == "modelopt_fp4" and config.moe_runner_backend == "auto"
+                                   and not (config.sm90 or config.sm100)):
         raise ConfigError(f"flashinfer: --quantization {quant} resolves the MoE runner by GPU "
                           f"and checkpoint (arg_groups/overrides.py:1449-1520): not modelled")
-    if config.architecture in MINIMAX_M3 and flag_known(config):
-        quant = resolved_flag(config)  # the hook's copy (issue 23 s64m; minimax_m3.py:46-53)
+    runner = kernel_runner(config.moe_runner_backend, quant)  # overrides.py:1500-1512
     allowed = RUNNER_QUANT.get(runner)
     if allowed is not None and quant not in allowed:
         raise ConfigError(f"flashinfer: the {runner} MoE runner does not take --quantization "
@@ -100,7 +120,8 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
         raise ConfigError(f"flashinfer needs attention DP over the whole TP group "
                           f"(--attn-dp-size == --tp-size, here {config.attn_dp_size} and "
                           f"{config.tp_size}): SGLang asserts (moe_hook.py:471-488)")
-    runner = class_runner(config)[1]  # a model class's override may pick it from auto
+    # a model class's override may pick it from auto, then the flag may (overrides.py:1449-1520)
+    runner = quant_runner(class_runner(config)[1], settled_flag(config))
     if runner not in RUNNERS:
         raise ConfigError(f"flashinfer runs with --moe-runner-backend {', '.join(RUNNERS)}, "
                           f"not {runner}: SGLang asserts (moe_hook.py:531-540)")
@@ -123,5 +144,5 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
                           f"refuses (moe_hook.py:749-774)")
 
 
-__all__ = ["DEFAULT_WORKSPACE_FLOOR", "ENV", "RUNNERS", "RUNNER_QUANT", "check",
-           "workspace_tokens"]
+__all__ = ["DEFAULT_WORKSPACE_FLOOR", "ENV", "RUNNERS", "RUNNER_QUANT", "check", "quant_runner",
+           "settled_flag", "workspace_tokens"]
