@@ -24,7 +24,10 @@ def _dspark(running: int, anchor: bool, *extra: str) -> tuple[str, ...]:
 # gamma rows a request (anchor): only the request-axis inputs coalesce with the draft's;
 # gamma + 1 (no anchor): the token-axis ones too
 ANCHOR, WIDE = _dspark(48, True), _dspark(8, False)
-TBO = _dspark(8, False, "--enable-two-batch-overlap")  # the predicate fails: pooled as before
+# the predicate fails: pooled as before. Two-batch overlap needs attention DP on this dense
+# target (validation_hook.py:756-772), which fails the predicate too
+TBO = _dspark(8, False, "--tp-size", "2", "--attn-dp-size", "2", "--enable-dp-lm-head",
+              "--enable-two-batch-overlap")
 
 
 def _agree(flags: tuple[str, ...], value: str | None) -> dict[str, int]:
