@@ -10,7 +10,9 @@ graphfit: its CLI."""
 from __future__ import annotations
 
 import random
+import types
 from pathlib import Path
+from typing import Any, cast
 
 import pytest
 
@@ -20,6 +22,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.planner.engines import sglang_server_checks  # noqa: E402
 from tests.oracle import sglang_server_checks_oracle as sco  # noqa: E402
+from tests.oracle import sglang_stubs  # noqa: E402
 from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
 
 TBO, MIXED = sco.TBO, sco.MIXED
@@ -56,6 +59,18 @@ def test_fixed_lines_agree(targets: dict[str, Path]) -> None:
                 or (where is not None and f"validation_hook.py:{where})" not in said)):
             wrong.append(f"{name} {argv}: SGLang {theirs}; graphfit {code} {said}")
     assert not wrong, "\n".join(wrong)
+
+
+def test_attention_dp_is_sglangs_predicate(targets: dict[str, Path]) -> None:
+    """graphfit's attn_dp_enabled is SGLang's own `attn_dp_enabled_of` (runtime_context.py:
+    191-199) on every (attention DP width, elastic-EP join mode): a scale joiner counts."""
+    with sglang_stubs.imports():
+        from sglang.srt.runtime_context import attn_dp_enabled_of
+    for dp in (1, 2, 4):
+        for join in (None, "scale", "recover"):
+            cfg = types.SimpleNamespace(attn_dp_size=dp, ep_join_mode=join)
+            assert sglang_server_checks.attn_dp_enabled(cast(Any, cfg)) == \
+                attn_dp_enabled_of(cfg), (dp, join)
 
 
 def test_drawn_lines_agree(targets: dict[str, Path]) -> None:

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import EngineConfig
@@ -26,6 +26,7 @@ def _config(**options: object) -> EngineConfig:
                                    "options": {"two_batch_overlap": True, **options}})
 
 
+@settings(max_examples=20)
 @given(st.sampled_from(("none", "ascend_tp", "deepep", "mooncake", "nixl")),
        st.sampled_from((1, 2)), st.booleans(), st.sampled_from((None, "scale")))
 def test_refused_exactly_without_a_backend_or_attention_dp(backend: str, dp: int,
