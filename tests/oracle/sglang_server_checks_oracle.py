@@ -80,6 +80,7 @@ def verdict(theirs: str | None, at_check: bool, code: int, said: str) -> str:
 def compare(target: Path, argv: tuple[str, ...]) -> tuple[str, str]:
     """(verdict, a one-line account)."""
     theirs, at_check = sglang(target, argv)
-    code, said = dc.graphfit(target, argv, True)
+    # the GPU named as the oracle's fake device is (a Hopper): megamoe's GPU check reads it
+    code, said = dc.graphfit(target, argv, True, "H100")
     return (verdict(theirs, at_check, code, said),
             f"{' '.join(argv)}: SGLang {theirs and theirs[:90]}; graphfit {code} {said[:110]}")
