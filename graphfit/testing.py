@@ -258,6 +258,9 @@ def _plans(config: EngineConfig) -> bool:
 
 
 GPU_MEMORY_GB = (None, 16.0, 24.0, 40.0, 79.6, 140.4, 180.0)
+# the a2a backend a two-batch-overlap line without attention DP carries: DeepEP plans on any
+# TP width and model class in auto mode (Mooncake / NIXL refuse a known class's normal mode)
+TBO_A2A = "deepep"
 
 
 @st.composite
@@ -332,6 +335,10 @@ def _sglang_fields(draw: st.DrawFn, *, max_seqs: int, max_k: int,
         gpu_memory_gb=draw(st.sampled_from(GPU_MEMORY_GB)),
         cuda_graph_padding=draw(st.booleans()), hidden_size=draw(st.sampled_from((64, 4096))),
         vocab_size=draw(st.sampled_from((1000, 128256))))
+    if fields["two_batch_overlap"] and "attn_dp_size" not in fields:
+        # without attention DP SGLang refuses two-batch overlap unless an a2a backend is
+        # resolved (validation_hook.py:756-772; graphfit.planner.engines.sglang_server_checks)
+        fields["moe_a2a_backend"] = TBO_A2A
     if method == "dspark":  # SGLANG_RAGGED_VERIFY_MODE (sglang_dspark_epilogue); SGLang
         # refuses compact with two-batch overlap or without padding
         refused = fields["two_batch_overlap"] or not fields["cuda_graph_padding"]

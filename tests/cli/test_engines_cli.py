@@ -53,8 +53,9 @@ def test_sglang_and_trtllm_flags() -> None:
     assert sg["config"]["engine"] == "sglang"  # type: ignore[index]
     assert sg["ladder"]["capture_sizes"][-1] == 32  # type: ignore[index]
     listed = plan_json("--max-running-requests", "33", "--cuda-graph-bs-decode", "4", "2", "64",
-                       "--tp", "2", "--enable-two-batch-overlap")
-    assert listed["ladder"]["capture_sizes"] == [2, 4, 34]  # type: ignore[index]
+                       "--tp", "2", "--attn-dp-size", "2", "--enable-two-batch-overlap")
+    # TBO needs attention DP here (validation_hook.py:756-772): the pool is 33 // 2, even
+    assert listed["ladder"]["capture_sizes"] == [2, 4, 16]  # type: ignore[index]
     trt = plan_json("--max-batch-size", "256", "--max_num_tokens", "256", "--method", "eagle3",
                     "--num-speculative-tokens", "3", "--cuda-graph-config",
                     '{"enable_padding": true}')

@@ -22,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from tests.oracle import sglang_compare as sc
+from tests.oracle import sglang_oracle as so
 
 ALGOS = ("EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM")
 GPUS = (16, 24, 48, 80, 141, 192, None)
@@ -61,7 +62,7 @@ def draw(rng: random.Random) -> tuple[tuple[str, ...], float | None]:
         elif rng.random() < 0.2:
             argv += ["--attn-cp-size", "2"]
     if rng.random() < 0.25:
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     return tuple(argv), rng.choice(GPUS)
 
 

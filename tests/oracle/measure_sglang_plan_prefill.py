@@ -24,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_plan_prefill as spp
 from tests.oracle import sglang_stubs
 
@@ -66,7 +67,7 @@ def draw(rng: random.Random) -> tuple[tuple[str, ...], float, bool]:
         argv += ["--context-length", str(rng.randint(2, 4096))]
     extra = rng.choice(("", "tbo", "pp", "max_total", "decode", "prefill", "native"))
     if extra == "tbo":
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     elif extra == "pp":
         argv += ["--pp-size", "2"]
     elif extra == "max_total":

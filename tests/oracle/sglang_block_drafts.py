@@ -149,7 +149,7 @@ def shared_flags(draw: st.DrawFn) -> list[str]:
         elif split == "cp":
             argv += ["--attn-cp-size", "2"]
     if draw(st.integers(0, 3)) == 0:
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     return argv
 
 

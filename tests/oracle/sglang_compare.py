@@ -234,7 +234,13 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
     argv += ["--tp-size", str(r.tp_size), "--attn-dp-size", str(r.attn_dp_size),
              "--attn-cp-size", str(r.attn_cp_size)]
     if r.enable_two_batch_overlap:
-        argv.append("--enable-two-batch-overlap")
+        # with the a2a backend SGLang resolved: its check_server_args needs one or attention
+        # DP (validation_hook.py:756-772; issue 23 s66b)
+        from sglang.srt.arg_groups.overrides import resolving_view
+
+        a2a = resolving_view(r.record).moe_a2a_backend
+        argv += [*(("--moe-a2a-backend", a2a) if a2a != "none" else ()),
+                 "--enable-two-batch-overlap"]
     if _dp_lm_head(r):  # DFLASH / DSPARK under attention DP need it (speculative_hook.py)
         argv.append("--enable-dp-lm-head")
     if r.enable_multi_layer_eagle:

@@ -7,7 +7,10 @@ Everything here calls SGLang's code (sources under `paths.require("sglang")`, st
   (server_args.py:823, i.e. `ServerArgs.add_cli_args` + `from_cli_args`) then
   `ServerArgs.resolve_once` (server_args.py:246 -> arg_groups/pipeline.py:20), which runs
   the CUDA-graph hook (cuda_graph_hook.py:392), the GPU-memory hook (memory_hook.py:47) and the
-  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM); a resolved
+  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM), then the
+  two-batch-overlap check of its start-up checks (`check_two_batch_overlap`, arg_groups/
+  validation_hook.py:756-772, run by `check_server_args` at :346 once
+  entrypoints/engine.py:1152-1165 has resolved the line; issue 23 s66b); a resolved
   Mooncake EP line then builds SGLang's MoE dispatcher (tests.oracle.sglang_mooncake_build),
   which raises in auto / normal mode (token_dispatcher/mooncake.py:343-344).
 * `runners(resolved)` -> `{name: Runner}`: publishes the record (runtime_context.py:1489) and
@@ -157,10 +160,11 @@ def _gpu_mib(gpu_mem_gb: float | None) -> float | None:
 
 
 def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
-            model: str | None = None, capability: tuple[int, int] | None = None
-            ) -> Resolved | Rejected:
+            model: str | None = None, capability: tuple[int, int] | None = None,
+            checks: bool = True) -> Resolved | Rejected:
     """Parse and resolve an `sglang serve` command line (no --model-path needed), on the fake
-    CUDA device (a Hopper unless `capability` says otherwise)."""
+    CUDA device (a Hopper unless `capability` says otherwise); `checks=False` leaves out the
+    start-up check (for an oracle that runs `check_server_args` itself)."""
     o = oracle()
     argv = tuple(argv)
     full = ["--model-path", model or str(o.model_dir), *argv]
@@ -176,6 +180,10 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
                             else err.getvalue().strip(), "argparse")
         try:
             record.resolve_once()
+            # then two-batch overlap's start-up check, as SGLang's engine runs it on the
+            # resolved record (entrypoints/engine.py:1165, validation_hook.py:346; s66b)
+            if checks:
+                _start_up_checks(record)
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
         resolved = _resolved(argv, gpu_mem_gb, record)
@@ -189,6 +197,34 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
     if built is not None:
         return Rejected(argv, built, built.split(":", 1)[0])  # s55e: or AssertionError
     return resolved
+
+
+def tbo(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """`--enable-two-batch-overlap` for a drawn line `argv` starts: SGLang's check_server_args
+    refuses it with neither a resolved a2a backend nor attention DP (validation_hook.py:
+    756-772; issue 23 s66b), and graphfit does not model an a2a backend on a dense target
+    (graphfit.inputs.sglang_a2a), so a line with TP but no attention DP gets
+    `--attn-dp-size 2` where its TP width takes it; a TP-1 line stays as drawn (refused)."""
+    tail = ("--enable-two-batch-overlap",)
+    if "--attn-dp-size" in argv:
+        return tail
+
+    def flag(names: tuple[str, ...]) -> int:
+        found = [int(argv[i + 1]) for i, a in enumerate(argv[:-1]) if a in names]
+        return found[-1] if found else 1
+
+    tp, cp = flag(("--tp", "--tp-size")), flag(("--attn-cp-size",))
+    return ("--attn-dp-size", "2", *tail) if tp > 1 and tp % (2 * cp) == 0 else tail
+
+
+def _start_up_checks(record: Any) -> None:
+    """SGLang's own `check_two_batch_overlap` (arg_groups/validation_hook.py:756-772): the
+    part of `check_server_args` (:172-381) every resolution grid runs. The whole of it runs
+    in the oracles of the checks graphfit restates from it (sglang_lora_runner_oracle,
+    sglang_server_checks_oracle)."""
+    from sglang.srt.arg_groups.validation_hook import check_two_batch_overlap
+
+    check_two_batch_overlap(record)
 
 
 def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> Resolved:

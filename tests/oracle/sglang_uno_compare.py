@@ -358,7 +358,7 @@ def uno_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
     if draw(st.integers(0, 14)) == 14:
         argv.append("--disable-cuda-graph")
     if draw(st.integers(0, 9)) == 9:
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     if draw(st.integers(0, 14)) == 14:
         argv += ["--tp-size", "2"]
     if draw(st.integers(0, 9)) == 9:  # fa3 with fp8_e5m2 KV becomes triton (overrides.py:1262)

@@ -19,6 +19,7 @@ from tests.oracle.paths import require
 require("sglang")
 
 from tests.oracle import sglang_adaptive_oracle as sa  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
 
 AD = "--speculative-adaptive"
 EDGE_LINES: list[tuple[str, ...]] = [
@@ -95,7 +96,7 @@ def adaptive_lines(draw: st.DrawFn) -> tuple[str, ...]:
         if draw(st.booleans()):
             argv += ["--attn-cp-size", "2"] if draw(st.booleans()) else ["--attn-dp-size", "2"]
     if draw(st.integers(0, 4)) == 0:
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     return (*argv, AD)
 
 
@@ -112,7 +113,6 @@ def test_live_check_maps_each_state_to_its_component() -> None:
     import torch
 
     from graphfit.integrations import sglang as gs
-    from tests.oracle import sglang_oracle as so
 
     r = so.resolve(EDGE_LINES[0], gpu_mem_gb=80)
     assert isinstance(r, so.Resolved)
@@ -137,7 +137,6 @@ def test_shared_buffers_are_sglangs_and_planted_errors_show(
     logits apart, is reported."""
     from graphfit import EngineConfig, plan
     from graphfit.planner.engines import sglang_shared
-    from tests.oracle import sglang_oracle as so
 
     argv = EDGE_LINES[0]
     r = so.resolve(argv, gpu_mem_gb=80)

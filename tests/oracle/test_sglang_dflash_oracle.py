@@ -61,7 +61,7 @@ EDGE: list[tuple[tuple[str, ...], str]] = [
     (dflash("--speculative-num-draft-tokens", "6", "--tp-size", "4", "--cuda-graph-bs-decode",
             "1", "3", "8"), "runner"),
     (dflash("--speculative-num-draft-tokens", "3", "--enable-two-batch-overlap",
-            "--tp-size", "2"), "runner"),
+            "--tp-size", "2"), "rejected"),  # TBO needs DP (validation_hook.py:756-772)
     (dflash("--speculative-num-draft-tokens", "8", "--disable-cuda-graph"), "no_runner"),
     (dflash("--speculative-num-draft-tokens", "8", "--speculative-dflash-block-size", "4"),
      "rejected"),  # speculative_hook.py:374-382

@@ -28,6 +28,9 @@ from tests.oracle import sglang_oracle as so  # noqa: E402
 
 EAGLE = ("--speculative-algorithm", "EAGLE")
 ML = "--enable-multi-layer-eagle"
+# two-batch overlap needs attention DP on these dense lines (check_server_args,
+# validation_hook.py:756-772; graphfit models no a2a backend on a dense target)
+DP2 = ("--tp", "2", "--attn-dp-size", "2")
 
 
 def spec(algo: str, steps: int, topk: int, drafts: int) -> tuple[str, ...]:
@@ -54,7 +57,9 @@ EDGE_GRID: list[tuple[tuple[str, ...], float | None]] = [
     ((*S(48), "--cuda-graph-backend-decode", "breakable"), 80),
     ((*S(20), "--disable-cuda-graph-padding"), 80),
     ((*S(33), "--tp", "4"), 80),
+    # two-batch overlap without DP: refused (test_sglang_server_checks_oracle draws more)
     ((*S(33), "--tp-size", "2", "--enable-two-batch-overlap"), 80),
+    ((*S(33), *DP2, "--enable-two-batch-overlap"), 80),
     ((*S(33), "--tp", "4", "--attn-dp-size", "2"), 80),
     ((*S(33), "--tp", "4", "--attn-cp-size", "2"), 80),
     ((*S(64), "--chunked-prefill-size", "4096"), 80),
@@ -66,10 +71,10 @@ EDGE_GRID: list[tuple[tuple[str, ...], float | None]] = [
     ((*S(33), *spec("EAGLE", 1, 1, 2)), 80),  # one step: no draft-decode runner
     ((*S(33), *spec("STANDALONE", 3, 1, 4)), 80),
     ((*S(33), *EAGLE, "--speculative-num-steps", "1"), 80),  # SGLang crashes (TypeError)
-    ((*S(33), *spec("EAGLE", 3, 1, 4), "--enable-two-batch-overlap"), 80),
+    ((*S(33), *spec("EAGLE", 3, 1, 4), *DP2, "--enable-two-batch-overlap"), 80),
     ((*S(7), "--speculative-algorithm", "NGRAM"), 80),
-    ((*S(47), "--cuda-graph-bs-decode", "189", "--enable-two-batch-overlap"), 80),  # [48]
-    ((*S(100), "--cuda-graph-bs-decode", "3", "--enable-two-batch-overlap"), 80),  # asserts
+    ((*S(94), "--cuda-graph-bs-decode", "189", *DP2, "--enable-two-batch-overlap"), 80),  # [48]
+    ((*S(200), "--cuda-graph-bs-decode", "3", *DP2, "--enable-two-batch-overlap"), 80),  # asserts
     ((*S(33), *EAGLE, "--speculative-num-steps", "3", "--speculative-eagle-topk", "4"),
      80),  # the decode runner crashes on the unset draft-token count
     ((*S(48), "--cuda-graph-max-bs-decode", "32",
@@ -160,8 +165,9 @@ def test_oracle_rejects_old_flags_as_ambiguous() -> None:
 
 def test_oracle_alignment_and_widths() -> None:
     """base_cuda_graph_runner.py:83-104, utils/common.py:4163-4175."""
-    run = so.runners(so.resolve((*S(33), "--tp", "2", "--enable-two-batch-overlap")))
-    assert run["target"].alignment == 2 and run["target"].capture_bs[-1] == 32
+    run = so.runners(so.resolve((*S(66), *DP2, "--enable-two-batch-overlap")))
+    # a pool of 33 per attention-DP group, ceil-aligned to 34 (:93)
+    assert run["target"].alignment == 2 and run["target"].capture_bs[-1] == 34
     run = so.runners(so.resolve((*S(33), "--tp", "4", "--attn-dp-size", "2")))
     assert run["target"].alignment == 2 and run["target"].pool_size == 16
     run = so.runners(so.resolve((*S(33), *spec("EAGLE", 3, 4, 8))))
@@ -170,11 +176,11 @@ def test_oracle_alignment_and_widths() -> None:
     assert run["draft_extend"].buffers["hidden_states"].shape == (33 * 8, 4096)
     assert "draft" not in so.runners(so.resolve((*S(33), *spec("EAGLE", 1, 1, 2))))
     # the pool is ceil-aligned (:93) and appended: a graph ABOVE max_running_requests
-    run = so.runners(so.resolve((*S(47), "--cuda-graph-bs-decode", "189",
+    run = so.runners(so.resolve((*S(94), "--cuda-graph-bs-decode", "189", *DP2,
                                  "--enable-two-batch-overlap")))
     assert run["target"].capture_bs == (48,)
     with pytest.raises(AssertionError, match="capture_bs"):  # :104, nothing survives
-        so.runners(so.resolve((*S(100), "--cuda-graph-bs-decode", "3",
+        so.runners(so.resolve((*S(200), "--cuda-graph-bs-decode", "3", *DP2,
                                "--enable-two-batch-overlap")))
 
 
@@ -340,7 +346,7 @@ def command_lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         elif split == "cp":
             argv += ["--attn-cp-size", "2"]
     if draw(st.booleans()):
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)  # with attention DP where TP allows (validation_hook.py:756-772)
     gb = draw(st.sampled_from((16, 24, 48, 80, 141, 192, None)))
     return tuple(argv), gb
 
@@ -372,7 +378,7 @@ ADAPTIVE_LINES: list[tuple[str, ...]] = [
     (*S(33), *spec("NEXTN", 3, 1, 4), AD),  # NEXTN is EAGLE by then: stays on
     (*S(33), *spec("EAGLE", 2, 1, 3), AD),  # stays on, steps not a candidate: SGLang refuses
     (*S(33), *spec("EAGLE", 3, 4, 8), AD),  # topk 4: off
-    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--enable-two-batch-overlap"),  # off
+    (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--enable-two-batch-overlap"),  # refused (TBO, no DP)
     (*S(33), *spec("EAGLE", 3, 1, 4), AD, "--tp", "4", "--attn-dp-size", "2"),  # off
     (*S(33), *spec("EAGLE", 3, 1, 4), AD, ML),  # multi-layer: off
     (*S(33), *spec("STANDALONE", 3, 1, 4), AD),  # off

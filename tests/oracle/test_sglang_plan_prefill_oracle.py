@@ -80,7 +80,8 @@ def test_mla_model_caps_prefill_at_8192_tokens(tmp_path_factory: pytest.TempPath
                                                                  out.diffs)
 
 
-@pytest.mark.parametrize("argv", [S48, (*S48, "--tp", "2", "--enable-two-batch-overlap",
+@pytest.mark.parametrize("argv", [S48, (*S48, "--tp", "2", "--attn-dp-size", "2",
+                                        "--enable-two-batch-overlap",
                                         "--cuda-graph-backend-prefill", "breakable")])
 def test_two_batch_overlap_split_buffer(argv: tuple[str, ...]) -> None:
     """The split plugin's (2,) int32 buffer, as SGLang's own constructor allocates it, in the

@@ -101,9 +101,11 @@ GRID: list[tuple[tuple[str, ...], float | None]] = [
     ((*S48, "--tp", "4", "--attn-dp-size", "4", "--chunked-prefill-size", "8190"), 80),
     ((*S48, "--tp", "4", "--attn-dp-size", "2", "--cuda-graph-max-bs-prefill", "8192"), 80),
     ((*S48, "--tp", "4", "--attn-cp-size", "2"), 80),
-    ((*S48, "--tp", "2", "--enable-two-batch-overlap"), 80),
-    ((*S48, "--tp", "2", "--enable-two-batch-overlap", "--cuda-graph-backend-prefill",
-      "breakable"), 80),
+    # two-batch overlap needs attention DP here (validation_hook.py:756-772)
+    ((*S48, "--tp", "2", "--enable-two-batch-overlap"), 80),  # refused
+    ((*S48, "--tp", "2", "--attn-dp-size", "2", "--enable-two-batch-overlap"), 80),
+    ((*S48, "--tp", "2", "--attn-dp-size", "2", "--enable-two-batch-overlap",
+      "--cuda-graph-backend-prefill", "breakable"), 80),
     ((*S48, "--tp", "4", "--attn-dp-size", "2", "--enable-two-batch-overlap",
       "--cuda-graph-backend-prefill", "full"), 80),
     ((*S48, "--pp-size", "2"), 80),
@@ -183,7 +185,7 @@ def lines(draw: st.DrawFn) -> tuple[tuple[str, ...], float | None]:
         argv += ["--context-length", str(draw(st.integers(2, 4096)))]
     extra = draw(st.sampled_from(("", "tbo", "pp", "max_total", "decode", "prefill", "native")))
     if extra == "tbo":
-        argv.append("--enable-two-batch-overlap")
+        argv += so.tbo(argv)
     elif extra == "pp":
         argv += ["--pp-size", "2"]
     elif extra == "max_total":

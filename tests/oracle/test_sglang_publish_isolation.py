@@ -17,7 +17,7 @@ import pytest
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_stubs
 
-MOE_LINE = ("--tp", "2", "--enable-two-batch-overlap")
+MOE_LINE = ("--tp", "2", "--attn-dp-size", "2", "--enable-two-batch-overlap")
 
 
 def _state() -> dict[str, Any]:

@@ -123,7 +123,11 @@ def graphfit_runners(line: UnoLine, r: so.Resolved, requests: int) -> dict[str, 
     config = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": requests,
                                      "hidden_size": HIDDEN, "vocab_size": VOCAB,
                                      "gpu_memory_gb": 80, "cuda_graph_padding": True,
-                                     "two_batch_overlap": line.two_batch_overlap})
+                                     "two_batch_overlap": line.two_batch_overlap,
+                                     # what SGLang's TBO check then needs at TP 1
+                                     # (validation_hook.py:756-772): the runners do not gather
+                                     "moe_a2a_backend": ("deepep" if line.two_batch_overlap
+                                                         else "none")})
     runners = uno_batch_runners(
         resolve_uno(line), requests,
         lambda name, width: engine.runner_sizes(name, sizes, width, config),
@@ -135,7 +139,7 @@ def compare_runners(line: UnoLine, argv: tuple[str, ...], requests: int,
                     planned: UnoLine | None = None) -> list[str]:
     """Differences of widths, capture lists and buffers (`planned`: graphfit models this
     line instead, a planted error)."""
-    r = so.resolve(argv, gpu_mem_gb=80)
+    r = so.resolve(argv, gpu_mem_gb=80, checks=False)  # the runners as resolution sizes them
     assert isinstance(r, so.Resolved), r
     theirs = sglang_runners(r, requests)
     ours = graphfit_runners(planned or line, r, requests)
@@ -184,7 +188,10 @@ EDGE: list[tuple[UnoLine, int | None]] = [
 
 def _agree(line: UnoLine, requests: int | None) -> None:
     argv = argv_of(line, requests)
-    theirs = sglang_answer(so.resolve(argv, gpu_mem_gb=80))
+    # the speculative hook's UNO checks (resolve_uno's), before check_server_args: a linear
+    # two-batch-overlap line passes them, then its TBO check refuses it on this dense target
+    # (validation_hook.py:756-772; graphfit.planner.engines.sglang_server_checks)
+    theirs = sglang_answer(so.resolve(argv, gpu_mem_gb=80, checks=False))
     ours = graphfit_answer(line)
     assert isinstance(theirs, str) == isinstance(ours, str), (argv, theirs, ours)
     if not isinstance(ours, str):
@@ -245,7 +252,8 @@ PASTED: list[tuple[tuple[str, ...], str]] = [
     (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3"), "linear"),
     (uc.uno("--speculative-num-draft-tokens", "6", "--speculative-num-steps", "3",
             "--attention-backend", "fa3", "--enable-two-batch-overlap",
-            "--max-running-requests", "9", "--cuda-graph-max-bs-decode", "7"), "linear"),
+            "--max-running-requests", "9", "--cuda-graph-max-bs-decode", "7"),
+     "rejected"),  # TBO with neither an a2a backend nor DP (validation_hook.py:756-772)
     (uc.uno("--speculative-num-draft-tokens", "4", "--attention-backend", "fa3",
             "--disable-cuda-graph"), "no_graphs"),
     (uc.uno("--speculative-num-draft-tokens", "8", "--speculative-eagle-topk", "4",

@@ -128,8 +128,10 @@ def test_ladder_caps_at_the_request_pool() -> None:
 
 def test_alignment_filter_and_ceil_aligned_pool() -> None:
     """base_cuda_graph_runner.py:83-104: two-batch overlap keeps even sizes; the pool is
-    ceil-aligned, so SGLang captures a graph above max_running_requests."""
-    tbo = plan(sg(max_num_seqs=47, cudagraph_capture_sizes=[189], two_batch_overlap=True))
+    ceil-aligned, so SGLang captures a graph above max_running_requests. (Two-batch overlap
+    needs an a2a backend or attention DP, validation_hook.py:756-772.)"""
+    tbo = plan(sg(max_num_seqs=47, cudagraph_capture_sizes=[189], two_batch_overlap=True,
+                  moe_a2a_backend="deepep"))
     assert tbo.capture_sizes == (48,) and tbo.buffer("target.seq_lens").capacity == 48
     assert tbo.pad(47, uniform_decode=True).num_reqs == 48
     dp = sg(max_num_seqs=33, tp_size=4, attn_dp_size=2)  # attn_tp 2, pool 33 // 2 = 16
@@ -138,7 +140,8 @@ def test_alignment_filter_and_ceil_aligned_pool() -> None:
     assert batch_alignment(sg(max_num_seqs=33, tp_size=4)) == 1  # no gathered buffer
     assert batch_alignment(sg(max_num_seqs=33, tp_size=2, attn_cp_size=2)) == 2
     with pytest.raises(ConfigError, match="asserts"):
-        plan(sg(max_num_seqs=100, cudagraph_capture_sizes=[3], two_batch_overlap=True))
+        plan(sg(max_num_seqs=100, cudagraph_capture_sizes=[3], two_batch_overlap=True,
+                moe_a2a_backend="deepep"))
 
 
 def test_width_per_runner() -> None:

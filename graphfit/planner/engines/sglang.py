@@ -63,6 +63,7 @@ from graphfit.planner.engines import (
     sglang_megamoe,
     sglang_moe_a2a,
     sglang_quantization,
+    sglang_server_checks,
     sglang_unified_memory,
     sglang_waterfill,
     sglang_waterfill_megamoe,
@@ -795,6 +796,7 @@ class SglangModel:
         # check_server_args after the resolution hooks: LoRA, the lora_* draft runner (s63d),
         # the lora_* target runner (s65d)
         sglang_lora_runner.check(config)
+        sglang_server_checks.check(config)  # then two-batch overlap's (:346; s66b)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)

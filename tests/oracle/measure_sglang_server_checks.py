@@ -1,0 +1,42 @@
+"""Two-batch overlap's start-up check (graphfit.planner.engines.sglang_server_checks; issue
+23, s66b) over drawn lines (tests.oracle.sglang_server_checks_oracle.draw) against SGLang's
+own `check_server_args`; BEFORE_ROOT's graphfit on the same draw in a child process.
+
+    python -m tests.oracle.measure_sglang_server_checks [COUNT] [SEED] [BEFORE_ROOT]
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.oracle.measure_root import main_with_before
+
+
+def measure(count: int, seed: int) -> dict[str, int]:
+    from tests.oracle import sglang_server_checks_oracle as sco
+
+    targets = sco.targets(Path(tempfile.mkdtemp()))
+    rng = random.Random(seed)
+    counts = {"agree": 0, "differ": 0, "other": 0}
+    refused = 0
+    shown: list[str] = []
+    for _ in range(count):
+        name, argv = sco.draw(rng)
+        said, line = sco.compare(targets[name], argv)
+        counts[said] += 1
+        refused += "SGLang None" not in line
+        if said != "agree":
+            shown.append(f"{said}: {name} {line}")
+    for line in shown[:8]:
+        print("  " + line)
+    print(f"SGLang refused {refused} of {count}")
+    print(counts)
+    return counts
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_with_before("measure_sglang_server_checks", measure, sys.argv[1:],
+                                      40, "lines"))
