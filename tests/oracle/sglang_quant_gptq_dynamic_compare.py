@@ -216,9 +216,9 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
     (`flag`: the line's --quantization, s66q: a DeepSeek line resolves with it). A
     ValueError is followed by " [at PREFIX]", the last layer override_config was asked about."""
     deepseek = _class(architecture) in (DSV3, DSV2)
-    if deepseek:  # s66q: the checkpoint itself on a B200 (its MoE runner reads the method)
+    if deepseek:  # s66q: the checkpoint itself on an H100 (its MoE runner reads the method)
         r = so.resolve(["--quantization", flag] if flag else [], model=folder,
-                       capability=(10, 0))
+                       capability=(9, 0))
     else:
         layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
         r = so.resolve(["--model-path", th.target_dir(layout, tied)])
@@ -266,16 +266,21 @@ def _deepseek_glue(on: bool) -> Iterator[None]:
 
 def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False
             ) -> tuple[str, str | None]:
-    """One line on a B200: (verdict, a disagreement or None). `found`: the dict sits in the
+    """One line on a B200 (s66q: DeepSeek on an H100): (verdict, a disagreement or None).
+    `found`: the dict sits in the
     quantize_config.json SGLang's file search finds (weight_utils.py:342-438) under
     `--quantization gptq_marlin`, config.json declaring none."""
     body = json.dumps(spec)  # in order: the first matching pattern decides
     spec = json.loads(body)  # SGLang's side reads the dict as the file holds it
     folder = _dir(architecture, tied, body, found)
     flag = "gptq_marlin" if found else None
-    code, said = planned(folder, ("--quantization", flag) if flag else (), "B200")
-    where = f"{architecture} tied={tied} found={found} {body[:150]} (B200)"
-    theirs = co.load(flag, None if found else spec, 100, folder)
+    # s66q: DeepSeek on an H100: on SM100 DeepSeek-V3's server-args override copies the
+    # checkpoint's method into the flag first (arg_groups/overrides.py:763-797)
+    gpu, capability = ("H100", 90) if _class(architecture) in (DSV3, DSV2) else ("B200", 100)
+    code, said = planned(folder, ("--quantization", flag) if flag else (), gpu)
+    where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})"
+    theirs = co.load(flag, None if found else spec, capability, folder,
+                     architecture=_class(architecture))
     if theirs.stage != "passed" or theirs.method != "gptq_marlin":
         verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
     else:
