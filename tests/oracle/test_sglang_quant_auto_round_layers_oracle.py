@@ -6,7 +6,7 @@ AutoRoundConfig, under fake CUDA of the line's GPU
 
 Judged: where a layer's AWQ / GPTQ config refuses it, graphfit refuses citing that refusal;
 elsewhere it does not cite it.
-Larger counts: `python -m tests.oracle.measure_sglang_quant_auto_round_layers 60 64` ."""
+Larger counts: `python -m tests.oracle.measure_sglang_quant_auto_round_layers 60 66` ."""
 
 from __future__ import annotations
 

@@ -22,17 +22,21 @@ from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic  # noqa: E
 from tests.oracle import sglang_quant_gptq_dynamic_compare as dc  # noqa: E402
 from tests.oracle.agreement import agreed  # noqa: E402
 
+# s66q: the DeepSeek lines the plants below compare first are not compared again here (CI time)
+DEEPSEEK_PLANTED = ("ds_nolora_q_b_3bit", "ds_dense_mlp_3bit", "ds_freq2_layer1_down_3bit",
+                    "ds_o_proj_3bit", "ds_shared_3bit")
+
 
 def test_fixed_lines_agree() -> None:
     """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head; since
     s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own); since
     s64q Qwen2-MoE (its shared expert reads the map, where it has one)."""
-    verdicts = agreed(dc.FIXED.values(), dc.compare)
+    names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED]
+    verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
-    # s66q: the DeepSeek lines reach each of the verdicts, the shared expert's included
-    deepseek = [verdicts[list(dc.FIXED).index(name)] for name in dc.DEEPSEEK_LINES]
-    assert deepseek.count("layer") >= 5 and deepseek.count("built") >= 3 \
-        and deepseek.count("shared") == 1, deepseek
+    # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
+    deepseek = [v for name, v in zip(names, verdicts, strict=True) if name in dc.DEEPSEEK_LINES]
+    assert deepseek.count("layer") >= 3 and deepseek.count("built") >= 3, deepseek
 
 
 def test_generated_lines_agree() -> None:
@@ -105,7 +109,8 @@ def test_a_deepseek_planted_error_is_caught(line: str, plant: str,
     from graphfit.inputs import sglang_quant_gptq_deepseek as deepseek
 
     verdict, bad = dc.compare(*dc.FIXED[line])
-    assert bad is None
+    assert bad is None and verdict == ("shared" if plant == "shared judged" else "layer" if
+                                       plant != "q lora always" else "built"), verdict
     if plant == "q lora always":
         monkeypatch.setattr(deepseek, "_attention", lambda data: (
             "fused_qkv_a_proj_with_mqa", "q_b_proj", "kv_b_proj", "o_proj"))
