@@ -31,10 +31,23 @@ quantized alike, so the answer is the first layer's, whatever the architecture. 
 the layers are walked for the dense Llama / Qwen2 / Qwen3 classes (their prefixes:
 graphfit.inputs.sglang_quant_gptq_dynamic.prefixes, after `model.embed_tokens`), and for
 other architectures not judged. Where the answer hangs on the GPU and it is not known yet,
-nothing is said (the GPU check asks again). A GPTQ layer Marlin takes is not judged further
-for MoE experts (their Marlin support hangs on the layer's shape, marlin_utils.py:227-260):
-only a refusal before them is given. A value SGLang stops on with its own TypeError /
+nothing is said (the GPU check asks again). A value SGLang stops on with its own TypeError /
 AttributeError (a non-mapping entry, unhashable bits) is left to it.
+
+Since s66q the MoE classes Qwen3-MoE and Qwen2-MoE are walked too (MOE): each layer's
+attention, then its FusedMoE experts, then Qwen2-MoE's shared expert; their lm_head is their
+own. The experts meet two more things. `get_layer_config` first gathers every extra_config
+key that starts with the experts' name (their per-expert sub-layers) and refuses them
+unless they agree: "Fused MoE layer ... requires consistent quant config" (:246-262). And
+Marlin must take their shape too (`check_moe_marlin_supports_layer`: hidden % 128, the
+per-partition intermediate size % max(64, group), :387-390, 524-527, marlin_utils.py:
+227-260): a shape it refuses at TP 1 it refuses at every TP, so desc_act there (or a width
+GPTQConfig lacks) is refused even where the linear layers are Marlin's, also with no
+extra_config (the first layer's experts are then asked after the embedding). Experts that
+build without a refusal end the walk: their MoE methods are not restated, and a shape Marlin
+takes at TP 1 may not be at the line's TP. The walk also ends (any class) at a linear layer
+on GPTQConfig: its build stops with SGLang's own RuntimeError, the non-Marlin kernel being
+removed (gptq/schemes/gptq_linear.py:26-35).
 """
 
 from __future__ import annotations
@@ -56,6 +69,15 @@ MARLIN_SM = 80  # query_marlin_supported_quant_types: none below SM80 (marlin_ut
 GPTQ_BITS = (2, 3, 4, 8)  # GPTQConfig (gptq/gptq.py:106-110)
 _REGEX = set(r"*+?^$()[]{}|\\")  # get_config's test for a regex key (auto_round.py:211)
 DENSE = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM")
+# issue 23 s66q: the MoE classes walked, every decoder layer sparse (models/qwen3_moe.py:872-886,
+# qwen2_moe.py:1022-1032): attention, then the FusedMoE experts (qwen3_moe.py:265-274,
+# qwen2_moe.py:321-345; the router gate takes no quant config, :285-296 / :347-353), then
+# Qwen2-MoE's shared expert MLP; their lm_head is their own, tied or not
+MOE = ("Qwen3MoeForCausalLM", "Qwen2MoeForCausalLM")
+_EXPERTS = ".mlp.experts"
+# check_moe_marlin_supports_layer (marlin_utils.py:227-260): hidden % 128, the experts'
+# per-partition intermediate size % max(64, group_size)
+MOE_MARLIN_HIDDEN, MOE_MARLIN_INTERMEDIATE = 128, 64
 
 
 class _Unjudged(Exception):
@@ -72,10 +94,15 @@ def _entry(cfg: object, bits: object, group: object, sym: object) -> tuple[objec
     return cfg.get("bits", bits), cfg.get("group_size", group), cfg.get("sym", sym)
 
 
-def layer_config(spec: Mapping[str, Any], name: str, lm_head: bool = False
-                 ) -> tuple[object, ...]:
+class _Inconsistent(Exception):
+    """Step 3 of get_layer_config: a FusedMoE layer's sub-layer entries differ (s66q)."""
+
+
+def layer_config(spec: Mapping[str, Any], name: str, lm_head: bool = False,
+                 experts: bool = False) -> tuple[object, ...]:
     """`get_layer_config`'s (bits, group_size, sym) for the layer `name` (auto_round.py:
-    190-270; `lm_head`: a ParallelLMHead)."""
+    190-270; `lm_head`: a ParallelLMHead; `experts`: a FusedMoE, whose extra_config keys
+    starting with its name must agree, :246-262, else _Inconsistent, s66q)."""
     bits, group, sym = spec["bits"], spec["group_size"], spec["sym"]
     extra = _first(spec, ("extra_config",), None)
     if extra and isinstance(extra, Mapping) and name in extra:  # step 1
@@ -93,6 +120,17 @@ def layer_config(spec: Mapping[str, Any], name: str, lm_head: bool = False
         return defaults
     if not isinstance(extra, Mapping):
         raise _Unjudged
+    if experts:  # step 3 (s66q): each key under the layer's name, as an exact entry
+        subs = [_entry(cfg, *defaults) for key, cfg in extra.items()
+                if isinstance(key, str) and key.startswith(name)]
+        try:
+            distinct = set(subs)
+        except TypeError as exc:
+            raise _Unjudged from exc  # an unhashable value: SGLang's own TypeError
+        if len(distinct) > 1:
+            raise _Inconsistent
+        if subs:
+            return subs[0]
     for pattern, cfg in extra.items():  # step 5's regex keys, in order
         if not isinstance(pattern, str) or not any(c in _REGEX for c in pattern):
             continue
@@ -104,49 +142,113 @@ def layer_config(spec: Mapping[str, Any], name: str, lm_head: bool = False
     return defaults
 
 
-def _refusal(path: str, bits: object, group: object, sym: object, spec: Mapping[str, Any],
-             capability: int | None) -> str | None:
-    """The config class a quantized layer builds refuses it: SGLang's words and lines."""
-    if path == "awq":
-        if bits != 4:
-            return (f"Currently, only 4-bit weight quantization is supported for AWQ, but got "
-                    f"{bits} bits (awq/awq.py:84-88; {_WHERE}:378-415)")
-        return None
+def gptq_marlin(bits: object, group: object, sym: object, spec: Mapping[str, Any],
+                capability: int | None, shape_fits: bool = True) -> bool:
+    """Whether the GPTQ path builds GPTQMarlinConfig for the layer (auto_round.py:515-529);
+    _Unjudged where that hangs on a GPU not known yet."""
     backend = _first(spec, auto_round.CHOICES[3][1], "auto")
     try:
         hash((bits, sym))  # GPTQ_TYPE_MAP's lookup (auto_round.py:521)
     except TypeError as exc:
         raise _Unjudged from exc
     marlin = (backend == "auto" or "marlin" in str(backend)) \
-        and (bits, sym) in MARLIN_GPTQ and group in MARLIN_GROUPS
+        and (bits, sym) in MARLIN_GPTQ and group in MARLIN_GROUPS and shape_fits
     if marlin and capability is None:
         raise _Unjudged  # Marlin or not hangs on the GPU
-    if marlin and capability is not None and capability >= MARLIN_SM:
+    return marlin and capability is not None and capability >= MARLIN_SM
+
+
+def _refusal(path: str, bits: object, group: object, sym: object, spec: Mapping[str, Any],
+             capability: int | None, shape_fits: bool = True,
+             what: str = "this layer is not Marlin's") -> str | None:
+    """The config class a quantized layer builds refuses it: SGLang's words and lines.
+    `shape_fits`: False where Marlin cannot take the layer's shape (s66q: experts)."""
+    if path == "awq":
+        if bits != 4:
+            return (f"Currently, only 4-bit weight quantization is supported for AWQ, but got "
+                    f"{bits} bits (awq/awq.py:84-88; {_WHERE}:378-415)")
+        return None
+    if gptq_marlin(bits, group, sym, spec, capability, shape_fits):
         return None
     if _first(spec, ("desc_act",), False):
-        return (f"SGLang's AutoRound GPTQ loader supports desc_act=False only: this layer "
-                f"is not Marlin's ({_WHERE}:308-315, 515-551)")
+        return (f"SGLang's AutoRound GPTQ loader supports desc_act=False only "
+                f"({_WHERE}:308-315, 515-551): {what}")
     if bits not in GPTQ_BITS:
         return (f"Currently, only 2/3/4/8-bit weight quantization is supported for GPTQ, "
                 f"but got {bits} bits (gptq/gptq.py:106-110; {_WHERE}:549-551)")
     return None
 
 
-def _layers(spec: Mapping[str, Any], data: Mapping[str, Any]) -> Iterator[tuple[str, bool]]:
-    """(name, is the lm_head) of the layers that ask the config, in build order."""
+def _expert_refusal(path: str, bits: object, group: object, sym: object,
+                    spec: Mapping[str, Any], capability: int | None,
+                    data: Mapping[str, Any]) -> str | None:
+    """The config class a quantized FusedMoE layer builds refuses it (s66q): as a linear
+    layer's, but Marlin must also take the experts' shape (auto_round.py:387-390, 520-527;
+    check_moe_marlin_supports_layer, marlin_utils.py:227-260). At TP 1 their
+    per-partition intermediate size is config.json's moe_intermediate_size; a shape Marlin
+    takes there may not be at a higher TP (the line's), so only a shape it refuses at TP 1
+    (and so at every TP) is judged. Raises _Unjudged where the experts build without a
+    refusal: their MoE methods (Marlin's, MoeWNA16's) are not restated, nor is what follows."""
+    if path == "awq":
+        said = _refusal(path, bits, group, sym, spec, capability)
+        if said is None:
+            raise _Unjudged
+        return said
+    hidden, inner = data.get("hidden_size"), data.get("moe_intermediate_size")
+    if not all(isinstance(v, int) and not isinstance(v, bool) for v in (hidden, inner)) \
+            or not isinstance(group, int):
+        raise _Unjudged  # an HF default, or SGLang's own error
+    assert isinstance(hidden, int) and isinstance(inner, int)
+    fits = hidden % MOE_MARLIN_HIDDEN == 0 and inner % max(MOE_MARLIN_INTERMEDIATE, group) == 0
+    if not fits:  # not Marlin's at any TP: as a linear layer Marlin cannot take
+        said = _refusal(path, bits, group, sym, spec, capability, False,
+                        "the experts' shape is not Marlin's (marlin_utils.py:227-260)")
+        if said is not None:
+            return said
+        raise _Unjudged
+    said = _refusal(path, bits, group, sym, spec, capability)
+    if said is None:
+        raise _Unjudged
+    return said
+
+
+def _kernel_removed(path: str, kind: str, bits: object, group: object, sym: object,
+                    spec: Mapping[str, Any], capability: int | None) -> bool:
+    """A linear layer (or lm_head) on GPTQConfig stops the build with SGLang's own
+    RuntimeError, the non-Marlin kernel being removed (gptq/schemes/gptq_linear.py:26-35):
+    nothing after it is judged (s66q). The embedding takes no method (auto_round.py:
+    567-573); experts are `_expert_refusal`'s."""
+    return path == "gptq" and kind in ("linear", "head") \
+        and not gptq_marlin(bits, group, sym, spec, capability)
+
+
+def _layers(spec: Mapping[str, Any], data: Mapping[str, Any]) -> Iterator[tuple[str, str]]:
+    """(name, kind: "embed", "linear", "head" or "experts") of the layers that ask the
+    config, in build order."""
+    arch = data.get("architectures")
+    first = arch[0] if isinstance(arch, list) and arch else None
     if not _first(spec, ("extra_config",), None) and not _first(
             spec, ("block_name_to_quantize", "to_quant_block_names"), None):
-        yield "model.embed_tokens", False  # every layer but the lm_head alike: the first
+        yield "model.embed_tokens", "embed"  # every layer but the lm_head alike: the first
+        if first in MOE:  # s66q: then the first layer's experts, whose Marlin test differs
+            yield f"model.layers.0{_EXPERTS}", "experts"
         return
-    arch = data.get("architectures")
     layers = data.get("num_hidden_layers")
-    if not (isinstance(arch, list) and arch and arch[0] in DENSE) or not isinstance(layers, int):
+    if first not in (*DENSE, *MOE) or not isinstance(layers, int):
         raise _Unjudged
-    yield "model.embed_tokens", False
-    for prefix in gptq_dynamic.prefixes(layers, False, str(arch[0])):
-        yield prefix, False
-    if not data.get("tie_word_embeddings", False):
-        yield "lm_head", True
+    yield "model.embed_tokens", "embed"
+    shared = data.get("shared_expert_intermediate_size", gptq_dynamic.QWEN2_MOE_SHARED)
+    if not isinstance(shared, int):
+        raise _Unjudged
+    for prefix in gptq_dynamic.prefixes(layers, False, str(first), shared > 0):
+        if first in MOE and prefix.endswith(".self_attn.o_proj"):  # s66q: then the experts
+            yield prefix, "linear"
+            yield prefix.removesuffix(".self_attn.o_proj") + _EXPERTS, "experts"
+            continue
+        yield prefix, "linear"
+    # s66q: the MoE classes build their own lm_head, tied or not (gptq_dynamic's walk)
+    if first in MOE or not data.get("tie_word_embeddings", False):
+        yield "lm_head", "head"
 
 
 def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
@@ -164,16 +266,24 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     if path is None:
         return None
     try:
-        for name, head in _layers(spec, data):
-            bits, group, sym = layer_config(spec, name, head)
+        for name, kind in _layers(spec, data):
+            try:
+                bits, group, sym = layer_config(spec, name, kind == "head", kind == "experts")
+            except _Inconsistent:  # s66q: SGLang's own words (auto_round.py:246-262)
+                return ConfigError(f"--quantization {method}: Fused MoE layer '{name}' "
+                                   f"requires consistent quant config for all sub-layers "
+                                   f"({_WHERE}:246-262), from {source}'s extra_config"[:200])
             if not isinstance(bits, int) or isinstance(bits, bool):
                 raise _Unjudged
             if bits >= 16:
                 continue  # not quantized (auto_round.py:282-283)
-            said = _refusal(path, bits, group, sym, spec, capability)
+            said = _expert_refusal(path, bits, group, sym, spec, capability, data) \
+                if kind == "experts" else _refusal(path, bits, group, sym, spec, capability)
             if said is not None:
                 return ConfigError(f"--quantization {method}: layer {name} of {source}'s "
                                    f"config: {said}"[:200])
+            if _kernel_removed(path, kind, bits, group, sym, spec, capability):
+                raise _Unjudged
     except _Unjudged:
         return None
     return None
@@ -188,4 +298,4 @@ def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any
             raise found
 
 
-__all__ = ["DENSE", "METHOD", "check", "layer_config", "problem"]
+__all__ = ["DENSE", "METHOD", "MOE", "check", "layer_config", "problem"]

@@ -35,6 +35,7 @@ from graphfit.inputs import sglang_quant_auto_round_layers as auto_round_layers
 from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic
+from graphfit.inputs import sglang_quant_quark_requant as quark_requant
 from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
@@ -158,6 +159,9 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         # the loader builds the class from config.json's config, updated in place by
         # ModelConfig when it is the top-level one (model_config.py:1727-1741)
         top = data.get("quantization_config") is spec
+        # issue 23 s66q: quark_mxfp4's requantization branch reads the source checkpoint's
+        # config in QuarkConfig.from_config (quark/quark.py:537-615)
+        quark_requant.check(method, classes.updated(spec) if top else spec)
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
         gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
         auto_round_layers.check(method, spec, data, capability)  # s64q: AutoRound's layers
@@ -223,7 +227,8 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
             reasons.add(str(exc))
             continue
         problem = None if method is None or mixed_incomplete(method, spec) \
-            else classes.problem(str(method), built) \
+            else quark_requant.problem(str(method), built) \
+            or classes.problem(str(method), built) \
             or gptq_dynamic.problem(str(method), spec, data) \
             or auto_round_layers.problem(str(method), spec, data, assumed)  # at model build
         if problem is None:

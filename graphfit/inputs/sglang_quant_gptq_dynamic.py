@@ -22,6 +22,9 @@ order, are `prefixes`). Qwen2-MoE (s64q) is sparse in every layer too
 (`mlp.shared_expert.gate_up_proj` / `down_proj`, :358-370) wherever
 `shared_expert_intermediate_size` (HF's default 5632) is > 0: the class never fuses it into
 the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:1238-1244).
+DeepSeek-V2 / V3 (s66q) build MLA attention linears and dense or sparse MLPs from config.json's
+fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is not
+judged there, as their fusion into the experts hangs on the line.
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -33,6 +36,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_quant_gptq_deepseek as deepseek
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 _WHERE = "layers/quantization/utils.py"
@@ -49,7 +53,10 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  # issue 23 s64q: every Qwen2-MoE layer is sparse (models/qwen2_moe.py:1053-1066),
                  # its shared expert a quantized MLP after the experts and the unquantized gate
                  # (:312-370; fusion stays off: no support flag is passed, :254-264, 1024-1032)
-                 "Qwen2MoeForCausalLM")
+                 "Qwen2MoeForCausalLM",
+                 # issue 23 s66q: DeepSeek's MLA and dense / shared-expert MLP linears
+                 # (models/deepseek_v2.py:2068-2161, 2589-2680, 2785-2792)
+                 *deepseek.ARCHITECTURES)
 _ATTENTION = ("self_attn.qkv_proj", "self_attn.o_proj")
 # the parts of each decoder layer whose linear layers read the overrides, in build order
 _PARTS = {"Qwen3MoeForCausalLM": _ATTENTION,
@@ -57,7 +64,7 @@ _PARTS = {"Qwen3MoeForCausalLM": _ATTENTION,
                                   "mlp.shared_expert.down_proj")}
 _DENSE = ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj", "mlp.down_proj")
 # s64q: HF Qwen2MoeConfig's default shared_expert_intermediate_size (configuration_qwen2_moe)
-_QWEN2_MOE_SHARED = 5632
+QWEN2_MOE_SHARED = 5632
 
 
 class _Unjudged(Exception):
@@ -121,11 +128,13 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     tied = data.get("tie_word_embeddings", False) and arch[0] not in _PARTS
     quant_head = bool(spec.get("lm_head", False)) and not tied
     # s64q: Qwen2-MoE's shared expert exists where its size is > 0 (qwen2_moe.py:358-361)
-    shared_size = data.get("shared_expert_intermediate_size", _QWEN2_MOE_SHARED)
+    shared_size = data.get("shared_expert_intermediate_size", QWEN2_MOE_SHARED)
     if not isinstance(shared_size, int):
         return None
+    walk = _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
+        else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
-        for prefix in prefixes(layers, quant_head, str(arch[0]), shared_size > 0):
+        for prefix in walk:
             found = _first_match(dynamic, prefix)
             if found is None or found[1] is False:
                 continue
@@ -137,13 +146,23 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             over_sym = _override(entry, "sym", sym)
             layer_sym = over_sym if isinstance(over_sym, bool) else sym
             if (layer_bits, layer_sym) not in MARLIN_TYPES:
+                if deepseek.SHARED in prefix:
+                    return None  # s66q: fused into the experts or not, as the line says
                 return ConfigError((
                     f"--quantization {method}: Unsupported quantization config: bits="
                     f"{layer_bits}, sym={layer_sym} ({_WHERE}:222-242, 254-272), from "
                     f"{source}'s dynamic override {excerpt(pattern, 32)} on {prefix}")[:200])
-    except _Unjudged:
+    except (_Unjudged, deepseek.Unknown):
         return None
     return None
+
+
+def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:
+    """DeepSeek's decoder-layer prefixes (s66q), then a quantized, untied lm_head
+    (deepseek_v2.py:3286-3296)."""
+    yield from deepseek.prefixes(data, layers)
+    if lm_head:
+        yield "lm_head"
 
 
 def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """Agreement counts on AutoRound's per-layer configs at model build
 (tests.oracle.sglang_quant_auto_round_layers_compare, issue 23 s64q): every fixed line, and
-COUNT generated ones (Llama / Qwen2 / Qwen3 built by SGLang on the meta device, on a T4, an
-A100 or a B200).
+COUNT generated ones (Llama / Qwen2 / Qwen3, since s66q Qwen3-MoE / Qwen2-MoE, built by SGLang
+on the meta device, on a T4, an A100 or a B200).
 
 Run: python -m tests.oracle.measure_sglang_quant_auto_round_layers [COUNT] [SEED] [GRAPHFIT_ROOT]
 GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""

@@ -1,8 +1,9 @@
 """Agreement counts on GPTQ Marlin's per-module `dynamic` overrides
 (tests.oracle.sglang_quant_gptq_dynamic_compare): every fixed line, and COUNT generated ones
-(Llama / Qwen2 / Qwen3, since s63q Qwen3-MoE, built by SGLang on the meta device); then the
-same lines with the dict in the quantize_config.json SGLang's file search finds under
-`--quantization gptq_marlin` (the "found file" families, issue 23 s57q).
+(Llama / Qwen2 / Qwen3, since s63q Qwen3-MoE, s64q Qwen2-MoE, s66q DeepSeek-V2 / V3, built
+by SGLang on the meta device); then the same lines with the dict in the quantize_config.json
+SGLang's file search finds under `--quantization gptq_marlin`
+(the "found file" families, issue 23 s57q).
 
 Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [GRAPHFIT_ROOT]
 GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
@@ -15,7 +16,7 @@ import types
 
 from tests.oracle.measure_root import count_seed_root, print_fixed_and_generated
 
-VERDICTS = ("layer", "built", "other")
+VERDICTS = ("layer", "built", "other", "shared")  # s66q: "shared"
 
 
 def main(argv: list[str]) -> int:

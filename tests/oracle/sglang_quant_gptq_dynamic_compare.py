@@ -15,7 +15,12 @@ before the build; `override_config` sets its own per layer (:244).
 
 Verdicts: "layer" (the build raised override_config's ValueError: graphfit must refuse citing
 utils.py:222-242), "built" (graphfit must not cite it), "other" (the loader or the build
-stopped otherwise: graphfit must not cite it). It imports no graphfit module this work added,
+stopped otherwise: graphfit must not cite it), since s66q "shared" (the refusal rose on a
+DeepSeek shared expert, unfused on this default line: graphfit leaves it unjudged, as the
+fusion hangs on the line's flags, and must not cite the rule). Since s66q DeepSeek-V2 / V3 are
+built too, resolved on the checkpoint itself (their MoE runner reads the method), with
+DeepSeek's side stream glued off; a watcher on override_config records the prefix a refusal
+rose on (glue: it calls SGLang's own). It imports no graphfit module this work added,
 so the measure scores an older graphfit tree too."""
 
 from __future__ import annotations
@@ -45,9 +50,25 @@ MOE = "Qwen3MoeForCausalLM"
 # "Qwen2MoeForCausalLM:0" (shared_expert_intermediate_size 0: no shared expert) and
 # "Qwen2MoeForCausalLM:absent" (the key left out: HF's default 5632) are the same class
 QWEN2_MOE = "Qwen2MoeForCausalLM"
+# issue 23 s66q: DeepSeek-V3 (q_lora_rank set: fused_qkv_a_proj_with_mqa / q_b_proj) and V2
+# without a q LoRA (q_proj / kv_a_proj_with_mqa), 3 layers: layer 0 dense, 1-2 sparse with one
+# shared expert; aliases ":noshared" (n_shared_experts 0), ":freq2" (4 layers, moe_layer_freq 2,
+# first_k_dense_replace 0: layers 0 and 2 sparse)
+DSV3, DSV2 = "DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"
+DEEPSEEK = (DSV3, f"{DSV2}:nolora", f"{DSV3}:noshared", f"{DSV3}:freq2")
+_DEEPSEEK_FIELDS: dict[str, Any] = {
+    "n_routed_experts": 8, "n_shared_experts": 1, "kv_lora_rank": 64, "q_lora_rank": 96,
+    "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32, "topk_method": "noaux_tc",
+    "n_group": 1, "topk_group": 1, "scoring_func": "sigmoid", "routed_scaling_factor": 2.5,
+    "rope_theta": 10000.0, "num_key_value_heads": 8, "num_hidden_layers": 3,
+    "first_k_dense_replace": 1, "moe_layer_freq": 1, "rope_scaling": None}
+_DEEPSEEK_ALIASES: dict[str, dict[str, Any]] = {
+    "nolora": {"q_lora_rank": None}, "noshared": {"n_shared_experts": 0},
+    "freq2": {"num_hidden_layers": 4, "moe_layer_freq": 2, "first_k_dense_replace": 0}}
 ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  MOE,  # issue 23 s63q
-                 QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent")  # s64q
+                 QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent",  # s64q
+                 *DEEPSEEK)  # s66q
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
@@ -60,7 +81,14 @@ def _class(architecture: str) -> str:
 
 
 def _model_type(architecture: str) -> str:
+    if _class(architecture) in (DSV3, DSV2):  # s66q
+        return "deepseek_v3" if _class(architecture) == DSV3 else "deepseek_v2"
     return "qwen3_moe" if architecture == MOE else th.MODEL_TYPES[_class(architecture)]
+
+
+def _module(architecture: str) -> str:
+    """The sglang.srt.models module of the class (s66q: DeepSeek-V3's is deepseek_v2)."""
+    return "deepseek_v2" if _class(architecture) in (DSV3, DSV2) else _model_type(architecture)
 
 
 def _config(architecture: str, tied: bool) -> dict[str, Any]:
@@ -69,6 +97,8 @@ def _config(architecture: str, tied: bool) -> dict[str, Any]:
     config = {"architectures": [name], "model_type": _model_type(architecture),
               "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {})}
     shared = architecture.partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
+    if name in (DSV3, DSV2):  # s66q
+        return {**config, **_DEEPSEEK_FIELDS, **_DEEPSEEK_ALIASES.get(shared, {})}
     if shared == "absent":
         del config["shared_expert_intermediate_size"]
     elif shared:
@@ -115,6 +145,30 @@ QWEN2_MOE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
                                          "dynamic": {"lm_head": {"bits": 2}}}),
 }
 FIXED.update(QWEN2_MOE_LINES)
+# s66q: DeepSeek-V2 / V3: MLA attention linears, dense-layer MLPs and the lm_head read the map;
+# the experts and the router gate do not; a shared expert's refusal is SGLang's on this
+# default line ("shared"), not judged by graphfit (its fusion hangs on the line)
+DEEPSEEK_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "ds_o_proj_3bit": (DSV3, False, {**_BASE, "dynamic": {r"+:.*o_proj": {"bits": 3}}}),
+    "ds_q_b_asym": (DSV3, False, {**_BASE, "dynamic": {r".*q_b_proj": {"sym": False}}}),
+    "ds_nolora_kv_a_3bit": (f"{DSV2}:nolora", False, {**_BASE, "dynamic": {
+        r".*kv_a_proj_with_mqa": {"bits": 3}}}),
+    "ds_nolora_q_b_3bit": (f"{DSV2}:nolora", False, {**_BASE, "dynamic": {
+        r".*q_b_proj": {"bits": 3}}}),
+    "ds_experts_gate_3bit": (DSV3, False, {**_BASE, "dynamic": {
+        r".*\.experts.*": {"bits": 3}, r".*\.gate$": {"bits": 3}}}),
+    "ds_dense_mlp_3bit": (DSV3, False, {**_BASE, "dynamic": {
+        r"model\.layers\.0\.mlp\..*": {"bits": 3}}}),
+    "ds_noshared_sparse_mlp_3bit": (f"{DSV3}:noshared", False, {**_BASE, "dynamic": {
+        r"model\.layers\.[12]\.mlp\..*": {"bits": 3}}}),
+    "ds_freq2_layer1_down_3bit": (f"{DSV3}:freq2", False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\.mlp\.down_proj": {"bits": 3}}}),
+    "ds_shared_3bit": (DSV3, False, {**_BASE, "dynamic": {r".*shared_experts.*": {"bits": 3}}}),
+    "ds_head_quantized": (DSV3, False, {**_BASE, "lm_head": True,
+                                        "dynamic": {"lm_head": {"bits": 2}}}),
+    "ds_head_tied": (DSV3, True, {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}),
+}
+FIXED.update(DEEPSEEK_LINES)
 
 
 @functools.cache
@@ -156,49 +210,87 @@ def one_rank_on_meta(module: Any) -> Iterator[None]:
         yield
 
 
-def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any]) -> str:
-    """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised."""
-    layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
-    r = so.resolve(["--model-path", th.target_dir(layout, tied)])
+def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
+          flag: str | None = None) -> str:
+    """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised
+    (`flag`: the line's --quantization, s66q: a DeepSeek line resolves with it). A
+    ValueError is followed by " [at PREFIX]", the last layer override_config was asked about."""
+    deepseek = _class(architecture) in (DSV3, DSV2)
+    if deepseek:  # s66q: the checkpoint itself on an H100 (its MoE runner reads the method)
+        r = so.resolve(["--quantization", flag] if flag else [], model=folder,
+                       capability=(9, 0))
+    else:
+        layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
+        r = so.resolve(["--model-path", th.target_dir(layout, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
         from sglang.srt.layers.moe.utils import initialize_moe_config
+        from sglang.srt.layers.quantization import utils as quant_utils
         from sglang.srt.layers.quantization.gptq.gptq import GPTQMarlinConfig
         from sglang.srt.utils.hf_transformers_utils import get_config
 
         config = copy.deepcopy(get_config(folder, trust_remote_code=False))
         initialize_dp_attention_flags(None)
         initialize_moe_config()
-        module = importlib.import_module(f"sglang.srt.models.{_model_type(architecture)}")
+        module = importlib.import_module(f"sglang.srt.models.{_module(architecture)}")
         quant = GPTQMarlinConfig.from_config(copy.deepcopy(spec))
         quant.quant_type = None  # glue: a stub deepcopy cannot copy (see the module text)
-        with one_rank_on_meta(module):
+        asked: list[str] = []  # s66q glue: the prefixes override_config was asked about
+        real = quant_utils.override_config
+
+        def watched(cfg: Any, prefix: str) -> None:
+            asked.append(prefix)
+            real(cfg, prefix)
+
+        with one_rank_on_meta(module), _deepseek_glue(deepseek), \
+                mock.patch.object(quant_utils, "override_config", watched):
             try:
                 getattr(module, _class(architecture))(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller
-                return f"{type(exc).__name__}: {exc}"[:200]
+                at = f" [at {asked[-1]}]" if asked and isinstance(exc, ValueError) else ""
+                return f"{type(exc).__name__}: {exc}"[:160] + at
     return ""
+
+
+@contextlib.contextmanager
+def _deepseek_glue(on: bool) -> Iterator[None]:
+    """s66q glue (as tests.oracle.sglang_nvfp4_moe_layers_oracle._build): DeepSeek's model
+    makes its side stream with torch.cuda.Stream itself."""
+    if not on:
+        yield
+        return
+    with mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None):
+        yield
 
 
 def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False
             ) -> tuple[str, str | None]:
-    """One line on a B200: (verdict, a disagreement or None). `found`: the dict sits in the
+    """One line on a B200 (s66q: DeepSeek on an H100): (verdict, a disagreement or None).
+    `found`: the dict sits in the
     quantize_config.json SGLang's file search finds (weight_utils.py:342-438) under
     `--quantization gptq_marlin`, config.json declaring none."""
     body = json.dumps(spec)  # in order: the first matching pattern decides
     spec = json.loads(body)  # SGLang's side reads the dict as the file holds it
     folder = _dir(architecture, tied, body, found)
     flag = "gptq_marlin" if found else None
-    code, said = planned(folder, ("--quantization", flag) if flag else (), "B200")
-    where = f"{architecture} tied={tied} found={found} {body[:150]} (B200)"
-    theirs = co.load(flag, None if found else spec, 100, folder)
+    # s66q: DeepSeek on an H100: on SM100 DeepSeek-V3's server-args override copies the
+    # checkpoint's method into the flag first (arg_groups/overrides.py:763-797)
+    gpu, capability = ("H100", 90) if _class(architecture) in (DSV3, DSV2) else ("B200", 100)
+    code, said = planned(folder, ("--quantization", flag) if flag else (), gpu)
+    where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})"
+    theirs = co.load(flag, None if found else spec, capability, folder,
+                     architecture=_class(architecture))
     if theirs.stage != "passed" or theirs.method != "gptq_marlin":
         verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
     else:
-        stop = built(architecture, tied, folder, spec)
+        stop = built(architecture, tied, folder, spec, flag)
         verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
             else "other"
+    if verdict == "layer" and ".mlp.shared_experts." in stop:
+        # s66q: DeepSeek's shared experts, unfused on this default line; graphfit leaves
+        # them unjudged (fusion hangs on the line): it must not name another layer
+        verdict = "shared"
     if verdict == "layer":
         ok = code == 2 and MARK in said
         return verdict, None if ok else f"{where}: SGLang {stop[:90]}; graphfit {code} {said}"
@@ -209,7 +301,9 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
 
 _PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", "lm_head",
              ".*o_proj", r"model\.layers\.5\..*", ".*", r"+:.*qkv_proj", r"-:.*mlp.*", "[",
-             r".*shared_expert\..*")  # s64q
+             r".*shared_expert\..*",  # s64q
+             r".*kv_b_proj", r".*q_b_proj", r"-:.*fused_qkv_a.*", r".*kv_a_proj.*",
+             r".*shared_experts\..*", r"model\.layers\.[02]\.mlp\..*")  # s66q
 _ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
                                 {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
                                 {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},
