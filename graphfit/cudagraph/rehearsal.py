@@ -10,9 +10,10 @@ dispatched to each graph replays equal to the eager run of the same batch.
 The toy forward of a component reads every buffer with exactly one row per token (input ids,
 positions, slot mappings, hidden states...): each is flattened to [tokens, width], its first
 FEATURES columns sent through its own small linear layer, and the layers' outputs are
-summed -- one output row per token, the runtime's output contract. The probe batch for a
-graph has exactly its padded token count (and its request rows), so the replayed graph and
-the eager run see the same shapes: they must agree bit for bit on the CPU backend.
+summed -- one output row per token, the runtime's output contract. The layers multiply and
+sum with elementwise operations in a fixed order (`_row_exact_linear`), so a row's output
+bits depend on that row alone: a replay over a padded graph (its probe batch, or one token
+shorter where host staging copies carry the tail) must equal the eager run bit for bit.
 
 On the CUDA backend (`device="cuda"`) the same toy forwards run on the GPU and real CUDA
 graphs are captured in one memory pool; a replay launches the kernels the eager run
@@ -80,6 +81,21 @@ class Rehearsal:
         return all(c.ok for c in self.components)
 
 
+def _row_exact_linear(rows: torch.Tensor, layer: torch.nn.Linear) -> torch.Tensor:
+    """`layer(rows)` computed with elementwise products and a fixed pairwise sum over the
+    input features. A BLAS matmul may pick another kernel (another summation order) for 7
+    rows than for 8, so a padded replay's real rows could differ from the eager run's in the
+    last bit; elementwise operations round each element alone, whatever the row count."""
+    terms = rows.unsqueeze(-1) * layer.weight.t()  # [rows, features, WIDTH]
+    while terms.shape[1] > 1:
+        half = terms.shape[1] // 2
+        paired = terms[:, :half] + terms[:, half:2 * half]
+        terms = torch.cat([paired, terms[:, 2 * half:]], dim=1) if terms.shape[1] % 2 \
+            else paired
+    out: torch.Tensor = terms[:, 0] + layer.bias
+    return out
+
+
 class ToyForward(torch.nn.Module):
     """Sum of one linear layer per per-token buffer: one output row per token."""
 
@@ -96,7 +112,8 @@ class ToyForward(torch.nn.Module):
         for name, layer in self.layers.items():
             view = views[name].movedim(self.axis_dims[name], 0)
             rows = view.reshape(view.shape[0], -1)[:, :FEATURES].float()
-            term = layer(rows)
+            assert isinstance(layer, torch.nn.Linear)  # what __init__ puts there
+            term = _row_exact_linear(rows, layer)
             out = term if out is None else out + term
         assert out is not None
         return out
@@ -117,7 +134,7 @@ class KeyedToyForward(torch.nn.Module):
     def forward(self, views: Mapping[str, torch.Tensor], *, longest: int) -> torch.Tensor:
         del longest
         rows = torch.stack([views["input_ids"], views["position_ids"]], dim=1).float()
-        out: torch.Tensor = self.layer(rows)
+        out = _row_exact_linear(rows, self.layer)
         if "cu_seqlens" in views:
             bounds, lens = views["cu_seqlens"].long(), views["seq_lens"].long()
             index = torch.arange(rows.shape[0], device=rows.device)
