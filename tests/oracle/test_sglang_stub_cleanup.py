@@ -30,9 +30,9 @@ def test_nested_contexts_leave_no_stub_behind() -> None:
     assert not _stubs_loaded()
     if any(name.split(".")[0] in sys.modules for name in NAMES):
         pytest.fail(f"a real package took a stub's name: {NAMES}")  # pragma: no cover
-    with ss.stubbed():
+    with ss.fake_cuda():
         outer = importlib.import_module(NAMES[0])
-        with ss.stubbed():
+        with ss.fake_cuda():
             for name in NAMES[1:]:
                 importlib.import_module(name)
         # the inner context's stubs stay until the outermost one ends
@@ -40,7 +40,7 @@ def test_nested_contexts_leave_no_stub_behind() -> None:
         assert isinstance(outer, ss._StubModule)
     assert not _stubs_loaded()
     assert ss._FINDER not in sys.meta_path
-    with ss.stubbed():  # a later context makes them again
+    with ss.fake_cuda():  # a later context makes them again
         assert isinstance(importlib.import_module(NAMES[1]), ss._StubModule)
     assert not _stubs_loaded()
 
@@ -50,7 +50,7 @@ def test_a_name_left_off_the_list_is_caught(monkeypatch: pytest.MonkeyPatch) -> 
     full test above sees."""
     monkeypatch.setattr(ss, "_CREATED", _Forgetful())
     try:
-        with ss.stubbed():
+        with ss.fake_cuda():
             importlib.import_module(NAMES[0])
         assert _stubs_loaded() == [NAMES[0]]
     finally:
