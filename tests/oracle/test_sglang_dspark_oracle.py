@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.oracle.paths import require
@@ -347,12 +347,12 @@ def test_generated_compact_lines(case: tuple[tuple[str, ...], float | None]) -> 
 def _sglang_parse(path: str) -> tuple[object, ...]:
     """SGLang's own `parse_dspark_draft_config` on the config its `get_config` reads:
     ("raises",) or (gamma, number of target layer ids or None)."""
-    from sglang.srt.speculative.dspark_components.dspark_config import (
-        parse_dspark_draft_config,
-    )
-    from sglang.srt.utils.hf_transformers_utils import get_config
+    with so.sglang_stubs.fake_cuda():  # the imports too: the first one needs the stubs
+        from sglang.srt.speculative.dspark_components.dspark_config import (
+            parse_dspark_draft_config,
+        )
+        from sglang.srt.utils.hf_transformers_utils import get_config
 
-    with so.sglang_stubs.fake_cuda():
         config = get_config(path, trust_remote_code=False)
     try:
         parsed = parse_dspark_draft_config(draft_hf_config=config)
@@ -362,22 +362,56 @@ def _sglang_parse(path: str) -> tuple[object, ...]:
     return (parsed.gamma, None if ids is None else len(ids))
 
 
-@settings(max_examples=300)
-@given(st.sampled_from((None, "dspark_block_size", "block_size", "dflash_config")),
-       st.integers(1, 9), kc.draft_fields())
-def test_draft_config_parse_matches_sglang(key: str | None, gamma: int, fields: str) -> None:
-    """Generated draft configs (1 to 3 of the fields SGLang's parse reads, valid or not, over
-    each gamma key): whether SGLang's parse raises, and if not the gamma and target layer
-    count it reads, equal graphfit's restatement."""
-    import json
+GAMMA_KEYS = (None, "dspark_block_size", "block_size", "dflash_config")
+# two fields where SGLang reads one before the other (dspark_config.py:238-311): each pair's
+# answer changes if the order is turned round
+SHADOWED = ({"dflash_config": {"mask_token_id": "3"}, "dspark_config": {"mask_token_id": -4}},
+            {"dspark_markov_rank": 0, "markov_rank": -1},
+            {"dspark_markov_head_type": "vanilla", "markov_head_type": "mlp"},
+            {"dspark_noise_token_id": 7, "dspark_config": {"mask_token_id": -4}},
+            {"dspark_block_size": "x", "block_size": "3"},
+            {"dspark_target_layer_ids": [1, 3], "target_layer_ids": [0, 2, 4]},
+            {"dflash_config": {"block_size": 5}, "block_size": "3"})
 
+
+def _both_parses(key: str | None, gamma: int, fields: str
+                 ) -> tuple[tuple[object, ...], tuple[object, ...], str | None]:
+    """(SGLang's parse, graphfit's, graphfit's problem) of the draft config: ("raises",) or
+    (gamma, target layer count) each."""
     from graphfit.inputs.sglang_dspark_parse import parse
 
     path = kc.draft_dir(key, gamma if key else None, None, fields)
     ours = _sglang_parse(path)
     theirs = parse(json.loads((Path(path) / "config.json").read_text()))
     got = ("raises",) if theirs.problem else (theirs.gamma, theirs.target_layers)
-    assert got == ours, f"{fields}: SGLang {ours}, graphfit {got} ({theirs.problem})"
+    return ours, got, theirs.problem
+
+
+def test_each_draft_field_value_alone_parses_as_sglang() -> None:
+    """Every value of every field SGLang's parse reads (kc.DRAFT_FIELDS, valid or not), alone
+    on the draft, the gamma keys and gammas taken in turn, then the SHADOWED pairs: SGLang's
+    parse and graphfit's agree. Each value is met here; the drawn test below meets them in
+    pairs and threes."""
+    cases = [(GAMMA_KEYS[i % 4], 1 + i % 9, json.dumps({name: value}))
+             for i, (name, value) in enumerate(
+                 (name, value) for name in sorted(kc.DRAFT_FIELDS)
+                 for value in kc.DRAFT_FIELDS[name])]
+    assert len(cases) == sum(map(len, kc.DRAFT_FIELDS.values()))
+    cases += [(None, 1, json.dumps(pair, sort_keys=True)) for pair in SHADOWED]
+    answers = {case: _both_parses(*case) for case in cases}
+    differ = {case[2]: answer for case, answer in answers.items() if answer[0] != answer[1]}
+    assert not differ, differ
+    raised = sum(sglang == ("raises",) for sglang, _, _ in answers.values())
+    assert 0 < raised < len(cases), raised  # both outcomes compared
+
+
+@given(st.sampled_from(GAMMA_KEYS), st.integers(1, 9), kc.draft_fields())
+def test_draft_config_parse_matches_sglang(key: str | None, gamma: int, fields: str) -> None:
+    """Generated draft configs (1 to 3 of the fields SGLang's parse reads, valid or not, over
+    each gamma key): whether SGLang's parse raises, and if not the gamma and target layer
+    count it reads, equal graphfit's restatement."""
+    ours, got, problem = _both_parses(key, gamma, fields)
+    assert got == ours, f"{fields}: SGLang {ours}, graphfit {got} ({problem})"
 
 
 @pytest.mark.parametrize(("fields", "flags", "window"), [
