@@ -41,10 +41,14 @@ def dispatch_asserts(rows: int, budget: int) -> bool:
 
 
 def budget_of(line: tuple[str, ...]) -> int:
-    """The line's pplx budget (SGLang's default when the line sets none)."""
+    """The line's pplx budget (SGLang's default when the line sets none or a value EnvInt
+    cannot parse, as the moe_a2a oracle's `not-a-number` line shows SGLang keeping it)."""
     for word in line:
         if word.startswith(f"{PPLX_ENV}="):
-            return int(word.split("=", 1)[1])
+            try:
+                return int(word.split("=", 1)[1])
+            except ValueError:
+                return DEFAULT
     return DEFAULT
 
 
