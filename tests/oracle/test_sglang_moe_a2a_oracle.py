@@ -348,8 +348,11 @@ ENV_DISPATCH = [
      "2"),  # 4096 > 1024: refused
     (f"{mc.PPLX_ENV}=512", "--moe-a2a-backend", "pplx", "--tp-size", "4", "--attn-dp-size",
      "2", "--chunked-prefill-size", "1024", "--cuda-graph-max-bs-decode", "200"),
+    # the default kept; decode graphs to 128 requests, as 512 would fail pplx's dispatch at
+    # capture (issue 23 s66k, graphfit.planner.engines.sglang_pplx_capture)
     (f"{mc.PPLX_ENV}=not-a-number", "--moe-a2a-backend", "pplx", "--tp-size", "4",
-     "--attn-dp-size", "4", "--chunked-prefill-size", "512"),  # the default kept
+     "--attn-dp-size", "4", "--chunked-prefill-size", "512", "--cuda-graph-max-bs-decode",
+     "128"),
 ]
 
 

@@ -62,6 +62,7 @@ from graphfit.planner.engines import (
     sglang_mamba_strategy,
     sglang_megamoe,
     sglang_moe_a2a,
+    sglang_pplx_capture,
     sglang_quantization,
     sglang_server_checks,
     sglang_unified_memory,
@@ -828,6 +829,7 @@ class SglangModel:
         graphs = config.cudagraph_mode is not CUDAGraphMode.NONE
         captured = (runner_sizes("decode", listed, config.uniform_query_len, config)
                     if graphs else ())
+        sglang_pplx_capture.check(config, captured)  # pplx's dispatch at capture (s66k)
         warnings = list(notes)
         if captured and captured != declared.sizes:
             pool = request_pool(config)

@@ -1,0 +1,68 @@
+"""Oracle helpers for pplx's dispatch assert at decode-graph capture (issue 23, s66k;
+graphfit.planner.engines.sglang_pplx_capture): SGLang's own `_PplxDispatcherImpl.dispatch_a`
+(layers/moe/token_dispatcher/pplx.py:282-295) run on a batch of rows, and SGLang's answer for a
+pasted line: its argument pipeline and decode runners (tests.oracle.sglang_moe_a2a_compare),
+then that assert on every batch the target runner captures, rows = batch x the runner's
+tokens per request (one attention rank per DP group: nothing gathered or scattered)."""
+
+from __future__ import annotations
+
+import types
+
+from tests.oracle import sglang_stubs
+from tests.oracle.paths import require
+
+PPLX_ENV = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
+DEFAULT = 128  # environ.py:1453
+
+
+def dispatch_asserts(rows: int, budget: int) -> bool:
+    """Whether SGLang's pplx dispatch asserts on `rows` under `budget`: True on its
+    AssertionError, False once the code went past the assert (the glue has no parallel state
+    or AllToAll behind it, so it stops there with another error)."""
+    import torch
+
+    sglang_stubs.install(require("sglang"))
+    with sglang_stubs.fake_cuda():
+        from sglang.srt.layers.moe.token_dispatcher import pplx
+
+        impl = types.SimpleNamespace(_get_all_to_all=lambda: None,
+                                     num_max_dispatch_tokens_per_rank=budget)
+        topk = types.SimpleNamespace(topk_weights=None, topk_ids=None)
+        try:
+            pplx._PplxDispatcherImpl.dispatch_a(impl, torch.empty(rows, 8, device="meta"), topk)
+        except AssertionError as exc:
+            if "exceeds num_max_dispatch_tokens_per_rank" not in str(exc):
+                raise
+            return True
+        except Exception:  # past the assert: the glue ends there
+            return False
+    return False
+
+
+def budget_of(line: tuple[str, ...]) -> int:
+    """The line's pplx budget (SGLang's default when the line sets none or a value EnvInt
+    cannot parse, as the moe_a2a oracle's `not-a-number` line shows SGLang keeping it)."""
+    for word in line:
+        if word.startswith(f"{PPLX_ENV}="):
+            try:
+                return int(word.split("=", 1)[1])
+            except ValueError:
+                return DEFAULT
+    return DEFAULT
+
+
+def sglang(line: tuple[str, ...]) -> tuple[str | None, int | None]:
+    """(SGLang's refusal at start-up or runner build, the largest captured target batch whose
+    dispatch asserts) for one pplx line; the second is None where every batch passes."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+
+    answer = mc.sglang(line)
+    if answer.rejected is not None or answer.runners is None:
+        return answer.rejected, None
+    target = answer.runners.get("target")
+    if target is None:
+        return None, None
+    budget = budget_of(line)
+    over = [bs for bs in target.capture_bs if dispatch_asserts(bs * target.width, budget)]
+    return None, (max(over) if over else None)

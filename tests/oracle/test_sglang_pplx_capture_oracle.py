@@ -1,0 +1,108 @@
+"""pplx's dispatch assert at decode-graph capture against SGLang 0.5.23 (issue 23, s66k;
+graphfit.planner.engines.sglang_pplx_capture).
+
+SGLang's side: its argument pipeline and decode runners, then its own
+`_PplxDispatcherImpl.dispatch_a` assert (token_dispatcher/pplx.py:290-295) on every captured
+target batch (tests.oracle.sglang_pplx_capture_oracle). A positive budget below a captured
+batch's tokens passes SGLang's start-up check where the check is skipped (a decode instance,
+moe_hook.py:614) or counts requests, not tokens (a verify graph): the capture asserts, and
+graphfit refuses naming the batch.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from graphfit.planner.engines import sglang_pplx_capture as rule  # noqa: E402
+from tests.oracle import measure_sglang_pplx_capture as measure  # noqa: E402
+from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
+from tests.oracle import sglang_pplx_capture_oracle as po  # noqa: E402
+
+PPLX = ("--moe-a2a-backend", "pplx", "--tp-size", "2", "--attn-dp-size", "2")
+
+
+@pytest.fixture(autouse=True)
+def _quiet_logs() -> Iterator[None]:
+    """SGLang's pipeline logs at INFO; quiet it here and give the process its logging back."""
+    before = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(before)
+
+
+def test_sglangs_assert_is_rows_against_the_budget() -> None:
+    """The oracle's own check: SGLang's dispatch asserts exactly past the budget."""
+    assert po.dispatch_asserts(17, 16) and not po.dispatch_asserts(16, 16)
+
+
+def test_a_decode_instance_skips_the_check_and_fails_at_capture() -> None:
+    """moe_hook.py:614 skips the check on a decode instance: SGLang starts its pipeline and
+    runners, its capture asserts on the largest batch, and graphfit names that batch; with a
+    budget above every batch both plan."""
+    line = (f"{po.PPLX_ENV}=16", *PPLX, "--disaggregation-mode", "decode")
+    refused, batch = po.sglang(line)
+    assert refused is None and batch is not None
+    assert measure.verdict(line) == ("agree", None)
+    ours = mc.graphfit_cli(line).rejected
+    assert ours is not None and len(ours) <= 200 and f"{po.PPLX_ENV}=16" in ours
+    assert ours.startswith("error: ") and " ... " not in ours  # one whole CLI line
+    roomy = (f"{po.PPLX_ENV}=4096", *line[1:])
+    assert po.sglang(roomy) == (None, None) and mc.graphfit_cli(roomy).rejected is None
+
+
+def test_a_verify_graph_passes_the_check_and_fails_at_capture() -> None:
+    """Chunked prefill on: the check compares the budget with the decode max batch in
+    requests (moe_hook.py:840-846), but EAGLE's verify graph dispatches 4 tokens per request."""
+    line = (f"{po.PPLX_ENV}=64", *PPLX, "--chunked-prefill-size", "128",
+            "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+            "--speculative-draft-model-path", mc.model_dir())
+    refused, batch = po.sglang(line)
+    assert refused is None and batch is not None and batch * 4 > 64 >= batch, batch
+    assert measure.verdict(line) == ("agree", None)
+
+
+def _config(**given: object) -> SimpleNamespace:
+    fields: dict[str, object] = {
+        "architecture": "Qwen3MoeForCausalLM", "moe_a2a_backend": "pplx",
+        "enable_waterfill": False, "pplx_dispatch_tokens_per_rank": 16,
+        "uniform_query_len": 1, "tp_size": 2, "attn_dp_size": 2}
+    return SimpleNamespace(**{**fields, **given})
+
+
+def test_who_reaches_the_assert() -> None:
+    """The target's backend after Waterfill (pplx becomes deepep), a class with a dispatcher,
+    a positive budget (0 or below is sglang_budget_floor's), captured graphs; wider attention
+    groups are not modelled."""
+    problem = rule.problem
+    said = problem(_config(), (8, 16, 24))  # type: ignore[arg-type]
+    assert said and "decode batch 24 x 1 = 24" in said and "at capture" in said
+    assert problem(_config(), (8, 16)) is None  # type: ignore[arg-type]
+    assert problem(_config(), ()) is None  # type: ignore[arg-type]
+    said = problem(_config(uniform_query_len=4), (4, 8))  # type: ignore[arg-type]
+    assert said and "decode batch 8 x 4 = 32" in said
+    for other in ({"enable_waterfill": True}, {"moe_a2a_backend": "deepep"},
+                  {"architecture": "DbrxForCausalLM"}, {"pplx_dispatch_tokens_per_rank": 0}):
+        assert problem(_config(**other), (64,)) is None, other  # type: ignore[arg-type]
+    said = problem(_config(tp_size=4), (64,))  # type: ignore[arg-type]
+    assert said and "not modelled" in said
+
+
+@settings(max_examples=1, deadline=None)
+@given(st.randoms(use_true_random=False))
+def test_generated_lines_agree_or_are_not_modelled(rng: object) -> None:
+    """measure_sglang_pplx_capture's lines."""
+    line = measure.draw(rng)
+    assert measure.verdict(line)[0] != "differ", line
