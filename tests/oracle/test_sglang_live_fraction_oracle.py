@@ -13,7 +13,9 @@ from tests.oracle.paths import require
 
 require("sglang")
 
+import graphfit  # noqa: E402
 from tests.oracle import sglang_live_fraction as lf  # noqa: E402
+from tests.oracle import sglang_plan_prefill as spp  # noqa: E402
 
 PD = ("--max-running-requests", "219", "--disaggregation-mode", "prefill")
 PINNED: list[tuple[tuple[str, ...], float]] = [
@@ -41,8 +43,6 @@ def test_pinned_lines(argv: tuple[str, ...], gb: float) -> None:
 
 def test_the_pinned_lines_are_not_vacuous() -> None:
     """A reserve-bound figure and a not-positive one are both compared."""
-    from tests.oracle import sglang_plan_prefill as spp
-
     assert spp.graphfit_plan(*PINNED[0]).config.mem_fraction_static is not None
     assert lf.warned(spp.graphfit_plan(*PINNED[-1])) == pytest.approx(-0.805)
     small = [spp.graphfit_plan(a, g) for a, g in lf.drawn(4, 49, most_gb=16)]
@@ -53,8 +53,10 @@ def test_the_pinned_lines_are_not_vacuous() -> None:
                                                                "--max-total-tokens")))
 def test_drawn_lines(argv: tuple[str, ...], gb: float) -> None:
     found = lf.compare(argv, gb)
-    if found == lf.REJECTED:
-        pytest.skip("SGLang rejects the drawn line")  # not counted as a pass
+    if found == lf.REJECTED:  # no live record to check: the pasted line must be refused too
+        with pytest.raises(graphfit.GraphfitError):
+            spp.graphfit_plan(argv, gb)
+        return
     assert found is None, (argv, gb)
 
 
@@ -62,6 +64,8 @@ def test_drawn_lines(argv: tuple[str, ...], gb: float) -> None:
 def test_drawn_small_gpu_lines(argv: tuple[str, ...], gb: float) -> None:
     """16 GB lines: SGLang's figure is mostly not positive there."""
     found = lf.compare(argv, gb)
-    if found == lf.REJECTED:
-        pytest.skip("SGLang rejects the drawn line")  # not counted as a pass
+    if found == lf.REJECTED:  # no live record to check: the pasted line must be refused too
+        with pytest.raises(graphfit.GraphfitError):
+            spp.graphfit_plan(argv, gb)
+        return
     assert found is None, (argv, gb)

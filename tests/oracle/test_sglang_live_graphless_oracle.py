@@ -62,8 +62,10 @@ def _sglang(record: Any) -> tuple[float, str, str]:
 
 def _check(argv: tuple[str, ...], gb: float) -> None:
     resolved = so.resolve(argv, gpu_mem_gb=gb)
-    if isinstance(resolved, so.Rejected):
-        pytest.skip(f"SGLang rejects the drawn line: {resolved}")  # not counted as a pass
+    if isinstance(resolved, so.Rejected):  # no live record: the pasted line is refused too
+        with pytest.raises(graphfit.GraphfitError):
+            spp.graphfit_plan(argv, gb)
+        return
     fraction, decode, prefill = _sglang(resolved.record)
     live = graphfit.plan(from_sglang(resolved.record, environ={}, gpu_memory_gb=gb)).config
     assert live.mem_fraction_static == pytest.approx(fraction, abs=1e-9), (argv, gb)
