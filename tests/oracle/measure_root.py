@@ -200,3 +200,23 @@ def tally(counts: dict[str, int], lines: list[str], agree: bool, said: str,
     else:
         counts["differ"] += 1
         lines.append(differs)
+
+
+def print_agreement(count: int, compare_one: Callable[[], tuple[str, str]]) -> dict[str, int]:
+    """`compare_one` called `count` times, each giving (agree / differ / other, the compared
+    line's text, "SGLang None" in it where SGLang starts the line): up to 8 lines that do not
+    agree, how many SGLang refused, then the counts (what the start-up check measures print)."""
+    counts = {"agree": 0, "differ": 0, "other": 0}
+    refused = 0
+    shown: list[str] = []
+    for _ in range(count):
+        said, line = compare_one()
+        counts[said] += 1
+        refused += "SGLang None" not in line
+        if said != "agree":
+            shown.append(f"{said}: {line}")
+    for line in shown[:8]:
+        print("  " + line)
+    print(f"SGLang refused {refused} of {count}")
+    print(counts)
+    return counts

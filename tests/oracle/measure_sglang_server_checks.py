@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import main_with_before
+from tests.oracle.measure_root import main_with_before, print_agreement
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
@@ -20,21 +20,13 @@ def measure(count: int, seed: int) -> dict[str, int]:
 
     targets = sco.targets(Path(tempfile.mkdtemp()))
     rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "other": 0}
-    refused = 0
-    shown: list[str] = []
-    for _ in range(count):
+
+    def one() -> tuple[str, str]:
         name, argv = sco.draw(rng)
         said, line = sco.compare(targets[name], argv)
-        counts[said] += 1
-        refused += "SGLang None" not in line
-        if said != "agree":
-            shown.append(f"{said}: {name} {line}")
-    for line in shown[:8]:
-        print("  " + line)
-    print(f"SGLang refused {refused} of {count}")
-    print(counts)
-    return counts
+        return said, f"{name} {line}"
+
+    return print_agreement(count, one)
 
 
 if __name__ == "__main__":
