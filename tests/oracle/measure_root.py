@@ -220,3 +220,21 @@ def print_agreement(count: int, compare_one: Callable[[], tuple[str, str]]) -> d
     print(f"SGLang refused {refused} of {count}")
     print(counts)
     return counts
+
+
+def pasted_and_file_child(oracle: str) -> str:
+    """The child script (after CHILD_HEAD) of a measure whose oracle module `oracle` (under
+    tests.oracle) has `generate(count, seed)` and `compare(case, file)`: each case compared as
+    a pasted line and as graphfit's own config file ("file ..." outcomes), the lines that
+    differ printed, the outcome counts last."""
+    return f"""from tests.oracle import {oracle} as oracle
+
+out = Counter()
+for case in oracle.generate({{count}}, {{seed}}):
+    for file in (False, True):
+        outcome, diffs = oracle.compare(case, file)
+        out[("file " if file else "") + outcome] += 1
+        if outcome in ("differs", "other refusal"):
+            print("DIFFERS", "(file)" if file else "", case, diffs[:1])
+print("RESULT", json.dumps(dict(sorted(out.items()))))
+"""

@@ -11,20 +11,9 @@ from __future__ import annotations
 
 import sys
 
-from tests.oracle.measure_root import child_before_after, count_seed
+from tests.oracle.measure_root import child_before_after, count_seed, pasted_and_file_child
 
-# after measure_root.CHILD_HEAD (`graphfit` from the tree scored, json, sys and Counter)
-CHILD = """from tests.oracle import sglang_prefill_cp_rocm_order_oracle as ro
-
-out = Counter()
-for case in ro.generate({count}, {seed}):
-    for file in (False, True):
-        outcome, diffs = ro.compare(case, file)
-        out[("file " if file else "") + outcome] += 1
-        if outcome in ("differs", "other refusal"):
-            print("DIFFERS", "(file)" if file else "", case, diffs[:1])
-print("RESULT", json.dumps(dict(sorted(out.items()))))
-"""
+CHILD = pasted_and_file_child("sglang_prefill_cp_rocm_order_oracle")
 
 
 def main() -> None:
