@@ -53,17 +53,11 @@ def draw(rng: random.Random) -> tuple[str, tuple[str, ...]]:
 
 
 def sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
-    """(SGLang's refusal or None, whether its `check_server_args` raised it)."""
-    r = so.resolve(argv, model=str(target), checks=False)
-    if isinstance(r, so.Rejected):
-        return r.text, False
-    with sglang_stubs.imports():
-        from sglang.srt.arg_groups.validation_hook import check_server_args
-    try:
-        check_server_args(r.record)
-    except (ValueError, AssertionError) as exc:
-        return f"{type(exc).__name__}: {exc}", True
-    return None, False
+    """(SGLang's refusal or None, whether its `check_server_args` raised it): the LoRA
+    oracle's resolution then SGLang's whole `check_server_args`."""
+    from tests.oracle import sglang_lora_runner_oracle
+
+    return sglang_lora_runner_oracle.sglang(target, argv)
 
 
 def verdict(theirs: str | None, at_check: bool, code: int, said: str) -> str:
