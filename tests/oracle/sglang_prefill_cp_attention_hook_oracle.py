@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import random
 
-from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_mtp_oracle as mtp
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_prefill_cp_oracle as cp
@@ -66,11 +65,7 @@ def sglang_refusal(case: Case) -> str | None:
 
 
 def compare(case: Case, file: bool = False) -> tuple[str, list[str]]:
-    theirs = sglang_refusal(case)
-    ours = cp.file_plan(case)[1] if file else po.graphfit_answer(case).rejected
-    if theirs is not None and ours is not None and dc.NOT_MODELLED in ours:
-        return "not modelled", [ours]
-    return po.verdict(theirs, ours, same=ro.same_reason)
+    return ro.judged(case, sglang_refusal(case), file)
 
 
 def generate(count: int, seed: int) -> list[Case]:

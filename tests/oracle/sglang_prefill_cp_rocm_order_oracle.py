@@ -47,7 +47,12 @@ def same_reason(theirs: str, ours: str) -> bool:
 
 
 def compare(case: Case, file: bool = False) -> tuple[str, list[str]]:
-    theirs = po.sglang_refusal(case)
+    return judged(case, po.sglang_refusal(case), file)
+
+
+def judged(case: Case, theirs: str | None, file: bool) -> tuple[str, list[str]]:
+    """The verdict on `case` given SGLang's refusal `theirs` (None: SGLang starts it), as a
+    pasted line or as graphfit's own config file (`file`)."""
     ours = cp.file_plan(case)[1] if file else po.graphfit_answer(case).rejected
     if theirs is not None and ours is not None and dc.NOT_MODELLED in ours:
         return "not modelled", [ours]

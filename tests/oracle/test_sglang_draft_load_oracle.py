@@ -221,14 +221,21 @@ def test_mla_draft_refused_as_sglang() -> None:
     its text config lacks a latent size, as SGLang's draft ModelConfig fails (s65c)."""
     for text, fails in ((MLA, False), (MLA_LESS["kv_lora_rank"], True),
                         (MLA_LESS["qk_rope_head_dim"], True)):
-        draft = _draft(text, "DeepseekV3ForCausalLM")
-        theirs, _ = _sglang_draft(["--speculative-algorithm", "EAGLE",
-                                   "--speculative-draft-model-path", draft])
-        ours = sglang_draft_load.failure({
-            "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
-            "speculative_draft_model_path": draft})
-        assert (theirs == "fails", ours is not None) == (fails, fails), (text, theirs, ours)
+        ours = _eagle_draft_agrees(text, "DeepseekV3ForCausalLM", fails)
         assert ours is None or len(ours) <= 200
+
+
+def _eagle_draft_agrees(text: object, architecture: str, fails: bool) -> str | None:
+    """An EAGLE draft of `architecture` with text config `text`: SGLang's draft ModelConfig
+    fails exactly when graphfit refuses it, and that is `fails`; graphfit's reason."""
+    draft = _draft(text, architecture)
+    theirs, _ = _sglang_draft(["--speculative-algorithm", "EAGLE",
+                               "--speculative-draft-model-path", draft])
+    ours = sglang_draft_load.failure({
+        "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
+        "speculative_draft_model_path": draft})
+    assert (theirs == "fails", ours is not None) == (fails, fails), (text, theirs, ours)
+    return ours
 
 
 def test_mla_refusal_is_one_error_line() -> None:
@@ -249,13 +256,7 @@ def test_bailing_draft_as_sglang() -> None:
     (renamed to the Bailing NextN class, whose MLA branch it does not take), one lacking
     qk_nope_head_dim fails, as SGLang's draft ModelConfig from the resolved line."""
     for text, fails in ((MLA_LESS["kv_lora_rank"], False), (MLA_LESS["qk_nope_head_dim"], True)):
-        draft = _draft(text, "BailingMoeV2_5ForCausalLM")
-        theirs, _ = _sglang_draft(["--speculative-algorithm", "EAGLE",
-                                   "--speculative-draft-model-path", draft])
-        ours = sglang_draft_load.failure({
-            "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
-            "speculative_draft_model_path": draft})
-        assert (theirs == "fails", ours is not None) == (fails, fails), (text, theirs, ours)
+        _eagle_draft_agrees(text, "BailingMoeV2_5ForCausalLM", fails)
 
 
 def test_top_level_refusal_is_one_error_line() -> None:
