@@ -24,6 +24,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
+from graphfit.planner import ConfigError
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_plan_prefill as spp
 from tests.oracle import sglang_stubs
@@ -120,17 +121,30 @@ def main() -> None:
     mla = str(sglang_stubs.write_mla_model_dir(Path(tempfile.mkdtemp()) / "dsv3"))
     t = Tally()
     mla_lines = 0
+    also_refused = 0  # of the lines SGLang rejects, those graphfit refuses as well
     for _ in range(n):
         argv, gb, use_mla = draw(rng)
         out = spp.compare(argv, gb, mla if use_mla else None)
+        if out.sglang_rejects:
+            also_refused += _graphfit_refuses(argv, gb, mla if use_mla else None)
         if not t.planned(out):
             continue
         mla_lines += use_mla
         t.count(spp.ASPECTS, out.diffs, f"{' '.join(argv)} @{gb}")
-    print(f"{n} lines: SGLang rejects {t.rejected}, graphfit refuses {t.refused} (not "
-          f"modelled), {t.compared} compared ({t.on} with prefill graphs on, {mla_lines} on "
-          f"an MLA model)\n")
+    print(f"{n} lines: SGLang rejects {t.rejected} (graphfit refuses {also_refused} of them), "
+          f"graphfit refuses {t.refused} (not modelled), {t.compared} compared ({t.on} with "
+          f"prefill graphs on, {mla_lines} on an MLA model)\n")
     print_aspects(spp.ASPECTS, t.equal, t.compared, t.first)
+
+
+def _graphfit_refuses(argv: tuple[str, ...], gb: float | None, model: str | None) -> bool:
+    """Whether graphfit refuses a line SGLang's server rejects (a plan there would be a plan
+    for a server that never starts)."""
+    try:
+        spp.graphfit_plan(argv, gb, model)
+    except ConfigError:
+        return True
+    return False
 
 
 def print_aspects(aspects: tuple[str, ...], equal: Counter[str], compared: int,
