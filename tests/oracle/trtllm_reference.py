@@ -3307,7 +3307,7 @@ def _inline_algos(hf: Any) -> tuple[str | None, ...]:
     method = hf.get("quant_method")
     if method == "fp8":
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
-        return ("FP8_BLOCK_SCALES",) if block else (None,)
+        return ("FP8_BLOCK_SCALES",) if block else ("FP8",)  # FP8: s67t (None before)
     if method == "compressed-tensors":
         return (_compressed_algo(hf),)
     return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
@@ -3354,11 +3354,11 @@ def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | Non
     """`moe_a2a_backend_sized` with AUTO (or no backend) resolved for a local checkpoint's
     config.json `config_json` (None: not read, and then no backend is CUTLASS, AUTO not
     sized): sized only where every backend it may resolve to is."""
-    if config_json is None or (requested is not None and requested.upper() != "AUTO"):
+    if config_json is None:
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
-    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
-               for backend in moe_auto_backends(requested, config_json,
-                                                hf_quant_config))
+    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe)
+               for backend, algo in _requested_pairs(requested, config_json, hf_quant_config,
+                                                     None))
 
 
 def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
@@ -3606,8 +3606,108 @@ def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | 
                           config_json: Mapping[str, Any], hf_quant_config: Any,
                           sm: int) -> bool:
     """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
+    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe)
+               for backend, algo in _requested_pairs(requested, config_json, hf_quant_config,
+                                                     sm))
+
+
+# --------------------------------------------------------------------------------------------
+# The class a backend builds without ConfigurableMoE (issue 23, s67t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/create_moe.py @01f8de52fe (the pin above), counted on from 390 to
+# the file's end, 447, over the second page (offset 15,000). `get_moe_cls` (25-85), with the
+# model's quant config or the layer's override (28-31): CUTLASS is CutlassFusedMoE (32-33);
+# CUTEDSL is CuteDslFusedMoE when the quant mode has FP8 block scales or NVFP4, else
+# CutlassFusedMoE with a warning (36-46); DENSEGEMM is CutlassFusedMoE without NVFP4 (49-55),
+# else DenseGEMMFusedMoE on its SM versions (56-64); TRTLLM is TRTLLMGenFusedMoE when the mode
+# has FP8 block scales, NVFP4, W4A16 MXFP4, W4A8 NVFP4-FP8, W4A8 MXFP4-FP8 or W4A8
+# MXFP4-MXFP8, else CutlassFusedMoE with a warning (65-79); VANILLA, DEEPGEMM, WIDEEP and
+# TRITON their own classes (34-35, 47-48, 80-83); another name raises ValueError (84-85).
+# `create_moe` wraps the class in ConfigurableMoE when ENABLE_CONFIGURABLE_MOE (default "1")
+# is "1" or the class is CuteDslFusedMoE, and it is one of DeepGemm, TRTLLMGen, CuteDsl,
+# Cutlass or DenseGEMM (385-408); otherwise it logs a warning (409-426) and builds the class
+# bare through `create_moe_backend` (428-447), whose CutlassFusedMoE is built with
+# without_comm False, so it selects its own all-to-all (`cite_fact("moe_a2a_select")`).
+COUNTED_TO["create_moe"] = 447
+CITES.update({
+    "moe_legacy_cls": ("create_moe", "get_moe_cls: TRTLLM, CUTEDSL and DENSEGEMM fall back to "
+                       "CutlassFusedMoE for a quant mode they do not serve", 0),
+    "moe_legacy_wrap": ("create_moe", "create_moe: ConfigurableMoE when ENABLE_CONFIGURABLE_MOE "
+                        "is 1 or the class is CuteDslFusedMoE", 16000),
+    "moe_legacy_bare": ("create_moe", "create_moe: otherwise create_moe_backend builds the "
+                        "class bare", 16000),
+})
+LINES.update({"moe_legacy_cls": (25, 85), "moe_legacy_wrap": (385, 408),
+              "moe_legacy_bare": (428, 447)})
+# The quant-mode tests get_moe_cls makes that hold for an algorithm restated here: no
+# algorithm has no mode; FP8_BLOCK_SCALES has FP8 block scales (and no NVFP4 or MXFP4 mode).
+# Other algorithms' modes are not restated (NotModelled).
+_LEGACY_MODES: dict[str | None, frozenset[str]] = {
+    None: frozenset(), "FP8_BLOCK_SCALES": frozenset({"fp8_block_scales"})}
+_TRTLLM_GEN_MODES = frozenset({"fp8_block_scales", "nvfp4", "w4a16_mxfp4", "w4a8_nvfp4_fp8",
+                               "w4a8_mxfp4_fp8", "w4a8_mxfp4_mxfp8"})
+_OWN_CLASSES = {"CUTLASS": "CutlassFusedMoE", "VANILLA": "VanillaMoE",
+                "DEEPGEMM": "DeepGemmFusedMoE", "WIDEEP": "WideEPMoE",
+                "TRITON": "TritonFusedMoE"}
+_WRAPPABLE = ("DeepGemmFusedMoE", "TRTLLMGenFusedMoE", "CuteDslFusedMoE", "CutlassFusedMoE",
+              "DenseGEMMFusedMoE")
+
+
+def moe_get_cls(backend: str, algo: str | None, architecture: str) -> str:
+    """The class `get_moe_cls` returns for `moe_backend` `backend` and a quant config whose
+    algorithm is `algo` (`cite_fact("moe_legacy_cls")`). NotModelled where the modes are not
+    restated, and for DeepSeek-V4, whose routed experts pass a per-layer override quant config
+    read from the safetensors header (s66t's section of the coverage doc)."""
+    name = backend.upper()
+    if name in _OWN_CLASSES:
+        return _OWN_CLASSES[name]
+    if name not in ("CUTEDSL", "DENSEGEMM", "TRTLLM"):
+        raise NotModelled(f"get_moe_cls of this copy has no {name} branch (ValueError)")
+    if architecture in MOE_AUTO_DEEPSEEK_V4 or algo not in _LEGACY_MODES:
+        raise NotModelled(f"quant modes of {algo} for {architecture}")
+    modes = _LEGACY_MODES[algo]
+    if name == "CUTEDSL":
+        return "CuteDslFusedMoE" if modes & {"fp8_block_scales", "nvfp4"} else "CutlassFusedMoE"
+    if name == "DENSEGEMM":
+        if "nvfp4" not in modes:
+            return "CutlassFusedMoE"
+        raise NotModelled("DenseGEMMFusedMoE's SM versions")
+    return "TRTLLMGenFusedMoE" if modes & _TRTLLM_GEN_MODES else "CutlassFusedMoE"
+
+
+def moe_a2a_class_sized(backend: str | None, algo: str | None,
+                        config_json: Mapping[str, Any],
+                        enable_configurable_moe: str | None) -> bool:
+    """Whether `backend` (None: CUTLASS assumed, as `moe_a2a_backend_sized`) builds the
+    restated workspace for a checkpoint `config_json` whose quant algorithm is `algo`. With
+    ConfigurableMoE on, `moe_a2a_backend_sized`. Without it, the class `moe_get_cls` gives:
+    wrapped all the same when it is CuteDslFusedMoE (`cite_fact("moe_legacy_wrap")`, the
+    factory selects), else built bare (`cite_fact("moe_legacy_bare")`), where only
+    CutlassFusedMoE's own selection is restated."""
+    if not moe_a2a_selects_itself(enable_configurable_moe):
+        return moe_a2a_backend_sized(backend, enable_configurable_moe)
+    names = config_json.get("architectures") or []
+    try:
+        cls = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "")
+    except NotModelled:
+        return False
+    wrapped = cls in _WRAPPABLE and (
+        os_environ_get(enable_configurable_moe, "1") == "1" or cls == "CuteDslFusedMoE")
+    return wrapped or cls == "CutlassFusedMoE"
+
+
+def _requested_pairs(requested: str | None, config_json: Mapping[str, Any],
+                     hf_quant_config: Any, sm: int | None) -> set[tuple[str | None, str | None]]:
+    """(backend, quant algorithm) pairs a line may build: a named backend with each algorithm
+    the checkpoint may set; AUTO (or none) resolved for each, on SM `sm` or over
+    `MOE_AUTO_SMS` and both `is_sm_100f()` values."""
+    algos = moe_auto_quant_algos(config_json, hf_quant_config)
     if requested is not None and requested.upper() != "AUTO":
-        return moe_a2a_backend_sized(requested, enable_configurable_moe)
-    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
-               for backend in moe_auto_backends_on(requested, config_json,
-                                                   hf_quant_config, sm))
+        return {(requested, algo) for algo in algos}
+    names = config_json.get("architectures") or []
+    architecture = names[0] if names else ""
+    gpus = [(sm, is_sm_100f(sm))] if sm is not None else [
+        (each, flag) for each in MOE_AUTO_SMS for flag in (False, True)]
+    return {(moe_auto_backend(requested or "AUTO", architecture, algo, each, flag), algo)
+            for algo in algos for each, flag in gpus}
