@@ -17,6 +17,7 @@ checkpoint directory.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -93,7 +94,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
     """gpt-oss-120b (MXFP4) with AUTO: TRTLLM, TRITON (SM 90-99) or CUTLASS, not sized;
     with CUTLASS given, sized. DeepSeek-V4 with AUTO: TRTLLM on SM 100-119, else CUTLASS:
     sized in ConfigurableMoE, not without it. Kimi-K3 without ConfigurableMoE: always TRTLLM,
-    which builds CutlassFusedMoE for an unquantized checkpoint (s67t), sized. Mixtral unquantized: CUTLASS everywhere, sized on both routes, the backend not
+    which builds CutlassFusedMoE for an unquantized checkpoint (s67t), sized. Mixtral
+    unquantized: CUTLASS everywhere, sized on both routes, the backend not
     given (AUTO, `ref.cite_fact("moe_auto_call")`) as given AUTO. A W4A16_NVFP4
     hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized (more
     ModelOpt cases: `test_modelopt_configs`). An fp8
@@ -243,3 +245,22 @@ def test_dtypes_json_is_another_algorithm(tmp_path: Path) -> None:
     assert got is not None and "not modelled" in got and _total(got) is None, got
     got = line(tmp_path, str(tmp_path / "ckpt"), 4, True, None, legacy)
     assert got is not None and "resolves to CUTLASS" in got and _total(got) is not None, got
+
+
+def test_float32_checkpoint_names_the_runner_failure(tmp_path: Path) -> None:
+    """A float32 checkpoint's line keeps its four-byte total (`ref.cite_fact("moe_a2a_float32")`)
+    and says CutlassFusedMoE's runner has no float32 kernels, so the engine raises at the
+    layer's first run (`ref.cite_fact("moe_cutlass_dtypes")`); a bfloat16 one says nothing."""
+    assert not ref.moe_cutlass_runner_builds("float32", "float32")
+    assert ref.moe_cutlass_runner_builds("bfloat16", "bfloat16")
+    model = tmp_path / "ckpt"
+    checkpoint(tmp_path, "MixtralForCausalLM", None)
+    data = json.loads((model / "config.json").read_text())
+    got = str(line(tmp_path, str(model), 4, True, None, {}))
+    assert "float32" not in got and _total(got) is not None, got
+    (model / "config.json").write_text(json.dumps({**data, "torch_dtype": "float32"}))
+    for moe_config, environ in ((None, {}), ({"backend": "TRTLLM"},
+                                             {"ENABLE_CONFIGURABLE_MOE": "0"})):
+        got = str(line(tmp_path, str(model), 4, True, moe_config, environ))
+        assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 4), got
+        assert "no float32 kernels" in got and "Could not construct fused moe op" in got, got

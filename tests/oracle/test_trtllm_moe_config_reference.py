@@ -99,7 +99,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
     """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP), a local bf16 checkpoint: the exact
     total with the default or a wrapped backend; with a load balancer the payload stays a
     formula (num_experts is not read); WIDEEP and, outside ConfigurableMoE, TRTLLM over an
-    FP8 block-scale checkpoint are not modelled (unquantized: CutlassFusedMoE, sized, s67t); an upper-cased spelling is the same backend."""
+    FP8 block-scale checkpoint are not modelled (unquantized: CutlassFusedMoE, sized, s67t);
+    an upper-cased spelling is the same backend."""
     model = tmp_path / "ckpt"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({

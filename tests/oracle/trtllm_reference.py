@@ -3711,3 +3711,28 @@ def _requested_pairs(requested: str | None, config_json: Mapping[str, Any],
         (each, flag) for each in MOE_AUTO_SMS for flag in (False, True)]
     return {(moe_auto_backend(requested or "AUTO", architecture, algo, each, flag), algo)
             for algo in algos for each, flag in gpus}
+
+
+# cpp/tensorrt_llm/thop/moeOp.cpp @fbbc05dd14 (64,183 characters; the commit the index gives
+# for it, also that of _torch/modules/fused_moe/ops/moe_op_cutlass.py), counted from offset 0
+# to 232 over the first page (issue 23, s67t). `FusedMoeRunner`'s constructor (123-): for
+# unquantized activation / weight dtypes it builds a CutlassMoeFCRunner for half / half,
+# bfloat16 / bfloat16 and bfloat16 / float8_e4m3fn only (137-153); the quantized modes follow
+# (155-223); with no runner built it raises "Could not construct fused moe op with the
+# requested input combination" (224-230). A stored older copy (10,355 characters, commit not
+# given) also had a float / float runner.
+PINS["moe_op_cpp"] = ("cpp/tensorrt_llm/thop/moeOp.cpp",
+                      "fbbc05dd1445fb8545148cfcb51b8e2bdcf28cfa")
+COUNTED_TO["moe_op_cpp"] = 232
+CITES["moe_cutlass_dtypes"] = ("moe_op_cpp", "FusedMoeRunner::FusedMoeRunner: the unquantized "
+                               "dtype pairs, else 'Could not construct fused moe op'", 0)
+LINES["moe_cutlass_dtypes"] = (123, 230)
+_CUTLASS_UNQUANTIZED = {("float16", "float16"), ("bfloat16", "bfloat16"),
+                        ("bfloat16", "float8_e4m3fn")}
+
+
+def moe_cutlass_runner_builds(activation: str, weight: str) -> bool:
+    """Whether `FusedMoeRunner` builds a kernel runner for an unquantized layer of these
+    activation / weight dtypes (`cite_fact("moe_cutlass_dtypes")`); where it does not, the
+    constructor raises."""
+    return (activation, weight) in _CUTLASS_UNQUANTIZED

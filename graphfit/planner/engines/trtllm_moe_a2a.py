@@ -134,6 +134,18 @@ CuteDslFusedMoE (wrapped, so ConfigurableMoE's factory selects: TRTLLM_FORCE_COM
 read) or CutlassFusedMoE (DENSEGEMM). Another algorithm ("other", "w4a16_nvfp4", "unknown")
 stays not modelled, and so does DeepSeek-V4, whose routed experts take a per-layer quant config
 (`override_quant_config`) graphfit does not read.
+
+A float32 checkpoint (s67t). The workspace is sized with its four-byte tokens (s66t), but
+CutlassFusedMoE's kernels do not run float32: `FusedMoeRunner`'s constructor builds a runner
+for half / half, bfloat16 / bfloat16 and bfloat16 / fp8 unquantized activation / weight
+pairs, and for the quantized modes, and otherwise raises "Could not construct fused moe op
+with the requested input combination"
+(cpp/tensorrt_llm/thop/moeOp.cpp@fbbc05dd14:123-230, the pairs at :137-153, the raise at
+:224-230; an older stored copy had a float / float runner). CutlassFusedMoE allocates the
+workspace when it is built
+(tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184), before its
+first run, so the line keeps the bytes and says that the
+engine then fails (`_float32`).
 """
 
 from __future__ import annotations
@@ -169,6 +181,8 @@ SM_100F = (100, 103)
 # the classes `get_moe_cls` builds on the legacy route that graphfit sizes (module doc, s67t)
 CUTLASS_CLASS = "CutlassFusedMoE"
 CUTE_DSL_CLASS = "CuteDslFusedMoE"
+# a float32 checkpoint's token itemsize (module doc, s67t)
+FLOAT32_ITEMSIZE = 4
 # the backends whose class `get_moe_cls` picks by the quant config (module doc, s67t)
 FALLBACK_BACKENDS = ("TRTLLM", "CUTEDSL", "DENSEGEMM")
 
@@ -536,8 +550,9 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     checkpoint, AUTO is not modelled and no backend is CUTLASS. On the legacy route the
     checkpoint also tells the class a named backend builds (`legacy_class`, s67t)."""
     if backend not in (None, AUTO) or auto_checkpoint is None:
-        return _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
-                      backend, eplb, comm_raw, eplb_experts, auto_checkpoint)
+        return _float32(_shown(ep_size, max_num_tokens, token, env_raw, force_raw,
+                               configurable_raw, backend, eplb, comm_raw, eplb_experts,
+                               auto_checkpoint), token)
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
@@ -547,7 +562,18 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                   None, eplb, comm_raw, eplb_experts)
-    return f"{text}; {clause}"
+    return _float32(f"{text}; {clause}", token)
+
+
+def _float32(text: str, token: tuple[int, int, int] | None) -> str:
+    """The line, with a float32 checkpoint's runtime failure named where it gives bytes
+    (module doc, s67t)."""
+    if token is None or token[2] != FLOAT32_ITEMSIZE or " in all " not in text:
+        return text
+    return (f"{text}; but the checkpoint is float32: CutlassFusedMoE's fused MoE runner has "
+            f"no float32 kernels (\"Could not construct fused moe op\"), so that class raises "
+            f"at its first run after this is allocated (other classes' float32 support not "
+            f"read)")
 
 
 __all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",
