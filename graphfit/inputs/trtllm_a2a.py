@@ -108,11 +108,13 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   strategy "group" and a group_size of 128 (its :35-49, "fp8_block"); anything else sets
   FP8_PER_CHANNEL_PER_TOKEN or NVFP4, or raises (the model does not load): "other". A
   ModelOpt config (issue 23, s66t: `is_modelopt_quant_config`, a quant_method starting
-  with "modelopt" or producer.name "modelopt", tensorrt_llm/quantization/modelopt_config.py,
-  a stored copy whose commit the index does not give) goes to the modelopt builder
+  with "modelopt" or producer.name "modelopt",
+  tensorrt_llm/quantization/modelopt_config.py@2edf354d4b:100-112, pinned in s67t; the reader
+  there is `parse_modelopt_quant_config`, :146-173) goes to the modelopt builder
   instead (:604-607), as an hf_quant_config.json always does (:1260-1277):
   `read_modelopt_quant_config` takes the `quantization` object of the legacy shape, or the
-  flat config itself, and spells the alias fp8_pb_wo (any case) FP8_BLOCK_SCALES; the
+  flat config itself, and spells the alias fp8_pb_wo FP8_BLOCK_SCALES (the pinned copy: that
+  spelling only, :169-172; an uncommitted stored copy: any case, which graphfit follows); the
   builder sets the global algorithm to `QuantAlgo(quant_algo)` when the key is not null
   (:509-511). So "W4A16_NVFP4" is "w4a16_nvfp4", "FP8_BLOCK_SCALES" or the alias is
   "fp8_block", any other value "other" (another QuantAlgo, MIXED_PRECISION included, whose

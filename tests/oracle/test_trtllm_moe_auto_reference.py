@@ -176,7 +176,8 @@ def test_modelopt_configs(tmp_path: Path) -> None:
     algorithm; a method no branch names sets none (`ref.cite_fact("moe_auto_compressed")`);
     compressed-tensors sets FP8_BLOCK_SCALES for block weights only
     (`ref.cite_fact("moe_auto_compressed_algo")`). A quantization_config that is not an object
-    stays any algorithm.
+    stays any algorithm. The ModelOpt reader's shapes and marker: `ref.cite_fact("modelopt_parse")`,
+    `ref.cite_fact("modelopt_marker")` (pinned in s67t).
     Each case is checked against the reference too."""
     want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
     for quant, resolved, sized, sized_legacy in MODELOPT_CASES:

@@ -3736,3 +3736,28 @@ def moe_cutlass_runner_builds(activation: str, weight: str) -> bool:
     activation / weight dtypes (`cite_fact("moe_cutlass_dtypes")`); where it does not, the
     constructor raises."""
     return (activation, weight) in _CUTLASS_UNQUANTIZED
+
+
+# tensorrt_llm/quantization/modelopt_config.py @2edf354d4b (9,348 characters, one page; the
+# commit the index gives for the path), counted from offset 0 to 173 (issue 23, s67t): the
+# copy s66t's two uncommitted ones (5,742 and 7,542 characters) are cited beside.
+# `is_modelopt_quant_config` (100-112): a dict whose quant_method, as str and lower-cased,
+# starts with "modelopt", or whose `(producer or {}).get("name")` is "modelopt".
+# `parse_modelopt_quant_config` (146-173): not a dict raises ValueError (155-156); a
+# "quantization" key reads the legacy shape (157-158; `_read_legacy`, 115-131, raises
+# ValueError when it is not a dict, 118-121), else a ModelOpt marker the flat shape (159-160;
+# `_read_flat`, 134-143, quant_algo from the top level), else ValueError (161-167); the alias
+# "fp8_pb_wo", exactly that spelling, becomes "FP8_BLOCK_SCALES" (169-172). The reader
+# `_modelopt_inner` / `_builder_algo` above follows the 7,542-character copy, which takes the
+# alias in any case; in this pinned copy another spelling reaches QuantAlgo unchanged.
+PINS["modelopt_config"] = ("tensorrt_llm/quantization/modelopt_config.py",
+                           "2edf354d4b92161efd50b10b71e8e20fb6c5925a")
+COUNTED_TO["modelopt_config"] = 173
+CITES.update({
+    "modelopt_marker": ("modelopt_config", "is_modelopt_quant_config: quant_method starting "
+                        "with modelopt, or producer name modelopt", 0),
+    "modelopt_parse": ("modelopt_config", "parse_modelopt_quant_config: the legacy shape under "
+                       "quantization, else a marked flat one, else ValueError; the fp8_pb_wo "
+                       "alias", 0),
+})
+LINES.update({"modelopt_marker": (100, 112), "modelopt_parse": (146, 173)})
