@@ -94,31 +94,43 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   both to `resolve_moe_backend`
   (tensorrt_llm/_torch/model_config.py@008e0af898:1250-1315). Of the quant config only
   two algorithms matter there, W4A16_NVFP4 and FP8_BLOCK_SCALES (:459-483): graphfit
-  reads "none" for neither, "fp8_block", "w4a16_nvfp4", or "unknown" where the algorithm
-  is not read. Without an hf_quant_config.json (and dtypes.json gives MXFP4 or nothing):
-  no quantization_config is "none"; a quant_method "fp8" one with a weight_block_size or a
-  static activation_scheme is "fp8_block" (`load_hf_quant_config`, :615-618); mxfp4,
-  mxfp8 and nvfp4 set neither algorithm (:636-688) and a method that none of its branches
-  names sets no algorithm at all, so both are "none". compressed-tensors (:673-675) calls
+  reads "none" or "other" (s67t, below) for neither, "fp8_block", "w4a16_nvfp4", or
+  "unknown" where the algorithm is not read. Without an hf_quant_config.json (and
+  dtypes.json gives MXFP4 or nothing): no quantization_config is "none"; a quant_method
+  "fp8" one with a weight_block_size or a static activation_scheme is "fp8_block"
+  (`load_hf_quant_config`, :615-618); mxfp4,
+  mxfp8 and nvfp4 set neither algorithm (:636-688), "other", and a method that none of its
+  branches names sets no algorithm at all, "none"; a dynamic fp8 one sets FP8, "other".
+  compressed-tensors (:673-675) calls
   `update_quant_config_from_compressed_tensors`
   (tensorrt_llm/models/quant_config_utils.py@2a26169d0b:22-76, s66t): FP8_BLOCK_SCALES
   when config_groups' group_0 has 8-bit weights of strategy "block", input activations of
   strategy "group" and a group_size of 128 (its :35-49, "fp8_block"); anything else sets
-  FP8_PER_CHANNEL_PER_TOKEN or NVFP4, or raises (the model does not load): "none". A
+  FP8_PER_CHANNEL_PER_TOKEN or NVFP4, or raises (the model does not load): "other". A
   ModelOpt config (issue 23, s66t: `is_modelopt_quant_config`, a quant_method starting
-  with "modelopt" or producer.name "modelopt", tensorrt_llm/quantization/modelopt_config.py,
-  a stored copy whose commit the index does not give) goes to the modelopt builder
+  with "modelopt" or producer.name "modelopt",
+  tensorrt_llm/quantization/modelopt_config.py@2edf354d4b:100-112, pinned in s67t; the reader
+  there is `parse_modelopt_quant_config`, :146-173) goes to the modelopt builder
   instead (:604-607), as an hf_quant_config.json always does (:1260-1277):
   `read_modelopt_quant_config` takes the `quantization` object of the legacy shape, or the
-  flat config itself, and spells the alias fp8_pb_wo (any case) FP8_BLOCK_SCALES; the
+  flat config itself, and spells the alias fp8_pb_wo FP8_BLOCK_SCALES (the pinned copy: that
+  spelling only, :169-172; an uncommitted stored copy: any case, which graphfit follows); the
   builder sets the global algorithm to `QuantAlgo(quant_algo)` when the key is not null
   (:509-511). So "W4A16_NVFP4" is "w4a16_nvfp4", "FP8_BLOCK_SCALES" or the alias is
-  "fp8_block", any other value "none" (another QuantAlgo, MIXED_PRECISION included, whose
+  "fp8_block", any other value "other" (another QuantAlgo, MIXED_PRECISION included, whose
   per-layer algorithms resolve_moe_backend does not read, or a ValueError: then the model
   does not load and no backend is built). A null or missing quant_algo in the file hands over
   to config.json's quantization_config, read as above, when that sets an algorithm
   (:1278-1298). A file that is not a ModelOpt config, or not JSON, is "unknown" (the reader
   raises; graphfit does not refuse the line for it).
+* "none" and "other" (issue 23, s67t): AUTO treats both alike, but without ConfigurableMoE
+  `get_moe_cls` picks the class by the quant config's modes
+  (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85; graphfit.planner.
+  engines.trtllm_moe_a2a.legacy_class), so "none" now means that no algorithm is set (no
+  quant config, a null one, a method no branch names) and "other" that some other algorithm
+  is, or may be: mxfp4, mxfp8, nvfp4 and a per-tensor fp8 config, compressed-tensors other
+  than block FP8, another ModelOpt algorithm, and a dtypes.json beside a config.json without
+  a quantization_config (read after both, :1307-1309: it may set MXFP4).
 """
 
 from __future__ import annotations
@@ -244,6 +256,7 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
 NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
 COMPRESSED = "compressed-tensors"
 HF_QUANT_CONFIG = "hf_quant_config.json"
+DTYPES_JSON = "dtypes.json"
 
 
 def is_modelopt(raw: object) -> bool:
@@ -277,7 +290,7 @@ def modelopt_quantization(raw: object) -> str | None:
         return "w4a16_nvfp4"
     if algo == "FP8_BLOCK_SCALES" or (isinstance(algo, str) and algo.lower() == "fp8_pb_wo"):
         return "fp8_block"
-    return "none"
+    return "other"
 
 
 def inline_quantization(quant: object) -> str | None:
@@ -293,7 +306,7 @@ def inline_quantization(quant: object) -> str | None:
     if method == "fp8" and (quant.get("weight_block_size")
                             or quant.get("activation_scheme") == "static"):
         return "fp8_block"
-    return "none" if method in NEITHER_METHODS else None
+    return "other" if method in NEITHER_METHODS else None
 
 
 def _entry(value: object, *keys: str) -> object:
@@ -307,14 +320,14 @@ def _entry(value: object, *keys: str) -> object:
 
 def compressed_quantization(quant: Mapping[str, Any]) -> str:
     """What `update_quant_config_from_compressed_tensors` sets (module doc): "fp8_block" for
-    block-scaled 8-bit weights with group inputs of group size 128, else "none"."""
+    block-scaled 8-bit weights with group inputs of group size 128, else "other"."""
     group = ("config_groups", "group_0")
     if (_entry(quant, *group, "weights", "num_bits") == 8
             and _entry(quant, *group, "weights", "strategy") == "block"
             and _entry(quant, *group, "input_activations", "strategy") == "group"
             and _entry(quant, *group, "input_activations", "group_size") == 128):
         return "fp8_block"
-    return "none"
+    return "other"
 
 
 def _file_quantization(path: Path) -> str | None:
@@ -342,6 +355,8 @@ def auto_checkpoint(path: Path, data: Mapping[str, Any]) -> tuple[str, str] | No
         found = _file_quantization(hf_file)
     if found is None and quant is not None:
         found = inline_quantization(quant)
+    if found is None and quant is None and os.path.lexists(path.parent / DTYPES_JSON):
+        found = "other"  # dtypes.json may set MXFP4 (module doc, s67t)
     return arch, found or "none"
 
 
@@ -368,7 +383,8 @@ def token_settings(model: str) -> list[Setting]:
     return out
 
 
-__all__ = ["COMPRESSED", "DTYPE_ITEMSIZE", "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE",
+__all__ = ["COMPRESSED", "DTYPES_JSON", "DTYPE_ITEMSIZE", "ENV_A2A_WORKSPACE_MB",
+           "ENV_CONFIGURABLE_MOE",
            "ENV_FORCE_COMM", "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG",
            "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization",
            "eplb_experts", "environment", "inline_quantization", "is_modelopt",

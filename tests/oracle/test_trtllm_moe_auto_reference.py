@@ -17,6 +17,7 @@ checkpoint directory.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -68,7 +69,8 @@ def _total(text: str) -> int | None:
 
 @settings(max_examples=30, deadline=None)
 @given(arch=st.sampled_from(ARCHS), quant=st.sampled_from(QUANTS),
-       backend=st.sampled_from([None, "AUTO", "auto", "CUTLASS", "TRITON"]),
+       backend=st.sampled_from([None, "AUTO", "auto", "CUTLASS", "TRITON", "TRTLLM", "CUTEDSL",
+                                "DENSEGEMM"]),
        configurable=st.sampled_from([None, "0"]))
 def test_auto_is_sized_where_every_resolution_is(tmp_path_factory: Any, arch: str | None,
                                                  quant: Any, backend: str | None,
@@ -92,7 +94,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
     """gpt-oss-120b (MXFP4) with AUTO: TRTLLM, TRITON (SM 90-99) or CUTLASS, not sized;
     with CUTLASS given, sized. DeepSeek-V4 with AUTO: TRTLLM on SM 100-119, else CUTLASS:
     sized in ConfigurableMoE, not without it. Kimi-K3 without ConfigurableMoE: always TRTLLM,
-    not sized. Mixtral unquantized: CUTLASS everywhere, sized on both routes, the backend not
+    which builds CutlassFusedMoE for an unquantized checkpoint (s67t), sized. Mixtral
+    unquantized: CUTLASS everywhere, sized on both routes, the backend not
     given (AUTO, `ref.cite_fact("moe_auto_call")`) as given AUTO. A W4A16_NVFP4
     hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized (more
     ModelOpt cases: `test_modelopt_configs`). An fp8
@@ -109,8 +112,11 @@ def test_fixed_cases(tmp_path: Path) -> None:
     assert ds4 is not None and _total(ds4) == want and "CUTLASS or TRTLLM" in ds4, ds4
     _, ds4 = _line(tmp_path, "DeepseekV4ForCausalLM", None, None, legacy)
     assert ds4 is not None and _total(ds4) is None and "TRTLLM" in ds4, ds4
-    _, kimi = _line(tmp_path, "KimiK3ForConditionalGeneration", None, "AUTO", legacy)
-    assert kimi is not None and "resolves to TRTLLM" in kimi and _total(kimi) is None, kimi
+    # Kimi-K3 unquantized without ConfigurableMoE: TRTLLM, whose get_moe_cls builds
+    # CutlassFusedMoE (s67t: `test_legacy_route_classes`), so sized
+    data, kimi = _line(tmp_path, "KimiK3ForConditionalGeneration", None, "AUTO", legacy)
+    assert kimi is not None and "resolves to TRTLLM" in kimi and _total(kimi) == want, kimi
+    assert ref.moe_a2a_auto_sized("AUTO", "0", data), WHY
     for backend in (None, "AUTO"):
         for environ in ({}, legacy):
             _, mixtral = _line(tmp_path, "MixtralForCausalLM", None, backend, environ)
@@ -170,7 +176,8 @@ def test_modelopt_configs(tmp_path: Path) -> None:
     algorithm; a method no branch names sets none (`ref.cite_fact("moe_auto_compressed")`);
     compressed-tensors sets FP8_BLOCK_SCALES for block weights only
     (`ref.cite_fact("moe_auto_compressed_algo")`). A quantization_config that is not an object
-    stays any algorithm.
+    stays any algorithm. The ModelOpt reader's shapes and marker: `ref.cite_fact("modelopt_parse")`,
+    `ref.cite_fact("modelopt_marker")` (pinned in s67t).
     Each case is checked against the reference too."""
     want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
     for quant, resolved, sized, sized_legacy in MODELOPT_CASES:
@@ -180,3 +187,81 @@ def test_modelopt_configs(tmp_path: Path) -> None:
             assert ref.moe_a2a_auto_sized(None, environ.get("ENABLE_CONFIGURABLE_MOE"), data,
                                           hf_file(quant, ref)) is expect, (quant, environ)
             assert (_total(got) == want) if expect else (_total(got) is None), (quant, got)
+
+
+# (architecture, quantization, moe_config backend, sized without ConfigurableMoE, words the
+# line names): the class get_moe_cls builds (s67t)
+LEGACY_CASES: list[tuple[str, Any, str | None, bool, str]] = [
+    ("KimiK3ForConditionalGeneration", None, None, True, "get_moe_cls builds CutlassFusedMoE"),
+    ("KimiLinearForCausalLM", {"quant_method": "gptq"}, "AUTO", True, "resolves to TRTLLM"),
+    ("KimiK3ForConditionalGeneration", {"quant_method": "fp8", "weight_block_size": [128, 128]},
+     "AUTO", False, "not modelled"),  # TRTLLMGenFusedMoE
+    ("MixtralForCausalLM", None, "TRTLLM", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    ("MixtralForCausalLM", None, "cutedsl", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    ("MixtralForCausalLM", None, "DENSEGEMM", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    ("MixtralForCausalLM", "file-null", "TRTLLM", True, "aux"),  # no algorithm anywhere
+    ("MixtralForCausalLM", COMPRESSED_BLOCK, "TRTLLM", False, "not modelled"),
+    ("MixtralForCausalLM", COMPRESSED_BLOCK, "CUTEDSL", True,  # wrapped: the factory selects
+     "TRTLLM_FORCE_COMM_METHOD is unset"),
+    ("MixtralForCausalLM", "file-fp8-block", "DENSEGEMM", True, "aux"),  # no NVFP4
+    ("MixtralForCausalLM", {"quant_method": "nvfp4"}, "TRTLLM", False, "not modelled"),
+    ("MixtralForCausalLM", "file-nvfp4", "DENSEGEMM", False, "not modelled"),
+    ("MixtralForCausalLM", {"quant_method": "fp8", "activation_scheme": "dynamic"}, "TRTLLM",
+     False, "not modelled"),  # FP8's modes are not restated
+    ("MixtralForCausalLM", None, "DEEPGEMM", False, "not modelled"),
+    ("DeepseekV4ForCausalLM", None, "TRTLLM", False, "not modelled"),  # per-layer override
+]
+
+
+def test_legacy_route_classes(tmp_path: Path) -> None:
+    """Without ConfigurableMoE the class is `get_moe_cls`'s (`ref.cite_fact("moe_legacy_cls")`):
+    TRTLLM, CUTEDSL and DENSEGEMM build CutlassFusedMoE for a quant config setting no mode
+    they serve, which then selects its own all-to-all (`ref.cite_fact("moe_legacy_bare")`);
+    CuteDslFusedMoE is wrapped in ConfigurableMoE all the same
+    (`ref.cite_fact("moe_legacy_wrap")`). Each case is checked against the reference too; on
+    the default route every case is as `ref.moe_a2a_backend_sized` says."""
+    want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
+    why = (ref.cite_fact("moe_legacy_cls"), ref.cite_fact("moe_legacy_wrap"))
+    for arch, quant, backend, sized, words in LEGACY_CASES:
+        data, got = _line(tmp_path, arch, quant, backend, {"ENABLE_CONFIGURABLE_MOE": "0"})
+        assert ref.moe_a2a_auto_sized(backend, "0", data, hf_file(quant, ref)) is sized, (
+            arch, quant, backend, why)
+        assert got is not None and words in got, (arch, quant, backend, got, why)
+        assert (_total(got) == want) if sized else (_total(got) is None), (arch, quant, got)
+    environ = {"ENABLE_CONFIGURABLE_MOE": "0", "TRTLLM_FORCE_ALLTOALL_METHOD": "NotEnabled"}
+    _, got = _line(tmp_path, "MixtralForCausalLM", COMPRESSED_BLOCK, "CUTEDSL", environ)
+    assert got is not None and "wraps CuteDslFusedMoE" in got and _total(got) == want, got
+    _, got = _line(tmp_path, "MixtralForCausalLM", None, "TRTLLM", environ)
+    assert got is not None and "no all-to-all is built" in got, got
+
+
+def test_dtypes_json_is_another_algorithm(tmp_path: Path) -> None:
+    """A dtypes.json beside a config.json without a quantization_config is read after both
+    (`ref.cite_fact("moe_auto_call")`) and may set MXFP4, a mode TRTLLMGenFusedMoE serves:
+    the legacy TRTLLM line is not modelled; AUTO still resolves to CUTLASS for Mixtral."""
+    checkpoint(tmp_path, "MixtralForCausalLM", None)
+    (tmp_path / "ckpt" / "dtypes.json").write_text("{}")
+    legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
+    got = line(tmp_path, str(tmp_path / "ckpt"), 4, True, {"backend": "TRTLLM"}, legacy)
+    assert got is not None and "not modelled" in got and _total(got) is None, got
+    got = line(tmp_path, str(tmp_path / "ckpt"), 4, True, None, legacy)
+    assert got is not None and "resolves to CUTLASS" in got and _total(got) is not None, got
+
+
+def test_float32_checkpoint_names_the_runner_failure(tmp_path: Path) -> None:
+    """A float32 checkpoint's line keeps its four-byte total (`ref.cite_fact("moe_a2a_float32")`)
+    and says CutlassFusedMoE's runner has no float32 kernels, so the engine raises at the
+    layer's first run (`ref.cite_fact("moe_cutlass_dtypes")`); a bfloat16 one says nothing."""
+    assert not ref.moe_cutlass_runner_builds("float32", "float32")
+    assert ref.moe_cutlass_runner_builds("bfloat16", "bfloat16")
+    model = tmp_path / "ckpt"
+    checkpoint(tmp_path, "MixtralForCausalLM", None)
+    data = json.loads((model / "config.json").read_text())
+    got = str(line(tmp_path, str(model), 4, True, None, {}))
+    assert "float32" not in got and _total(got) is not None, got
+    (model / "config.json").write_text(json.dumps({**data, "torch_dtype": "float32"}))
+    for moe_config, environ in ((None, {}), ({"backend": "TRTLLM"},
+                                             {"ENABLE_CONFIGURABLE_MOE": "0"})):
+        got = str(line(tmp_path, str(model), 4, True, moe_config, environ))
+        assert _total(got) == ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 4), got
+        assert "no float32 kernels" in got and "Could not construct fused moe op" in got, got

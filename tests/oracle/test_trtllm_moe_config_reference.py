@@ -98,8 +98,9 @@ def test_the_eplb_addition_is_the_engines() -> None:
 def test_fixed_cases(tmp_path: Path) -> None:
     """DeepSeek-V3's DEP line (tp 4, ep 4, attention DP), a local bf16 checkpoint: the exact
     total with the default or a wrapped backend; with a load balancer the payload stays a
-    formula (num_experts is not read); WIDEEP and, outside ConfigurableMoE, TRTLLM are not
-    modelled; an upper-cased spelling is the same backend."""
+    formula (num_experts is not read); WIDEEP and, outside ConfigurableMoE, TRTLLM over an
+    FP8 block-scale checkpoint are not modelled (unquantized: CutlassFusedMoE, sized, s67t);
+    an upper-cased spelling is the same backend."""
     model = tmp_path / "ckpt"
     model.mkdir()
     (model / "config.json").write_text(json.dumps({
@@ -114,6 +115,17 @@ def test_fixed_cases(tmp_path: Path) -> None:
     eplb = str(line(tmp_path, str(model), 4, True, {"load_balancer": {"num_slots": 288}}, {}))
     assert "EPLB statistics" in eplb and "in all" not in eplb, eplb
     assert "not modelled" in str(line(tmp_path, str(model), 4, True, {"backend": "WIDEEP"}, {}))
+    # outside ConfigurableMoE get_moe_cls builds CutlassFusedMoE for TRTLLM on a checkpoint
+    # without a quant mode it serves (s67t, `ref.cite_fact("moe_legacy_cls")`), and
+    # TRTLLMGenFusedMoE (not modelled) for FP8 block scales
+    legacy = str(line(tmp_path, str(model), 4, True, {"backend": "TRTLLM"},
+                      {"ENABLE_CONFIGURABLE_MOE": "0"}))
+    assert f"{total} bytes" in legacy, legacy
+    data = json.loads((model / "config.json").read_text())
+    assert ref.moe_a2a_auto_sized("TRTLLM", "0", data)
+    data["quantization_config"] = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+    (model / "config.json").write_text(json.dumps(data))
     legacy = str(line(tmp_path, str(model), 4, True, {"backend": "TRTLLM"},
                       {"ENABLE_CONFIGURABLE_MOE": "0"}))
     assert "not modelled" in legacy and "bytes" not in legacy, legacy
+    assert not ref.moe_a2a_auto_sized("TRTLLM", "0", data)

@@ -3307,7 +3307,7 @@ def _inline_algos(hf: Any) -> tuple[str | None, ...]:
     method = hf.get("quant_method")
     if method == "fp8":
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
-        return ("FP8_BLOCK_SCALES",) if block else (None,)
+        return ("FP8_BLOCK_SCALES",) if block else ("FP8",)  # FP8: s67t (None before)
     if method == "compressed-tensors":
         return (_compressed_algo(hf),)
     return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
@@ -3354,11 +3354,11 @@ def moe_a2a_auto_sized(requested: str | None, enable_configurable_moe: str | Non
     """`moe_a2a_backend_sized` with AUTO (or no backend) resolved for a local checkpoint's
     config.json `config_json` (None: not read, and then no backend is CUTLASS, AUTO not
     sized): sized only where every backend it may resolve to is."""
-    if config_json is None or (requested is not None and requested.upper() != "AUTO"):
+    if config_json is None:
         return moe_a2a_backend_sized(requested, enable_configurable_moe)
-    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
-               for backend in moe_auto_backends(requested, config_json,
-                                                hf_quant_config))
+    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe)
+               for backend, algo in _requested_pairs(requested, config_json, hf_quant_config,
+                                                     None))
 
 
 def moe_a2a_eplb_aux(ep_size: int, max_num_tokens: int, num_experts: int) -> int:
@@ -3606,8 +3606,158 @@ def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | 
                           config_json: Mapping[str, Any], hf_quant_config: Any,
                           sm: int) -> bool:
     """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
+    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe)
+               for backend, algo in _requested_pairs(requested, config_json, hf_quant_config,
+                                                     sm))
+
+
+# --------------------------------------------------------------------------------------------
+# The class a backend builds without ConfigurableMoE (issue 23, s67t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/create_moe.py @01f8de52fe (the pin above), counted on from 390 to
+# the file's end, 447, over the second page (offset 15,000). `get_moe_cls` (25-85), with the
+# model's quant config or the layer's override (28-31): CUTLASS is CutlassFusedMoE (32-33);
+# CUTEDSL is CuteDslFusedMoE when the quant mode has FP8 block scales or NVFP4, else
+# CutlassFusedMoE with a warning (36-46); DENSEGEMM is CutlassFusedMoE without NVFP4 (49-55),
+# else DenseGEMMFusedMoE on its SM versions (56-64); TRTLLM is TRTLLMGenFusedMoE when the mode
+# has FP8 block scales, NVFP4, W4A16 MXFP4, W4A8 NVFP4-FP8, W4A8 MXFP4-FP8 or W4A8
+# MXFP4-MXFP8, else CutlassFusedMoE with a warning (65-79); VANILLA, DEEPGEMM, WIDEEP and
+# TRITON their own classes (34-35, 47-48, 80-83); another name raises ValueError (84-85).
+# `create_moe` wraps the class in ConfigurableMoE when ENABLE_CONFIGURABLE_MOE (default "1")
+# is "1" or the class is CuteDslFusedMoE, and it is one of DeepGemm, TRTLLMGen, CuteDsl,
+# Cutlass or DenseGEMM (385-408); otherwise it logs a warning (409-426) and builds the class
+# bare through `create_moe_backend` (428-447), whose CutlassFusedMoE is built with
+# without_comm False, so it selects its own all-to-all (`cite_fact("moe_a2a_select")`).
+COUNTED_TO["create_moe"] = 447
+CITES.update({
+    "moe_legacy_cls": ("create_moe", "get_moe_cls: TRTLLM, CUTEDSL and DENSEGEMM fall back to "
+                       "CutlassFusedMoE for a quant mode they do not serve", 0),
+    "moe_legacy_wrap": ("create_moe", "create_moe: ConfigurableMoE when ENABLE_CONFIGURABLE_MOE "
+                        "is 1 or the class is CuteDslFusedMoE", 16000),
+    "moe_legacy_bare": ("create_moe", "create_moe: otherwise create_moe_backend builds the "
+                        "class bare", 16000),
+})
+LINES.update({"moe_legacy_cls": (25, 85), "moe_legacy_wrap": (385, 408),
+              "moe_legacy_bare": (428, 447)})
+# The quant-mode tests get_moe_cls makes that hold for an algorithm restated here: no
+# algorithm has no mode; FP8_BLOCK_SCALES has FP8 block scales (and no NVFP4 or MXFP4 mode).
+# Other algorithms' modes are not restated (NotModelled).
+_LEGACY_MODES: dict[str | None, frozenset[str]] = {
+    None: frozenset(), "FP8_BLOCK_SCALES": frozenset({"fp8_block_scales"})}
+_TRTLLM_GEN_MODES = frozenset({"fp8_block_scales", "nvfp4", "w4a16_mxfp4", "w4a8_nvfp4_fp8",
+                               "w4a8_mxfp4_fp8", "w4a8_mxfp4_mxfp8"})
+_OWN_CLASSES = {"CUTLASS": "CutlassFusedMoE", "VANILLA": "VanillaMoE",
+                "DEEPGEMM": "DeepGemmFusedMoE", "WIDEEP": "WideEPMoE",
+                "TRITON": "TritonFusedMoE"}
+_WRAPPABLE = ("DeepGemmFusedMoE", "TRTLLMGenFusedMoE", "CuteDslFusedMoE", "CutlassFusedMoE",
+              "DenseGEMMFusedMoE")
+
+
+def moe_get_cls(backend: str, algo: str | None, architecture: str) -> str:
+    """The class `get_moe_cls` returns for `moe_backend` `backend` and a quant config whose
+    algorithm is `algo` (`cite_fact("moe_legacy_cls")`). NotModelled where the modes are not
+    restated, and for DeepSeek-V4, whose routed experts pass a per-layer override quant config
+    read from the safetensors header (s66t's section of the coverage doc)."""
+    name = backend.upper()
+    if name in _OWN_CLASSES:
+        return _OWN_CLASSES[name]
+    if name not in ("CUTEDSL", "DENSEGEMM", "TRTLLM"):
+        raise NotModelled(f"get_moe_cls of this copy has no {name} branch (ValueError)")
+    if architecture in MOE_AUTO_DEEPSEEK_V4 or algo not in _LEGACY_MODES:
+        raise NotModelled(f"quant modes of {algo} for {architecture}")
+    modes = _LEGACY_MODES[algo]
+    if name == "CUTEDSL":
+        return "CuteDslFusedMoE" if modes & {"fp8_block_scales", "nvfp4"} else "CutlassFusedMoE"
+    if name == "DENSEGEMM":
+        if "nvfp4" not in modes:
+            return "CutlassFusedMoE"
+        raise NotModelled("DenseGEMMFusedMoE's SM versions")
+    return "TRTLLMGenFusedMoE" if modes & _TRTLLM_GEN_MODES else "CutlassFusedMoE"
+
+
+def moe_a2a_class_sized(backend: str | None, algo: str | None,
+                        config_json: Mapping[str, Any],
+                        enable_configurable_moe: str | None) -> bool:
+    """Whether `backend` (None: CUTLASS assumed, as `moe_a2a_backend_sized`) builds the
+    restated workspace for a checkpoint `config_json` whose quant algorithm is `algo`. With
+    ConfigurableMoE on, `moe_a2a_backend_sized`. Without it, the class `moe_get_cls` gives:
+    wrapped all the same when it is CuteDslFusedMoE (`cite_fact("moe_legacy_wrap")`, the
+    factory selects), else built bare (`cite_fact("moe_legacy_bare")`), where only
+    CutlassFusedMoE's own selection is restated."""
+    if not moe_a2a_selects_itself(enable_configurable_moe):
+        return moe_a2a_backend_sized(backend, enable_configurable_moe)
+    names = config_json.get("architectures") or []
+    try:
+        cls = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "")
+    except NotModelled:
+        return False
+    wrapped = cls in _WRAPPABLE and (
+        os_environ_get(enable_configurable_moe, "1") == "1" or cls == "CuteDslFusedMoE")
+    return wrapped or cls == "CutlassFusedMoE"
+
+
+def _requested_pairs(requested: str | None, config_json: Mapping[str, Any],
+                     hf_quant_config: Any, sm: int | None) -> set[tuple[str | None, str | None]]:
+    """(backend, quant algorithm) pairs a line may build: a named backend with each algorithm
+    the checkpoint may set; AUTO (or none) resolved for each, on SM `sm` or over
+    `MOE_AUTO_SMS` and both `is_sm_100f()` values."""
+    algos = moe_auto_quant_algos(config_json, hf_quant_config)
     if requested is not None and requested.upper() != "AUTO":
-        return moe_a2a_backend_sized(requested, enable_configurable_moe)
-    return all(moe_a2a_backend_sized(backend, enable_configurable_moe)
-               for backend in moe_auto_backends_on(requested, config_json,
-                                                   hf_quant_config, sm))
+        return {(requested, algo) for algo in algos}
+    names = config_json.get("architectures") or []
+    architecture = names[0] if names else ""
+    gpus = [(sm, is_sm_100f(sm))] if sm is not None else [
+        (each, flag) for each in MOE_AUTO_SMS for flag in (False, True)]
+    return {(moe_auto_backend(requested or "AUTO", architecture, algo, each, flag), algo)
+            for algo in algos for each, flag in gpus}
+
+
+# cpp/tensorrt_llm/thop/moeOp.cpp @fbbc05dd14 (64,183 characters; the commit the index gives
+# for it, also that of _torch/modules/fused_moe/ops/moe_op_cutlass.py), counted from offset 0
+# to 232 over the first page (issue 23, s67t). `FusedMoeRunner`'s constructor (123-): for
+# unquantized activation / weight dtypes it builds a CutlassMoeFCRunner for half / half,
+# bfloat16 / bfloat16 and bfloat16 / float8_e4m3fn only (137-153); the quantized modes follow
+# (155-223); with no runner built it raises "Could not construct fused moe op with the
+# requested input combination" (224-230). A stored older copy (10,355 characters, commit not
+# given) also had a float / float runner.
+PINS["moe_op_cpp"] = ("cpp/tensorrt_llm/thop/moeOp.cpp",
+                      "fbbc05dd1445fb8545148cfcb51b8e2bdcf28cfa")
+COUNTED_TO["moe_op_cpp"] = 232
+CITES["moe_cutlass_dtypes"] = ("moe_op_cpp", "FusedMoeRunner::FusedMoeRunner: the unquantized "
+                               "dtype pairs, else 'Could not construct fused moe op'", 0)
+LINES["moe_cutlass_dtypes"] = (123, 230)
+_CUTLASS_UNQUANTIZED = {("float16", "float16"), ("bfloat16", "bfloat16"),
+                        ("bfloat16", "float8_e4m3fn")}
+
+
+def moe_cutlass_runner_builds(activation: str, weight: str) -> bool:
+    """Whether `FusedMoeRunner` builds a kernel runner for an unquantized layer of these
+    activation / weight dtypes (`cite_fact("moe_cutlass_dtypes")`); where it does not, the
+    constructor raises."""
+    return (activation, weight) in _CUTLASS_UNQUANTIZED
+
+
+# tensorrt_llm/quantization/modelopt_config.py @2edf354d4b (9,348 characters, one page; the
+# commit the index gives for the path), counted from offset 0 to 173 (issue 23, s67t): the
+# copy s66t's two uncommitted ones (5,742 and 7,542 characters) are cited beside.
+# `is_modelopt_quant_config` (100-112): a dict whose quant_method, as str and lower-cased,
+# starts with "modelopt", or whose `(producer or {}).get("name")` is "modelopt".
+# `parse_modelopt_quant_config` (146-173): not a dict raises ValueError (155-156); a
+# "quantization" key reads the legacy shape (157-158; `_read_legacy`, 115-131, raises
+# ValueError when it is not a dict, 118-121), else a ModelOpt marker the flat shape (159-160;
+# `_read_flat`, 134-143, quant_algo from the top level), else ValueError (161-167); the alias
+# "fp8_pb_wo", exactly that spelling, becomes "FP8_BLOCK_SCALES" (169-172). The reader
+# `_modelopt_inner` / `_builder_algo` above follows the 7,542-character copy, which takes the
+# alias in any case; in this pinned copy another spelling reaches QuantAlgo unchanged.
+PINS["modelopt_config"] = ("tensorrt_llm/quantization/modelopt_config.py",
+                           "2edf354d4b92161efd50b10b71e8e20fb6c5925a")
+COUNTED_TO["modelopt_config"] = 173
+CITES.update({
+    "modelopt_marker": ("modelopt_config", "is_modelopt_quant_config: quant_method starting "
+                        "with modelopt, or producer name modelopt", 0),
+    "modelopt_parse": ("modelopt_config", "parse_modelopt_quant_config: the legacy shape under "
+                       "quantization, else a marked flat one, else ValueError; the fp8_pb_wo "
+                       "alias", 0),
+})
+LINES.update({"modelopt_marker": (100, 112), "modelopt_parse": (146, 173)})

@@ -303,7 +303,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_eplb_experts": st.sampled_from([None, 1, 8, 128]),
     "moe_auto_checkpoint": st.sampled_from([None, ("GptOssForCausalLM", "none"),
                                             ["", "unknown"], ("X", "fp8_block"),
-                                            ("X", "w4a16_nvfp4")]),
+                                            ("X", "w4a16_nvfp4"), ("X", "other")]),
     "speculative_moe_runner_backend": st.sampled_from([None, "triton", "deep_gemm",
                                                        "lora_triton"]),  # s63d
     "sm_version": st.sampled_from([None, 80, 90, 103, 120]),

@@ -116,6 +116,36 @@ is true on SM 100 and 103 only (tensorrt_llm/_utils.py, a stored copy whose comm
 does not give; not counted). A line that names its GPU (TrtllmOptions.sm_version, graphfit.
 inputs.trtllm_gpu) resolves AUTO for that SM alone (`auto_backends`), so a GPT-OSS line on an
 H100 is TRITON (not sized) and on a B200 TRTLLM (sized on the default route).
+
+The class a backend builds on the legacy route (issue 23, s67t). `create_moe` takes the class
+from `get_moe_cls` (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85, the
+pinned copy's phase 2; the newest stored copies, whose `resolve_moe_impl` asks each class's
+`can_implement`, cannot be pinned at one commit: the coverage doc's s67t section). There
+TRTLLM builds TRTLLMGenFusedMoE only for a quant config with FP8 block scales, NVFP4,
+W4A16 MXFP4 or one of the W4A8 modes, CUTEDSL builds CuteDslFusedMoE only for FP8 block scales
+or NVFP4, DENSEGEMM builds DenseGEMMFusedMoE only for NVFP4 on its SM versions, and each
+otherwise builds CutlassFusedMoE (:65-79, :36-46, :49-64). `create_moe` then wraps the class
+in ConfigurableMoE when ENABLE_CONFIGURABLE_MOE is "1" or the class is CuteDslFusedMoE
+(:385-408), and otherwise builds it bare (:428-447), so a bare CutlassFusedMoE selects its own
+all-to-all. graphfit follows this where the checkpoint's quantization tells the class
+(`legacy_class`): a quant config that sets no algorithm ("none") gives CutlassFusedMoE for the
+three backends; FP8_BLOCK_SCALES ("fp8_block") gives TRTLLMGenFusedMoE (not modelled),
+CuteDslFusedMoE (wrapped, so ConfigurableMoE's factory selects: TRTLLM_FORCE_COMM_METHOD is
+read) or CutlassFusedMoE (DENSEGEMM). Another algorithm ("other", "w4a16_nvfp4", "unknown")
+stays not modelled, and so does DeepSeek-V4, whose routed experts take a per-layer quant config
+(`override_quant_config`) graphfit does not read.
+
+A float32 checkpoint (s67t). The workspace is sized with its four-byte tokens (s66t), but
+CutlassFusedMoE's kernels do not run float32: `FusedMoeRunner`'s constructor builds a runner
+for half / half, bfloat16 / bfloat16 and bfloat16 / fp8 unquantized activation / weight
+pairs, and for the quantized modes, and otherwise raises "Could not construct fused moe op
+with the requested input combination"
+(cpp/tensorrt_llm/thop/moeOp.cpp@fbbc05dd14:123-230, the pairs at :137-153, the raise at
+:224-230; an older stored copy had a float / float runner). CutlassFusedMoE allocates the
+workspace when it is built
+(tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184), before its
+first run, so the line keeps the bytes and says that the
+engine then fails (`_float32`).
 """
 
 from __future__ import annotations
@@ -148,6 +178,13 @@ GPT_OSS = "GptOssForCausalLM"
 AUTO_SMS = (80, 90, 100, 120, 130)
 # the SM versions where `is_sm_100f()` is true (module doc)
 SM_100F = (100, 103)
+# the classes `get_moe_cls` builds on the legacy route that graphfit sizes (module doc, s67t)
+CUTLASS_CLASS = "CutlassFusedMoE"
+CUTE_DSL_CLASS = "CuteDslFusedMoE"
+# a float32 checkpoint's token itemsize (module doc, s67t)
+FLOAT32_ITEMSIZE = 4
+# the backends whose class `get_moe_cls` picks by the quant config (module doc, s67t)
+FALLBACK_BACKENDS = ("TRTLLM", "CUTEDSL", "DENSEGEMM")
 
 
 def _align(offset: int) -> int:
@@ -306,12 +343,41 @@ def legacy(configurable_raw: str | None) -> bool:
     return configurable_raw is not None and configurable_raw != "1"
 
 
-def _backend_note(backend: str | None, configurable_raw: str | None) -> str | None:
+def legacy_class(backend: str, checkpoint: tuple[str, str] | None) -> str | None:
+    """The class `get_moe_cls` builds for `backend` on the legacy route where graphfit sizes
+    it (module doc, s67t): CUTLASS_CLASS (bare, its own all-to-all) or CUTE_DSL_CLASS
+    (wrapped in ConfigurableMoE even there); None for another class or an unread one.
+    `checkpoint` is `moe_auto_checkpoint` (architecture, quantization)."""
+    if backend == "CUTLASS":
+        return CUTLASS_CLASS
+    if backend not in FALLBACK_BACKENDS or checkpoint is None or checkpoint[0] in DEEPSEEK_V4:
+        return None
+    quant = checkpoint[1]
+    if quant == "none":  # no quant mode get_moe_cls tests: CutlassFusedMoE
+        return CUTLASS_CLASS
+    if quant == "fp8_block":
+        return {"CUTEDSL": CUTE_DSL_CLASS, "DENSEGEMM": CUTLASS_CLASS}.get(backend)
+    return None
+
+
+def _wrapped_on_legacy(backend: str | None, configurable_raw: str | None,
+                       checkpoint: tuple[str, str] | None) -> bool:
+    """Whether `create_moe` wraps the backend's class in ConfigurableMoE although
+    ENABLE_CONFIGURABLE_MOE is not "1" (CuteDslFusedMoE, module doc)."""
+    return (legacy(configurable_raw) and backend is not None
+            and legacy_class(backend, checkpoint) == CUTE_DSL_CLASS)
+
+
+def _backend_note(backend: str | None, configurable_raw: str | None,
+                  checkpoint: tuple[str, str] | None = None) -> str | None:
     """Why the line cannot size the workspace of a `moe_config` backend (module doc), or None
-    where it can (unset: CUTLASS assumed)."""
+    where it can (unset: CUTLASS assumed). On the legacy route the class `get_moe_cls` builds
+    for the checkpoint decides (`legacy_class`, s67t)."""
     if backend is None or backend == "CUTLASS":
         return None
     if legacy(configurable_raw):
+        if legacy_class(backend, checkpoint) is not None:
+            return None
         return (f"moe_config backend {backend} without ConfigurableMoE "
                 f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r}): its MoE class's own "
                 f"all-to-all selection is not modelled")
@@ -342,7 +408,8 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
            env_raw: str | None = None, force_raw: str | None = None,
            configurable_raw: str | None = None, backend: str | None = None,
            eplb: bool = False, comm_raw: str | None = None,
-           eplb_experts: int | None = None) -> str:
+           eplb_experts: int | None = None,
+           checkpoint: tuple[str, str] | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
@@ -351,36 +418,44 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
     route the line says the variable is not read. `backend` and `eplb` are moe_config's
     (`_backend_note`, `_with_eplb`); `comm_raw`, a set TRTLLM_FORCE_COMM_METHOD, is read on
     the default route only (`forced_comm`). `eplb_experts`, the checkpoint's expert count
-    (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`)."""
-    note = _backend_note(backend, configurable_raw)
+    (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`).
+    `checkpoint` (`moe_auto_checkpoint`, s67t) tells the class the legacy route builds
+    (`legacy_class`): a bare one selects its own all-to-all, CuteDslFusedMoE is wrapped."""
+    note = _backend_note(backend, configurable_raw, checkpoint)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
-    if comm_raw is not None and not legacy(configurable_raw):
+    wrapped = _wrapped_on_legacy(backend, configurable_raw, checkpoint)
+    bare = legacy(configurable_raw) and not wrapped
+    if comm_raw is not None and not bare:
         other = forced_comm(comm_raw)
         if other is not None:
             return f"where attention DP spans ranks and MoE TP is 1 (ConfigurableMoE): {other}"
     exact = eplb and eplb_experts is not None
     space = A2aWorkspace(ep_size, max_num_tokens, eplb_experts if exact else None)
-    unforced = (f"{ENV_FORCE} is unset" if legacy(configurable_raw) else
+    unforced = (f"{ENV_FORCE} is unset" if bare else
                 f"{ENV_FORCE_COMM} is unset (ConfigurableMoE)")
-    if comm_raw is not None and not legacy(configurable_raw):
+    if comm_raw is not None and not bare:
         unforced = f"{ENV_FORCE_COMM}={comm_raw!r} (ConfigurableMoE)"
     text = space.describe(None if eplb and not exact else token, unforced)
     if exact:
         text = _eplb_exact(text, space.aux_bytes, eplb_experts or 0)
     elif eplb:
         text = _with_eplb(text, space.aux_bytes)
-    if force_raw is not None and legacy(configurable_raw):
+    if force_raw is not None and bare:
         other = forced(force_raw)
         if other is not None:
             return f"where MNNVL is supported: {other}"
         text = text.replace(f" and {ENV_FORCE} is unset", f" and {ENV_FORCE}=NVLinkOneSided")
+    elif force_raw is not None and wrapped:
+        text = (f"{text}; {ENV_FORCE}={force_raw!r} is not read: create_moe wraps "
+                f"CuteDslFusedMoE in ConfigurableMoE even with ENABLE_CONFIGURABLE_MOE="
+                f"{configurable_raw!r}, which selects the all-to-all itself ({ENV_FORCE_COMM})")
     elif force_raw is not None:
         text = (f"{text}; {ENV_FORCE}={force_raw!r} is not read: ConfigurableMoE (the "
                 f"default, ENABLE_CONFIGURABLE_MOE unset or 1) builds the CUTLASS backend "
                 f"without its communication and selects the all-to-all itself "
                 f"({ENV_FORCE_COMM})")
-    if comm_raw is not None and legacy(configurable_raw):
+    if comm_raw is not None and bare:
         text = (f"{text}; {ENV_FORCE_COMM}={comm_raw!r} is not read: without ConfigurableMoE "
                 f"the MoE class selects its own all-to-all")
     if env_raw is None:
@@ -424,7 +499,7 @@ def auto_backends(architecture: str, quant: str, sm_version: int | None = None
     else over the SM versions its rules tell apart and both `is_sm_100f` values on SM 100
     and later; an "unknown" quantization may be either algorithm the rules test (module
     doc)."""
-    algos = {"none": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
+    algos = {"none": (None,), "other": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
              "w4a16_nvfp4": ("W4A16_NVFP4",),
              "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}[quant]
     gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
@@ -442,14 +517,22 @@ def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
     backends = auto_backends(arch, quant, sm_version)
     what = "moe_config backend AUTO" if given else (
         "moe_config backend not given (TensorRT-LLM resolves AUTO)")
-    model = (f"{arch}" if arch else "a checkpoint naming no architecture") + (
-        "" if quant == "none" else f", {quant.replace('_', ' ')} quantization") + (
+    quantized = ("" if quant == "none" else ", another algorithm's quantization"
+                 if quant == "other" else f", {quant.replace('_', ' ')} quantization")
+    model = (f"{arch}" if arch else "a checkpoint naming no architecture") + quantized + (
         "" if sm_version is None else f", on SM {sm_version}")
-    sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
+    if legacy(configurable_raw):  # the class get_moe_cls builds (s67t)
+        sized = all(legacy_class(backend, checkpoint) == CUTLASS_CLASS for backend in backends)
+    else:
+        sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
+    fallback = [backend for backend in backends if backend != "CUTLASS"]
+    tail = ("" if not (sized and fallback and legacy(configurable_raw)) else
+            f" ({' and '.join(fallback)} without ConfigurableMoE: get_moe_cls builds "
+            f"CutlassFusedMoE, the quant config setting no mode it serves)")
     if len(backends) == 1:
-        return sized, f"{what} resolves to {backends[0]} for {model}"
+        return sized, f"{what} resolves to {backends[0]} for {model}{tail}"
     by = "the GPU (not read)" if sm_version is None else "the quantization (not read)"
-    return sized, f"{what} resolves to {' or '.join(backends)} for {model}, by {by}"
+    return sized, f"{what} resolves to {' or '.join(backends)} for {model}, by {by}{tail}"
 
 
 def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None = None,
@@ -464,10 +547,12 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     (`auto_checkpoint`, s64t): the workspace where every backend it may resolve to builds
     the restated one, else the line says which it resolves to and that it is not
     modelled. A named GPU's `sm_version` (s64g) resolves it for that GPU alone. Without the
-    checkpoint, AUTO is not modelled and no backend is CUTLASS."""
+    checkpoint, AUTO is not modelled and no backend is CUTLASS. On the legacy route the
+    checkpoint also tells the class a named backend builds (`legacy_class`, s67t)."""
     if backend not in (None, AUTO) or auto_checkpoint is None:
-        return _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
-                      backend, eplb, comm_raw, eplb_experts)
+        return _float32(_shown(ep_size, max_num_tokens, token, env_raw, force_raw,
+                               configurable_raw, backend, eplb, comm_raw, eplb_experts,
+                               auto_checkpoint), token)
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
@@ -477,10 +562,22 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                   None, eplb, comm_raw, eplb_experts)
-    return f"{text}; {clause}"
+    return _float32(f"{text}; {clause}", token)
+
+
+def _float32(text: str, token: tuple[int, int, int] | None) -> str:
+    """The line, with a float32 checkpoint's runtime failure named where it gives bytes
+    (module doc, s67t)."""
+    if token is None or token[2] != FLOAT32_ITEMSIZE or " in all " not in text:
+        return text
+    return (f"{text}; but the checkpoint is float32: CutlassFusedMoE's fused MoE runner has "
+            f"no float32 kernels (\"Could not construct fused moe op\"), so that class raises "
+            f"at its first run after this is allocated (other classes' float32 support not "
+            f"read)")
 
 
 __all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",
-           "DEEPSEEK_V4", "ENV_FORCE", "ENV_FORCE_COMM", "GPT_OSS", "KIMI_K3", "MAX_TOP_K",
-           "METHODS", "SM_100F", "A2aWorkspace", "auto_backends", "auto_resolve",
-           "env_megabytes", "forced", "forced_comm", "legacy", "one_sided", "shown"]
+           "CUTE_DSL_CLASS", "CUTLASS_CLASS", "DEEPSEEK_V4", "ENV_FORCE", "ENV_FORCE_COMM",
+           "FALLBACK_BACKENDS", "GPT_OSS", "KIMI_K3", "MAX_TOP_K", "METHODS", "SM_100F",
+           "A2aWorkspace", "auto_backends", "auto_resolve", "env_megabytes", "forced",
+           "forced_comm", "legacy", "legacy_class", "one_sided", "shown"]

@@ -28,7 +28,8 @@ GRAPH_MODES = ("decode", "encode")
 CP_TYPES = ("ulysses", "star", "ring", "helix")
 # `moe_auto_checkpoint`'s quantizations: which of the two algorithms `resolve_moe_backend`
 # tests a checkpoint's quant config sets (graphfit.inputs.trtllm_a2a; w4a16_nvfp4: s66t)
-AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown")
+# "other" (s67t): an algorithm that is neither, which the legacy route's get_moe_cls may read
+AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other")
 
 
 @dataclass(frozen=True)
@@ -185,9 +186,10 @@ class TrtllmOptions(EngineOptions):
         (graphfit.planner.engines.trtllm_moe_a2a, issue 23, s61t).
     moe_auto_checkpoint: (architecture, quantization) of a local checkpoint, what
         `ModelConfig.resolve_moe_backend` reads to resolve `moe_config.backend` AUTO: the
-        first of config.json's architectures ("" when it names none) and "none",
-        "fp8_block", "w4a16_nvfp4" (s66t: a ModelOpt config's) or "unknown" for its
-        quantization (graphfit.inputs.trtllm_a2a.auto_checkpoint); None: not read. Read for
+        first of config.json's architectures ("" when it names none) and "none" (no
+        algorithm), "fp8_block", "w4a16_nvfp4" (s66t: a ModelOpt config's), "unknown" or
+        "other" (s67t: another algorithm) for its quantization (graphfit.inputs.
+        trtllm_a2a.auto_checkpoint); None: not read. Read for
         the all-to-all workspace line only (graphfit.planner.engines.trtllm_moe_a2a.
         auto_backends, issue 23, s64t).
     sm_version: the serving GPU's SM version as TensorRT-LLM's `get_sm_version()` gives it
