@@ -381,7 +381,10 @@ def plain_text_config_failure(data: Mapping[str, Any],
     ModelConfig's text config, which reads `hidden_size`, `num_hidden_layers` and
     `vocab_size` off it with no default (`TEXT_CONFIG_READS`), and an MLA branch's latent
     sizes (graphfit.inputs.sglang_mla_reads, issue 23 s65c / s66c; some off the top level):
-    a config without one fails there with an AttributeError (issue 23 s64c). `data`: the
+    a config without one fails there with an AttributeError (issue 23 s64c); one written
+    null fails where it is computed with (a TypeError), and a config.json with no
+    `text_config` is judged on its MLA branch's reads off itself, with its class's defaults
+    (issue 23 s67c). `data`: the
     config with the override args applied; `written`: as written (None: `data`). None: it
     loads."""
     kind = data.get("model_type")
@@ -399,16 +402,28 @@ def plain_text_config_failure(data: Mapping[str, Any],
             return (f"text_config {said} on a {kind} config: SGLang fails to load it "
                     f"(AssertionError, utils/hf_transformers/common.py:602-605)")
     text = data.get("text_config")
-    if not isinstance(text, dict):
+    file = data if written is None else written
+    if text is None:  # s67c: the config is its own text config (common.py:611-613)
+        data = text = sglang_mla_reads.own_text_view(data, file)
+        reads = list(sglang_mla_reads.mla_reads(text, text))
+    elif isinstance(text, dict):
+        reads = text_config_reads(data, text)
+    else:
         return None
-    written_text = (data if written is None else written).get("text_config")
-    read = next((r for r in text_config_reads(data, text)
-                 if sglang_mla_reads.missing(r, data, text, written_text)), None)
+    read = next((r for r in reads if sglang_mla_reads.missing(r, data, text, file)), None)
     if read is None:
         return None
     # short enough that the config.json's path and the `error:` line fit in 200 characters
-    where = (f"no {read.key} on top or in text_config" if read.top
-             else f"text_config lacks {read.key}")
+    where = ("in a config without text_config" if "text_config" not in data
+             else "on top" if read.top else "in text_config")
+    if read.null:  # s67c: a null read, used in a sum
+        return (f"{read.key} null {where} ({kind}): SGLang's ModelConfig computes with it "
+                f"(TypeError, configs/model_config.py:{read.site})")
+    if "text_config" not in data:
+        where = f"no {read.key} {where}"
+    else:
+        where = (f"no {read.key} on top or in text_config" if read.top
+                 else f"text_config lacks {read.key}")
     return (f"{where} ({kind}): SGLang's ModelConfig reads it "
             f"(AttributeError, configs/model_config.py:{read.site})")
 
@@ -420,8 +435,10 @@ def text_config_reads(data: Mapping[str, Any],
     for the head size where the text config writes none (configs/model_config.py:1341-1350),
     the MLA branch's latent sizes (graphfit.inputs.sglang_mla_reads: the first branch's,
     issue 23 s65c; the others', some off the top level, s66c), then `TEXT_CONFIG_READS`."""
-    reads = [sglang_mla_reads.Read("hidden_size", "1347")] if text.get("head_dim") is None \
-        else []
+    # s67c: `hidden_size // num_attention_heads` fails on a null one (TypeError)
+    reads = [sglang_mla_reads.Read("hidden_size", "1347"),
+             *sglang_mla_reads.uses("1347", "hidden_size", "num_attention_heads")] \
+        if text.get("head_dim") is None else []
     return [*reads, *sglang_mla_reads.mla_reads(data, text),
             *(sglang_mla_reads.Read(key, site) for key, site in TEXT_CONFIG_READS.items())]
 

@@ -7,7 +7,10 @@ refused with a `text_config` reason, or not. s65c: the deepseek_v3 / deepseek_v2
 their MLA architecture, whose ModelConfig also reads the latent sizes off the text config
 (configs/model_config.py:1366-1400). s66c: some cases name another MLA branch's class
 (tests.oracle.sglang_draft_load.BRANCH_CLASSES, :1443-1517), and a draft is judged by the
-draft worker's ModelConfig, which renames some classes first (:1011-1215).
+draft worker's ModelConfig, which renames some classes first (:1011-1215). s67c: DeepSeek-V4
+classes (top-level reads, :1418-1431), null latent sizes (the sums that use them) and
+config.json files writing no text_config at all are drawn too
+(tests.oracle.sglang_draft_load.V4_KEYS, NULLABLE, ABSENT).
 
     python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
 """
@@ -40,14 +43,16 @@ def line(role: str, case: Any) -> list[str]:
 
 
 def refuses(words: list[str]) -> str | None:
-    """graphfit's error where it names the text config, else None."""
+    """graphfit's error where it names the text config or SGLang's ModelConfig (s67c: a
+    null read's TypeError), else None."""
     from graphfit.inputs import commandline
     from graphfit.planner.core.errors import GraphfitError
 
     try:
         commandline.read(words)
     except GraphfitError as exc:
-        return str(exc) if "text_config" in str(exc) else None
+        said = str(exc)
+        return said if "text_config" in said or "configs/model_config.py" in said else None
     return None
 
 

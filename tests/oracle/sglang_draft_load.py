@@ -45,6 +45,18 @@ BRANCH_CLASSES = ("MiniCPM3ForCausalLM", "DeepseekVL2ForCausalLM",
                   "DeepseekV3ForCausalLM", "BailingMoeV2ForCausalLM", "Glm4MoeForCausalLM")
 # the branch conditions' switches a text config may write (:1448-1450, :1497-1499)
 SWITCHES = {"use_mla": False, "use_mla_nope": True}
+# issue 23 s67c: DeepSeek-V4's top-level reads (:1423-1429), written at the top (override
+# args) or in the text config (copied up, utils/hf_transformers/config.py:258-267); a case's
+# keys are null at `NULL` each (the sums that use them, :1347, :1424, :1504, :1510, :1613); a
+# config.json writing no text_config at all is drawn with `ABSENT` as its text config
+V4_KEYS = {"qk_rope_head_dim": 64, "head_dim": 192, "sliding_window": 128, "index_head_dim": 128,
+           "compress_ratios": [1, 4]}
+V4_CLASSES = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN")
+NULL = 0.06
+# the keys drawn null: not the width, layers or vocabulary, which SGLang's ModelConfig stores
+# null (to fail later, in the model's build) where graphfit's reader refuses them
+NULLABLE = frozenset({*MLA_KEYS, *V4_KEYS, "num_attention_heads"})
+ABSENT = "(no text_config)"
 # text_config values that are not dicts
 OTHER = (None, "x", [1])
 Case = tuple[str, Any, "dict[str, Any] | None"]  # (model_type, text_config, override args)
@@ -60,8 +72,8 @@ def config(model_type: str, text: Any) -> dict[str, Any]:
     (`model_type` "TYPE/CLASS": that type, naming CLASS, issue 23 s66c)."""
     kind, _, named = model_type.partition("/")
     architecture = named or MLA_TYPES.get(kind, "LlamaForCausalLM")
-    return {**_LLAMA, "architectures": [architecture], "model_type": kind,
-            "text_config": text}
+    written = {**_LLAMA, "architectures": [architecture], "model_type": kind}
+    return written if text == ABSENT else {**written, "text_config": text}
 
 
 def folder(model_type: str, text: Any) -> str:
@@ -113,17 +125,22 @@ def graphfit(case: Case, failure: Any = None, draft: bool = False) -> str | None
 
 
 def draw(rng: random.Random, types: list[str]) -> Case:
-    """A drawn case: a plain type, a text_config (a subset of KEYS, or not a dict), and
-    on some an override of the text config (a subset of KEYS, or null)."""
+    """A drawn case: a plain type, a text_config (a subset of KEYS, some null, not a dict,
+    or none at all), and on some an override of the text config (a subset of KEYS, or
+    null) or of top-level keys."""
     kind = rng.choice(types)
     keys = {**KEYS, **MLA_KEYS} if kind in MLA_TYPES else KEYS
     top: dict[str, Any] = {}
     if rng.random() < 0.35:  # s66c: another MLA branch's class, its switches, top-level sizes
-        kind = f"{kind}/{rng.choice(BRANCH_CLASSES)}"
-        keys = {**KEYS, **MLA_KEYS, **{k: v for k, v in SWITCHES.items() if rng.random() < 0.2}}
-        top = {k: v for k, v in MLA_KEYS.items() if rng.random() < 0.15}
-    text: Any = (rng.choice(OTHER) if rng.random() < 0.15 else
-                 {k: v for k, v in keys.items() if rng.random() < 0.75})
+        kind = f"{kind}/{rng.choice(BRANCH_CLASSES + V4_CLASSES)}"  # s67c: V4's
+        keys = {**KEYS, **MLA_KEYS, **V4_KEYS,
+                **{k: v for k, v in SWITCHES.items() if rng.random() < 0.2}}
+        top = {k: None if rng.random() < NULL else v
+               for k, v in {**MLA_KEYS, **V4_KEYS}.items() if rng.random() < 0.15}
+    keys = {k: None if k in NULLABLE and rng.random() < NULL else v  # s67c: nulls
+            for k, v in keys.items()}
+    text: Any = (ABSENT if rng.random() < 0.12 else rng.choice(OTHER) if rng.random() < 0.15
+                 else {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None
     if rng.random() < 0.3:
         overrides = {"text_config": None if rng.random() < 0.15 else

@@ -37,6 +37,8 @@ FULL = dict(dlo.KEYS)
 LESS = {key: {k: v for k, v in FULL.items() if k != key} for key in FULL}
 MLA = {**FULL, **dlo.MLA_KEYS}
 MLA_LESS = {key: {k: v for k, v in MLA.items() if k != key} for key in dlo.MLA_KEYS}
+V4 = {**MLA, **dlo.V4_KEYS}  # s67c
+V4_LESS = {key: {k: v for k, v in V4.items() if k != key} for key in dlo.V4_KEYS}
 # (model_type, text_config, override args) on the fixed grid
 FIXED: list[dlo.Case] = [
     *(("llama", text, None) for text in (None, "x", [1], {}, FULL, *LESS.values())),
@@ -94,6 +96,35 @@ FIXED: list[dlo.Case] = [
     ("llama/MiniCPM3ForCausalLM", MLA_LESS["qk_rope_head_dim"], {"qk_rope_head_dim": 64}),
     # Qwen3-Next's own config class reloads the file after the copy: nothing copied stays
     ("qwen3_next/SarvamMLAForCausalLM", MLA, None),
+    # s67c: DeepSeek-V4's top-level reads (:1423-1429): copied up from the text config, the
+    # class's own keys (Mixtral's head_dim None is not overwritten by the copy), overrides;
+    # each read's absence
+    *((f"{kind}/DeepseekV4ForCausalLM", text, None) for kind in ("llama", "qwen2", "mixtral")
+      for text in (MLA, V4, *V4_LESS.values())),
+    ("mixtral/DeepseekV4ForCausalLM", MLA, dlo.V4_KEYS),
+    ("deepseek_v3/DeepseekV4ForCausalLMNextN", V4_LESS["qk_rope_head_dim"], None),
+    ("llama/DeepseekV4ForCausalLM", V4, {"qk_rope_head_dim": None}),
+    # s67c: a null read used in a sum (:1347, :1504, :1510, :1613), or only stored
+    ("llama", {**FULL, "head_dim": None, "hidden_size": None}, None),
+    ("llama", {**FULL, "head_dim": None, "num_attention_heads": None}, None),
+    *((f"llama/{name}", {**MLA, key: None}, None)
+      for name in ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM", "BailingMoeV2_5ForCausalLM",
+                   "BailingMoeV3ForCausalLM", "KimiVLForConditionalGeneration")
+      for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")),
+    ("llama/BailingMoeV3ForCausalLM", {**MLA, "qk_rope_head_dim": None, "use_mla_nope": True},
+     None),
+    ("llama/SarvamMLAForCausalLM", MLA, {"qk_nope_head_dim": None}),
+    ("deepseek_v3/SarvamMLAForCausalLM", FULL, {"qk_rope_head_dim": None}),
+    # s67c: no text_config: the config is its own text config, with its class's defaults
+    # and the preamble's head_dim / v_head_dim (:1341-1355)
+    *((kind, dlo.ABSENT, over) for kind in ("llama/DeepseekV3ForCausalLM", "deepseek_v3")
+      for over in (None, dict(dlo.MLA_KEYS), {"qk_nope_head_dim": None})),
+    ("llama/MiniCPM3ForCausalLM", dlo.ABSENT, {"kv_lora_rank": 512}),
+    ("llama/BailingMoeV2_5ForCausalLM", dlo.ABSENT, MLA_LESS["v_head_dim"]),
+    ("llama/PixtralForConditionalGeneration", dlo.ABSENT, None),
+    ("deepseek_v3/PixtralForConditionalGeneration", dlo.ABSENT, None),
+    *((f"{kind}/DeepseekV4ForCausalLM", dlo.ABSENT, over) for kind in ("mixtral", "qwen2")
+      for over in (dlo.V4_KEYS, V4_LESS["head_dim"], V4_LESS["sliding_window"])),
 ]
 # s66c: drafts whose ModelConfig renames the class into another branch (:1063-1064, :1121-1127)
 DRAFTS: list[dlo.Case] = [
@@ -110,16 +141,16 @@ DRAFTS: list[dlo.Case] = [
 _ANSWERS: dict[str, str] = {}
 
 
-def _sglang(case: dlo.Case, draft: bool = False) -> str:
+def _sglang(case: dlo.Case, path: str | None = None, draft: bool = False) -> str:
     """SGLang's answer on the case, asked once per module (the plants change graphfit only)."""
-    key = json.dumps([case, draft], sort_keys=True)
+    key = json.dumps([case, path, draft], sort_keys=True)
     if key not in _ANSWERS:
-        _ANSWERS[key] = dlo.sglang(case, draft=draft)
+        _ANSWERS[key] = dlo.sglang(case, path, draft=draft)
     return _ANSWERS[key]
 
 
 def _agree(case: dlo.Case, draft: bool = False) -> str | None:
-    theirs, ours = _sglang(case, draft), dlo.graphfit(case, draft=draft)
+    theirs, ours = _sglang(case, draft=draft), dlo.graphfit(case, draft=draft)
     return None if (theirs == "loads") == (ours is None) else f"{case}: SGLang {theirs}; {ours}"
 
 
@@ -138,7 +169,7 @@ def test_fixed_draft_renames_as_sglang() -> None:
     wrong = [said for case in DRAFTS if (said := _agree(case, draft=True)) is not None]
     assert not wrong, wrong
     moved = [case for case in DRAFTS if (_sglang(case) == "loads")
-             != (_sglang(case, True) == "loads")]
+             != (_sglang(case, draft=True) == "loads")]
     assert len(moved) >= 4, moved
 
 
@@ -155,6 +186,42 @@ def test_fixed_failure_sites_as_sglang() -> None:
     lines = {site.rsplit(":", 1)[1] for _, site in sites if site.startswith("AttributeError")}
     assert {"1446", "1447", "1453", "1459", "1471", "1485", "1488", "1496", "1500", "1510",
             "1513", "1516"} <= lines, lines
+    # s67c: DeepSeek-V4's reads, a config without text_config, and the sums on a null read
+    assert {"1423", "1424", "1425", "1428", "1429", "1398"} <= lines, lines
+    used = [(case, site, dlo.graphfit(case)) for case, site in sites
+            if site.startswith("TypeError configs/model_config.py:")]
+    wrong = [(case, site, ours) for case, site, ours in used
+             if f"TypeError, configs/model_config.py:{site.rsplit(':', 1)[1]})" not in (ours or "")]
+    assert not wrong, wrong
+    assert {site.rsplit(":", 1)[1] for _, site, _ in used} >= {"1347", "1424", "1504", "1510",
+                                                               "1613"}
+
+
+def _written(kind: str, text: object, **top: object) -> dict[str, object]:
+    return {**dlo.config(kind, text), **top}
+
+
+# s67c: top-level keys the file writes: a null head_dim LlamaConfig computes (DERIVED), one
+# DeepseekV3Config keeps null, Mixtral's written over its None default
+WRITTEN = [_written("llama/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("mistral/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("deepseek_v3/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("mixtral/DeepseekV4ForCausalLM", V4, head_dim=192),
+           _written("mixtral/DeepseekV4ForCausalLM", dlo.ABSENT, **dlo.V4_KEYS),
+           _written("qwen2/DeepseekV4ForCausalLM", dlo.ABSENT, **V4_LESS["compress_ratios"])]
+
+
+def test_written_top_level_as_sglang() -> None:
+    """Top-level keys written in the file, judged with the class's handling of them
+    (sglang_mla_reads.CLASS_KEYS): graphfit fails where SGLang's ModelConfig does."""
+    said = []
+    for written in WRITTEN:
+        where = dlo.content_dir(dlo.root(), json.dumps(written, sort_keys=True))
+        theirs = _sglang(("llama", None, None), where)
+        ours = model_config.plain_text_config_failure(written)
+        if (theirs == "loads") != (ours is None):
+            said.append(f"{written}: SGLang {theirs}; {ours}")
+    assert not said, said
 
 
 @settings(max_examples=15)
@@ -320,12 +387,33 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
                             real_missing(read, data, text, text if read.top else written))
     elif plant == "qwen3_next":
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
+    elif plant == "v4":  # s67c: DeepSeek-V4's top-level reads dropped
+        monkeypatch.setattr(sglang_mla_reads, "BRANCHES", (
+            (sglang_mla_reads.BRANCHES[0][0], ()), *sglang_mla_reads.BRANCHES[1:]))
+    elif plant == "nulls":  # s67c: a null read never fails
+        real_missing = sglang_mla_reads.missing
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
+                            not read.null and real_missing(read, data, text, written))
+    elif plant == "class_keys":  # s67c: the classes' own keys unknown
+        monkeypatch.setattr(sglang_mla_reads, "CLASS_KEYS", {})
+    elif plant == "none_default":  # s67c: a class's None default read as a number
+        monkeypatch.setattr(sglang_mla_reads, "NONE", "none (planted)")
+    elif plant == "derived":  # s67c: a written null head_dim kept null on every class
+        monkeypatch.setattr(sglang_mla_reads, "DERIVED", "derived (planted)")
+    elif plant == "absent":  # s67c: a config without text_config not judged
+        real_view = sglang_mla_reads.own_text_view
+        monkeypatch.setattr(sglang_mla_reads, "own_text_view", lambda data, written: {
+            **real_view(data, written), "architectures": []})
+    elif plant == "preamble":  # s67c: the preamble's head sizes not on the config itself
+        monkeypatch.setattr(sglang_mla_reads, "own_text_view", sglang_mla_reads.top_view)
     else:
         monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
 
 
 @pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla",
-                                   "branches", "order", "switches", "top", "copy", "renames"])
+                                   "branches", "order", "switches", "top", "copy", "renames",
+                                   "v4", "nulls", "class_keys", "none_default", "derived",
+                                   "absent", "preamble"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
@@ -345,5 +433,10 @@ def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> N
         assert sglang_draft_load.failure({
             "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
             "speculative_draft_model_path": draft}) is None
+        return
+    if plant == "derived":
+        assert any((_sglang(("llama", None, None), dlo.content_dir(
+            dlo.root(), json.dumps(w, sort_keys=True))) == "loads")
+            != (model_config.plain_text_config_failure(w) is None) for w in WRITTEN)
         return
     assert any(_agree(case) is not None for case in FIXED), plant
