@@ -388,7 +388,8 @@ def plain_text_config_failure(data: Mapping[str, Any],
     config with the override args applied; `written`: as written (None: `data`). None: it
     loads."""
     kind = data.get("model_type")
-    if not isinstance(kind, str) or kind not in CLASS_LAYERS:
+    if not isinstance(kind, str) or (kind not in CLASS_LAYERS
+                                     and kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES):
         return None
     # the parser's assert on the file as written, then the ModelConfig's (model_config.py:636)
     # on the overridden config (an override writing `text_config` null)

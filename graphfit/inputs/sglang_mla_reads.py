@@ -166,11 +166,23 @@ CLASS_KEYS: dict[str, dict[str, str]] = {
     "qwen3": {"head_dim": NUMBER, "sliding_window": NONE},
     **{kind: dict(_WINDOWED) for kind in ("exaone4", "qwen2_moe")},
     **{kind: {"sliding_window": NONE} for kind in ("phi3", "qwen2", "qwen3_moe", "starcoder2")},
+    # SGLang's own classes (`OWN_TEXT_DICT_CLASSES`)
+    "kimi_linear": {**{key: NONE for key in _LATENT}, "head_dim": DERIVED},
+    "bailing_hybrid": {**_LATENT, "head_dim": DERIVED},
 }
 # plain model types of SGLang's own `_CONFIG_REGISTRY` (utils/hf_transformers/common.py:117-273,
-# here only Qwen3-Next): the parser reloads the file with that class after copying the text
-# config's keys up (config.py:258-291), so nothing copied stays (measured through the oracle)
-RELOADED = frozenset({"qwen3_next"})
+# Qwen3-Next, and s67c's `OWN_TEXT_DICT_CLASSES`): the parser reloads the file with that class
+# after copying the text config's keys up (config.py:258-291), so nothing copied stays
+# (measured through the oracle)
+RELOADED = frozenset({"qwen3_next", "kimi_linear", "bailing_hybrid"})
+# s67c: SGLang's own config classes (`_CONFIG_REGISTRY`) whose parsed config keeps a written
+# `text_config` as a dict, judged as the plain classes are (the parser's assert, the
+# ModelConfig's reads off that bare text config), reloaded (`RELOADED`), with their own keys
+# (`CLASS_KEYS`): KimiLinearConfig (configs/kimi_linear.py:66-92: the latent sizes default to
+# None, `head_dim` computed where None) and BailingHybridConfig (configs/bailing_hybrid.py:
+# 129-152: the latent sizes default to numbers, `head_dim or hidden_size // heads`);
+# measured through the oracle
+OWN_TEXT_DICT_CLASSES = frozenset({"kimi_linear", "bailing_hybrid"})
 
 
 # the draft renames that move a class to another branch (module docstring)
@@ -260,5 +272,5 @@ def missing(read: Read, data: Mapping[str, Any], text: Mapping[str, Any],
 
 
 __all__ = ["BRANCHES", "CLASS_KEYS", "DRAFT_RENAMES", "FIRST_BRANCH", "FIRST_READS",
-           "RELOADED", "SCALING", "Read", "draft_renamed", "missing", "mla_reads",
-           "own_text_view", "top_view", "uses"]
+           "OWN_TEXT_DICT_CLASSES", "RELOADED", "SCALING", "Read", "draft_renamed", "missing",
+           "mla_reads", "own_text_view", "top_view", "uses"]

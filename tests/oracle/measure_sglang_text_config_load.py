@@ -58,7 +58,6 @@ def refuses(words: list[str]) -> str | None:
 
 def measure(count: int, seed: int) -> dict[str, int]:
     """Score `count` drawn (role, case); print and return the counts."""
-    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
     from tests.oracle import sglang_draft_load as dlo
     from tests.oracle import sglang_oracle as so
 
@@ -66,7 +65,7 @@ def measure(count: int, seed: int) -> dict[str, int]:
     counts = {"agree": 0, "differ": 0, "sglang fails": 0}
     shown = 0
     for _ in range(count):
-        role, case = rng.choice(ROLES), dlo.draw(rng, sorted(CLASS_LAYERS))
+        role, case = rng.choice(ROLES), dlo.draw(rng, dlo.types())
         theirs = dlo.sglang(case, draft=role == "draft")
         if role == "draft" and theirs == "loads":  # the override args reach the target too
             theirs = dlo.sglang(case, str(so.oracle().model_dir))

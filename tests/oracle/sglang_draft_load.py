@@ -29,7 +29,11 @@ _LLAMA = {"architectures": ["LlamaForCausalLM"], "hidden_size": 1024,
           "torch_dtype": "bfloat16"}
 # issue 23 s65c: plain types given an MLA architecture (configs/model_config.py:1366-1400
 # reads the latent sizes off the text config), and what their text_config may also write
-MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM"}
+MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM",
+             # issue 23 s67c: SGLang's own classes keeping a text_config dict
+             # (graphfit.inputs.sglang_mla_reads.OWN_TEXT_DICT_CLASSES)
+             "kimi_linear": "KimiLinearForCausalLM", "bailing_hybrid": "BailingMoeV2_5ForCausalLM"}
+OWN_TYPES = ("kimi_linear", "bailing_hybrid")
 MLA_KEYS = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
             "v_head_dim": 128}
 # issue 23 s66c: the classes a drawn case may name instead (written as "TYPE/CLASS"): the other
@@ -122,6 +126,14 @@ def graphfit(case: Case, failure: Any = None, draft: bool = False) -> str | None
 
     return plain_text_config_failure(
         sglang_mla_reads.draft_renamed(data) if draft else data, written)
+
+
+def types() -> list[str]:
+    """The model types a case is drawn from: the plain classes, and (s67c) SGLang's own
+    classes that keep a text_config dict."""
+    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
+
+    return [*sorted(CLASS_LAYERS), *OWN_TYPES]
 
 
 def draw(rng: random.Random, types: list[str]) -> Case:

@@ -27,7 +27,6 @@ from graphfit.inputs import (  # noqa: E402
     sglang_mla_reads,
     target_overrides,
 )
-from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle import sglang_draft_load as dlo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
@@ -125,6 +124,14 @@ FIXED: list[dlo.Case] = [
     ("deepseek_v3/PixtralForConditionalGeneration", dlo.ABSENT, None),
     *((f"{kind}/DeepseekV4ForCausalLM", dlo.ABSENT, over) for kind in ("mixtral", "qwen2")
       for over in (dlo.V4_KEYS, V4_LESS["head_dim"], V4_LESS["sliding_window"])),
+    # s67c: SGLang's own KimiLinearConfig / BailingHybridConfig keep a text_config dict: the
+    # same reads, their own defaults (Kimi-Linear's latent sizes None: :1613 without a text
+    # config), an override of the text config replacing the dict whole (the assert again)
+    *((kind, text, over) for kind in dlo.OWN_TYPES
+      for text, over in ((dlo.ABSENT, None), (dlo.ABSENT, dict(dlo.MLA_KEYS)), (FULL, None),
+                         (MLA, None), (MLA_LESS["v_head_dim"], None),
+                         ({**MLA, "qk_rope_head_dim": None}, None),
+                         (MLA, {"text_config": {"qk_nope_head_dim": 128}}))),
 ]
 # s66c: drafts whose ModelConfig renames the class into another branch (:1063-1064, :1121-1127)
 DRAFTS: list[dlo.Case] = [
@@ -228,7 +235,7 @@ def test_written_top_level_as_sglang() -> None:
 @given(st.integers(0, 2**32 - 1))
 def test_drawn_text_configs_as_sglang(seed: int) -> None:
     """Drawn (plain type, text_config, override args), as the measure draws them."""
-    said = _agree(dlo.draw(random.Random(seed), sorted(CLASS_LAYERS)))
+    said = _agree(dlo.draw(random.Random(seed), dlo.types()))
     assert said is None, said
 
 
@@ -404,6 +411,11 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
         real_view = sglang_mla_reads.own_text_view
         monkeypatch.setattr(sglang_mla_reads, "own_text_view", lambda data, written: {
             **real_view(data, written), "architectures": []})
+    elif plant == "own":  # s67c: SGLang's own classes keeping a text_config dict not judged
+        monkeypatch.setattr(sglang_mla_reads, "OWN_TEXT_DICT_CLASSES", frozenset())
+    elif plant == "own_merge":  # s67c: their text_config override merged, not replaced
+        monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {
+            k: v for k, v in target_overrides.PLAIN_SUB_CONFIGS.items() if k not in dlo.OWN_TYPES})
     elif plant == "preamble":  # s67c: the preamble's head sizes not on the config itself
         monkeypatch.setattr(sglang_mla_reads, "own_text_view", sglang_mla_reads.top_view)
     else:
@@ -413,7 +425,7 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
 @pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla",
                                    "branches", "order", "switches", "top", "copy", "renames",
                                    "v4", "nulls", "class_keys", "none_default", "derived",
-                                   "absent", "preamble"])
+                                   "absent", "preamble", "own", "own_merge"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
