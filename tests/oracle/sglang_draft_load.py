@@ -34,6 +34,10 @@ MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2F
              # (graphfit.inputs.sglang_mla_reads.OWN_TEXT_DICT_CLASSES)
              "kimi_linear": "KimiLinearForCausalLM", "bailing_hybrid": "BailingMoeV2_5ForCausalLM"}
 OWN_TYPES = ("kimi_linear", "bailing_hybrid")
+# s67c: SGLang's own VL classes whose language_config dict wins over their text config
+# (graphfit.inputs.model_config.LANGUAGE_CONFIG_CLASSES)
+LANGUAGE_KINDS = ("kimi_vl/KimiVLForConditionalGeneration/language_config",
+                  "bailing_moe_v3_vl/BailingMoeV3VLForConditionalGeneration/language_config")
 MLA_KEYS = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
             "v_head_dim": 128}
 # issue 23 s66c: the classes a drawn case may name instead (written as "TYPE/CLASS"): the other
@@ -52,7 +56,8 @@ SWITCHES = {"use_mla": False, "use_mla_nope": True}
 # issue 23 s67c: DeepSeek-V4's top-level reads (:1423-1429), written at the top (override
 # args) or in the text config (copied up, utils/hf_transformers/config.py:258-267); a case's
 # keys are null at `NULL` each (the sums that use them, :1347, :1424, :1504, :1510, :1613); a
-# config.json writing no text_config at all is drawn with `ABSENT` as its text config
+# config.json writing no text_config at all (SGLang's own classes only, `OWN_TYPES`) is drawn
+# with `ABSENT` as its text config
 V4_KEYS = {"qk_rope_head_dim": 64, "head_dim": 192, "sliding_window": 128, "index_head_dim": 128,
            "compress_ratios": [1, 4]}
 V4_CLASSES = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN")
@@ -75,9 +80,10 @@ def config(model_type: str, text: Any) -> dict[str, Any]:
     """The small Llama config.json under `model_type`, writing `text` as its text_config
     (`model_type` "TYPE/CLASS": that type, naming CLASS, issue 23 s66c)."""
     kind, _, named = model_type.partition("/")
+    named, _, sub = named.partition("/")  # s67c: "TYPE/CLASS/KEY": `text` written under KEY
     architecture = named or MLA_TYPES.get(kind, "LlamaForCausalLM")
     written = {**_LLAMA, "architectures": [architecture], "model_type": kind}
-    return written if text == ABSENT else {**written, "text_config": text}
+    return written if text == ABSENT else {**written, sub or "text_config": text}
 
 
 def folder(model_type: str, text: Any) -> str:
@@ -122,10 +128,9 @@ def graphfit(case: Case, failure: Any = None, draft: bool = False) -> str | None
     if failure is not None:
         return failure(data)
     from graphfit.inputs import sglang_mla_reads
-    from graphfit.inputs.model_config import plain_text_config_failure
+    from graphfit.inputs.model_config import sglang_load_failure
 
-    return plain_text_config_failure(
-        sglang_mla_reads.draft_renamed(data) if draft else data, written)
+    return sglang_load_failure(sglang_mla_reads.draft_renamed(data) if draft else data, written)
 
 
 def types() -> list[str]:
@@ -140,6 +145,10 @@ def draw(rng: random.Random, types: list[str]) -> Case:
     """A drawn case: a plain type, a text_config (a subset of KEYS, some null, not a dict,
     or none at all), and on some an override of the text config (a subset of KEYS, or
     null) or of top-level keys."""
+    if rng.random() < 0.08:  # s67c: a language_config dict, some keys null
+        return rng.choice(LANGUAGE_KINDS), {
+            k: None if k in NULLABLE and rng.random() < NULL else v
+            for k, v in {**KEYS, **MLA_KEYS}.items() if rng.random() < 0.8}, None
     kind = rng.choice(types)
     keys = {**KEYS, **MLA_KEYS} if kind in MLA_TYPES else KEYS
     top: dict[str, Any] = {}
@@ -151,7 +160,8 @@ def draw(rng: random.Random, types: list[str]) -> Case:
                for k, v in {**MLA_KEYS, **V4_KEYS}.items() if rng.random() < 0.15}
     keys = {k: None if k in NULLABLE and rng.random() < NULL else v  # s67c: nulls
             for k, v in keys.items()}
-    text: Any = (ABSENT if rng.random() < 0.12 else rng.choice(OTHER) if rng.random() < 0.15
+    text: Any = (ABSENT if kind.partition("/")[0] in OWN_TYPES and rng.random() < 0.3
+                 else rng.choice(OTHER) if rng.random() < 0.15
                  else {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None
     if rng.random() < 0.3:

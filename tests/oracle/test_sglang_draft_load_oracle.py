@@ -114,16 +114,6 @@ FIXED: list[dlo.Case] = [
      None),
     ("llama/SarvamMLAForCausalLM", MLA, {"qk_nope_head_dim": None}),
     ("deepseek_v3/SarvamMLAForCausalLM", FULL, {"qk_rope_head_dim": None}),
-    # s67c: no text_config: the config is its own text config, with its class's defaults
-    # and the preamble's head_dim / v_head_dim (:1341-1355)
-    *((kind, dlo.ABSENT, over) for kind in ("llama/DeepseekV3ForCausalLM", "deepseek_v3")
-      for over in (None, dict(dlo.MLA_KEYS), {"qk_nope_head_dim": None})),
-    ("llama/MiniCPM3ForCausalLM", dlo.ABSENT, {"kv_lora_rank": 512}),
-    ("llama/BailingMoeV2_5ForCausalLM", dlo.ABSENT, MLA_LESS["v_head_dim"]),
-    ("llama/PixtralForConditionalGeneration", dlo.ABSENT, None),
-    ("deepseek_v3/PixtralForConditionalGeneration", dlo.ABSENT, None),
-    *((f"{kind}/DeepseekV4ForCausalLM", dlo.ABSENT, over) for kind in ("mixtral", "qwen2")
-      for over in (dlo.V4_KEYS, V4_LESS["head_dim"], V4_LESS["sliding_window"])),
     # s67c: SGLang's own KimiLinearConfig / BailingHybridConfig keep a text_config dict: the
     # same reads, their own defaults (Kimi-Linear's latent sizes None: :1613 without a text
     # config), an override of the text config replacing the dict whole (the assert again)
@@ -132,6 +122,14 @@ FIXED: list[dlo.Case] = [
                          (MLA, None), (MLA_LESS["v_head_dim"], None),
                          ({**MLA, "qk_rope_head_dim": None}, None),
                          (MLA, {"text_config": {"qk_nope_head_dim": 128}}))),
+    # s67c: a language_config dict on SGLang's own Kimi-VL / Bailing-V3-VL classes wins over
+    # their text config: no heads assert, the same reads (the heads too, :1348)
+    *((kind, text, None) for kind in dlo.LANGUAGE_KINDS
+      for text in (FULL, MLA, {}, *({k: v for k, v in MLA.items() if k not in less}
+                                    for less in (("num_attention_heads",), ("head_dim",),
+                                                 ("head_dim", "num_attention_heads"),
+                                                 ("vocab_size",))),
+                   {**MLA, "qk_nope_head_dim": None})),
 ]
 # s66c: drafts whose ModelConfig renames the class into another branch (:1063-1064, :1121-1127)
 DRAFTS: list[dlo.Case] = [
@@ -194,7 +192,7 @@ def test_fixed_failure_sites_as_sglang() -> None:
     assert {"1446", "1447", "1453", "1459", "1471", "1485", "1488", "1496", "1500", "1510",
             "1513", "1516"} <= lines, lines
     # s67c: DeepSeek-V4's reads, a config without text_config, and the sums on a null read
-    assert {"1423", "1424", "1425", "1428", "1429", "1398"} <= lines, lines
+    assert {"1423", "1424", "1425", "1428", "1429", "1398", "1348"} <= lines, lines
     used = [(case, site, dlo.graphfit(case)) for case, site in sites
             if site.startswith("TypeError configs/model_config.py:")]
     wrong = [(case, site, ours) for case, site, ours in used
@@ -214,8 +212,8 @@ WRITTEN = [_written("llama/DeepseekV4ForCausalLM", V4, head_dim=None),
            _written("mistral/DeepseekV4ForCausalLM", V4, head_dim=None),
            _written("deepseek_v3/DeepseekV4ForCausalLM", V4, head_dim=None),
            _written("mixtral/DeepseekV4ForCausalLM", V4, head_dim=192),
-           _written("mixtral/DeepseekV4ForCausalLM", dlo.ABSENT, **dlo.V4_KEYS),
-           _written("qwen2/DeepseekV4ForCausalLM", dlo.ABSENT, **V4_LESS["compress_ratios"])]
+           _written("kimi_linear", dlo.ABSENT, kv_lora_rank=512, qk_nope_head_dim=128,
+                    qk_rope_head_dim=64)]
 
 
 def test_written_top_level_as_sglang() -> None:
@@ -408,16 +406,20 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     elif plant == "derived":  # s67c: a written null head_dim kept null on every class
         monkeypatch.setattr(sglang_mla_reads, "DERIVED", "derived (planted)")
     elif plant == "absent":  # s67c: a config without text_config not judged
-        real_view = sglang_mla_reads.own_text_view
-        monkeypatch.setattr(sglang_mla_reads, "own_text_view", lambda data, written: {
-            **real_view(data, written), "architectures": []})
+        real_mla = sglang_mla_reads.mla_reads
+        monkeypatch.setattr(sglang_mla_reads, "mla_reads", lambda data, text: real_mla(
+            data, text) if "text_config" in data else ())
     elif plant == "own":  # s67c: SGLang's own classes keeping a text_config dict not judged
         monkeypatch.setattr(sglang_mla_reads, "OWN_TEXT_DICT_CLASSES", frozenset())
     elif plant == "own_merge":  # s67c: their text_config override merged, not replaced
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {
             k: v for k, v in target_overrides.PLAIN_SUB_CONFIGS.items() if k not in dlo.OWN_TYPES})
-    elif plant == "preamble":  # s67c: the preamble's head sizes not on the config itself
-        monkeypatch.setattr(sglang_mla_reads, "own_text_view", sglang_mla_reads.top_view)
+    elif plant == "language":  # s67c: a language_config dict not judged
+        monkeypatch.setattr(model_config, "LANGUAGE_CONFIG_CLASSES", frozenset())
+    elif plant == "heads":  # s67c: the heads' read (:1348) dropped
+        real_reads = model_config.text_config_reads
+        monkeypatch.setattr(model_config, "text_config_reads", lambda data, text: [
+            r for r in real_reads(data, text) if r.site != "1348"])
     else:
         monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
 
@@ -425,7 +427,8 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
 @pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla",
                                    "branches", "order", "switches", "top", "copy", "renames",
                                    "v4", "nulls", "class_keys", "none_default", "derived",
-                                   "absent", "preamble", "own", "own_merge"])
+                                   "absent", "own", "own_merge",
+                                   "language", "heads"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
