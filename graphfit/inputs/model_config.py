@@ -417,13 +417,13 @@ def plain_text_config_failure(data: Mapping[str, Any],
     if read is None:
         return None
     # short enough that the config.json's path and the `error:` line fit in 200 characters
-    where = ("in a config without text_config" if "text_config" not in data
+    where = ("without text_config" if "text_config" not in data
              else "on top" if read.top else "in text_config")
     if read.null:  # s67c: a null read, used in a sum
-        return (f"{read.key} null {where} ({kind}): SGLang's ModelConfig computes with it "
+        return (f"{read.key} null {where} ({kind}): SGLang's ModelConfig fails on it "
                 f"(TypeError, configs/model_config.py:{read.site})")
     if "text_config" not in data:
-        where = f"no {read.key} {where}"
+        where = f"no {read.key}, no text_config"
     else:
         where = (f"no {read.key} on top or in text_config" if read.top
                  else f"text_config lacks {read.key}")
@@ -456,8 +456,8 @@ def language_config_failure(data: Mapping[str, Any]) -> str | None:
     if read is None:
         return None
     if read.null:
-        return (f"{read.key} null in language_config ({kind}): SGLang's ModelConfig computes "
-                f"with it (TypeError, configs/model_config.py:{read.site})")
+        return (f"{read.key} null in language_config ({kind}): SGLang's ModelConfig fails on "
+                f"it (TypeError, configs/model_config.py:{read.site})")
     return (f"language_config lacks {read.key} ({kind}): SGLang's ModelConfig reads it "
             f"(AttributeError, configs/model_config.py:{read.site})")
 

@@ -184,10 +184,10 @@ RELOADED = frozenset({"qwen3_next", "kimi_linear", "bailing_hybrid"})
 # s67c: SGLang's own config classes (`_CONFIG_REGISTRY`) whose parsed config keeps a written
 # `text_config` as a dict, judged as the plain classes are (the parser's assert, the
 # ModelConfig's reads off that bare text config), reloaded (`RELOADED`), with their own keys
-# (`CLASS_KEYS`): KimiLinearConfig (configs/kimi_linear.py:66-92: the latent sizes default to
-# None, `head_dim` computed where None) and BailingHybridConfig (configs/bailing_hybrid.py:
-# 129-152: the latent sizes default to numbers, `head_dim or hidden_size // heads`);
-# measured through the oracle
+# (`CLASS_KEYS`): KimiLinearConfig (configs/kimi_linear.py:50-53, 69-71, 89-92: the latent
+# sizes default to None, `head_dim` computed where None) and BailingHybridConfig
+# (configs/bailing_hybrid.py:93-97, 129, 148-152: the latent sizes default to numbers,
+# `head_dim or hidden_size // heads`); measured through the oracle
 OWN_TEXT_DICT_CLASSES = frozenset({"kimi_linear", "bailing_hybrid"})
 
 

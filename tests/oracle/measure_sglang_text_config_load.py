@@ -43,8 +43,9 @@ def line(role: str, case: Any) -> list[str]:
 
 
 def refuses(words: list[str]) -> str | None:
-    """graphfit's error where it names the text config or SGLang's ModelConfig (s67c: a
-    null read's TypeError), else None."""
+    """graphfit's error where it names the text config, the language config or SGLang's
+    ModelConfig (s67c: a null read's TypeError; the error line is cut at 200 characters,
+    after the config.json's path), else None."""
     from graphfit.inputs import commandline
     from graphfit.planner.core.errors import GraphfitError
 
@@ -52,7 +53,8 @@ def refuses(words: list[str]) -> str | None:
         commandline.read(words)
     except GraphfitError as exc:
         said = str(exc)
-        return said if "text_config" in said or "configs/model_config.py" in said else None
+        return said if any(word in said for word in (
+            "text_config", "language_config", "SGLang's ModelConfig")) else None
     return None
 
 

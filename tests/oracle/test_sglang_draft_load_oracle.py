@@ -346,6 +346,26 @@ def test_top_level_refusal_is_one_error_line() -> None:
     assert "model_config.py:1513" in lines[0], lines[0]
 
 
+@pytest.mark.parametrize(("kind", "text", "said"), [
+    ("llama/DeepseekV4ForCausalLM", V4_LESS["sliding_window"], "model_config.py:1425"),
+    ("qwen3_moe/DeepseekV3ForCausalLM", {**MLA, "qk_rope_head_dim": None}, "TypeError"),
+    ("kimi_linear", dlo.ABSENT, "model_config.py:1613"),
+    ("bailing_moe_v3_vl/BailingMoeV3VLForConditionalGeneration/language_config",
+     MLA_LESS["kv_lora_rank"], "model_config.py:1496")])
+def test_s67c_refusals_are_one_error_line(kind: str, text: object, said: str) -> None:
+    """s67c, through the CLI: a V4 read, a null sum, SGLang's own class without a text
+    config, a language_config: exit 2 and one whole `error:` line naming SGLang's site."""
+    from tests.helpers import run_cli
+
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", dlo.folder(kind, text),
+                              "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert said in lines[0] and "SGLang's ModelConfig" in lines[0], lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
