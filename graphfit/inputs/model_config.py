@@ -358,7 +358,7 @@ def sglang_load_failure(data: Mapping[str, Any],
     INKLING_MM_PROPERTIES at the top level, or a plain class's bad `text_config`
     (`plain_text_config_failure`; `written`: the file before the override args, None:
     `data`); None: it loads."""
-    plain = plain_text_config_failure(data, written)
+    plain = plain_text_config_failure(data, written) or language_config_failure(data)
     if plain is not None:
         return plain
     if sglang_class_lengths.model_type(data) != "inkling_mm_model":
@@ -381,11 +381,15 @@ def plain_text_config_failure(data: Mapping[str, Any],
     ModelConfig's text config, which reads `hidden_size`, `num_hidden_layers` and
     `vocab_size` off it with no default (`TEXT_CONFIG_READS`), and an MLA branch's latent
     sizes (graphfit.inputs.sglang_mla_reads, issue 23 s65c / s66c; some off the top level):
-    a config without one fails there with an AttributeError (issue 23 s64c). `data`: the
-    config with the override args applied; `written`: as written (None: `data`). None: it
-    loads."""
+    a config without one fails there with an AttributeError (issue 23 s64c); one written
+    null fails where it is computed with (a TypeError); SGLang's own Kimi-Linear /
+    Bailing-hybrid classes are judged too, and their config.json with no `text_config` on
+    its MLA branch's reads off itself, with the class's defaults (issue 23 s67c). `data`:
+    the config with the override args applied; `written`: as written (None: `data`). None:
+    it loads."""
     kind = data.get("model_type")
-    if not isinstance(kind, str) or kind not in CLASS_LAYERS:
+    if not isinstance(kind, str) or (kind not in CLASS_LAYERS
+                                     and kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES):
         return None
     # the parser's assert on the file as written, then the ModelConfig's (model_config.py:636)
     # on the overridden config (an override writing `text_config` null)
@@ -399,17 +403,62 @@ def plain_text_config_failure(data: Mapping[str, Any],
             return (f"text_config {said} on a {kind} config: SGLang fails to load it "
                     f"(AssertionError, utils/hf_transformers/common.py:602-605)")
     text = data.get("text_config")
-    if not isinstance(text, dict):
+    file = data if written is None else written
+    if text is None:  # s67c: the config is its own text config (common.py:611-613)
+        if kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES:
+            return None  # a plain class's: not judged (sglang_mla_reads' docstring)
+        data = text = sglang_mla_reads.top_view(data, file)
+        reads = list(sglang_mla_reads.mla_reads(text, text))
+    elif isinstance(text, dict):
+        reads = text_config_reads(data, text)
+    else:
         return None
-    written_text = (data if written is None else written).get("text_config")
-    read = next((r for r in text_config_reads(data, text)
-                 if sglang_mla_reads.missing(r, data, text, written_text)), None)
+    read = next((r for r in reads if sglang_mla_reads.missing(r, data, text, file)), None)
     if read is None:
         return None
     # short enough that the config.json's path and the `error:` line fit in 200 characters
-    where = (f"no {read.key} on top or in text_config" if read.top
-             else f"text_config lacks {read.key}")
+    where = ("without text_config" if "text_config" not in data
+             else "on top" if read.top else "in text_config")
+    if read.null:  # s67c: a null read, used in a sum
+        return (f"{read.key} null {where} ({kind}): SGLang's ModelConfig fails on it "
+                f"(TypeError, configs/model_config.py:{read.site})")
+    if "text_config" not in data:
+        where = f"no {read.key}, no text_config"
+    else:
+        where = (f"no {read.key} on top or in text_config" if read.top
+                 else f"text_config lacks {read.key}")
     return (f"{where} ({kind}): SGLang's ModelConfig reads it "
+            f"(AttributeError, configs/model_config.py:{read.site})")
+
+
+# issue 23 s67c: SGLang's own multimodal config classes whose written `language_config` dict
+# wins over the text config they build (utils/hf_transformers/common.py:589-606: thinker_config,
+# llm_config, language_config, text_config): KimiVLConfig (configs/kimi_vl.py) and
+# BailingMoeV3VL's (configs/bailing_hybrid.py); measured through the oracle
+LANGUAGE_CONFIG_CLASSES = frozenset({"kimi_vl", "bailing_moe_v3_vl"})
+
+
+def language_config_failure(data: Mapping[str, Any]) -> str | None:
+    """A `language_config` dict on a `LANGUAGE_CONFIG_CLASSES` config (with the override
+    args; no thinker_config or llm_config ahead of it): the parser makes it a bare
+    PretrainedConfig (common.py:565-571), the ModelConfig's text config, with no
+    `num_attention_heads` assert (that is only llm_config's and text_config's, :594, :605),
+    so every read `text_config_reads` lists fails on a missing key (a null one where it is
+    computed with), `num_attention_heads` too where no `head_dim` is written (:1348). A null
+    or non-dict value is not judged. None: it loads."""
+    kind = data.get("model_type")
+    text = data.get("language_config")
+    if kind not in LANGUAGE_CONFIG_CLASSES or not isinstance(text, dict) \
+            or "thinker_config" in data or "llm_config" in data:
+        return None
+    read = next((r for r in text_config_reads(data, text)
+                 if sglang_mla_reads.missing(r, data, text, data)), None)
+    if read is None:
+        return None
+    if read.null:
+        return (f"{read.key} null in language_config ({kind}): SGLang's ModelConfig fails on "
+                f"it (TypeError, configs/model_config.py:{read.site})")
+    return (f"language_config lacks {read.key} ({kind}): SGLang's ModelConfig reads it "
             f"(AttributeError, configs/model_config.py:{read.site})")
 
 
@@ -420,8 +469,12 @@ def text_config_reads(data: Mapping[str, Any],
     for the head size where the text config writes none (configs/model_config.py:1341-1350),
     the MLA branch's latent sizes (graphfit.inputs.sglang_mla_reads: the first branch's,
     issue 23 s65c; the others', some off the top level, s66c), then `TEXT_CONFIG_READS`."""
-    reads = [sglang_mla_reads.Read("hidden_size", "1347")] if text.get("head_dim") is None \
-        else []
+    # s67c: `hidden_size // num_attention_heads` fails on a null one (TypeError); the heads
+    # are read at :1348 (always there under text_config's assert, not under language_config)
+    reads = [sglang_mla_reads.Read("hidden_size", "1347"),
+             sglang_mla_reads.Read("num_attention_heads", "1348"),
+             *sglang_mla_reads.uses("1347", "hidden_size", "num_attention_heads")] \
+        if text.get("head_dim") is None else []
     return [*reads, *sglang_mla_reads.mla_reads(data, text),
             *(sglang_mla_reads.Read(key, site) for key, site in TEXT_CONFIG_READS.items())]
 

@@ -70,7 +70,12 @@ CLASS_SUB_CONFIGS: Mapping[str, frozenset[str]] = {
 # SGLang's own Qwen3NextConfig (configs/qwen3_next.py), whose parsed config keeps a written
 # text_config as a dict (measured through the oracle: issue 23, s64c)
 PLAIN_SUB_CONFIGS: Mapping[str, frozenset[str]] = {"minimax_m3_vl": frozenset({"text_config"}),
-                                                   "qwen3_next": frozenset({"text_config"})}
+                                                   "qwen3_next": frozenset({"text_config"}),
+                                                   # issue 23 s67c: SGLang's own
+                                                   # KimiLinearConfig / BailingHybridConfig
+                                                   # (measured through the oracle)
+                                                   "kimi_linear": frozenset({"text_config"}),
+                                                   "bailing_hybrid": frozenset({"text_config"})}
 # dict-valued keys merged into a dict they replace (hf_transformers/config.py:415-422)
 MERGED_DICTS = frozenset({"rope_scaling", "rope_parameters"})
 WHERE = "utils/hf_transformers/config.py:405-424"

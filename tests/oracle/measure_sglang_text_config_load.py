@@ -7,7 +7,10 @@ refused with a `text_config` reason, or not. s65c: the deepseek_v3 / deepseek_v2
 their MLA architecture, whose ModelConfig also reads the latent sizes off the text config
 (configs/model_config.py:1366-1400). s66c: some cases name another MLA branch's class
 (tests.oracle.sglang_draft_load.BRANCH_CLASSES, :1443-1517), and a draft is judged by the
-draft worker's ModelConfig, which renames some classes first (:1011-1215).
+draft worker's ModelConfig, which renames some classes first (:1011-1215). s67c: DeepSeek-V4
+classes (top-level reads, :1418-1431), null latent sizes (the sums that use them) and
+config.json files writing no text_config at all are drawn too
+(tests.oracle.sglang_draft_load.V4_KEYS, NULLABLE, ABSENT).
 
     python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
 """
@@ -40,20 +43,23 @@ def line(role: str, case: Any) -> list[str]:
 
 
 def refuses(words: list[str]) -> str | None:
-    """graphfit's error where it names the text config, else None."""
+    """graphfit's error where it names the text config, the language config or SGLang's
+    ModelConfig (s67c: a null read's TypeError; the error line is cut at 200 characters,
+    after the config.json's path), else None."""
     from graphfit.inputs import commandline
     from graphfit.planner.core.errors import GraphfitError
 
     try:
         commandline.read(words)
     except GraphfitError as exc:
-        return str(exc) if "text_config" in str(exc) else None
+        said = str(exc)
+        return said if any(word in said for word in (
+            "text_config", "language_config", "SGLang's ModelConfig")) else None
     return None
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
     """Score `count` drawn (role, case); print and return the counts."""
-    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
     from tests.oracle import sglang_draft_load as dlo
     from tests.oracle import sglang_oracle as so
 
@@ -61,7 +67,7 @@ def measure(count: int, seed: int) -> dict[str, int]:
     counts = {"agree": 0, "differ": 0, "sglang fails": 0}
     shown = 0
     for _ in range(count):
-        role, case = rng.choice(ROLES), dlo.draw(rng, sorted(CLASS_LAYERS))
+        role, case = rng.choice(ROLES), dlo.draw(rng, dlo.types())
         theirs = dlo.sglang(case, draft=role == "draft")
         if role == "draft" and theirs == "loads":  # the override args reach the target too
             theirs = dlo.sglang(case, str(so.oracle().model_dir))

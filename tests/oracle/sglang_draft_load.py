@@ -29,7 +29,15 @@ _LLAMA = {"architectures": ["LlamaForCausalLM"], "hidden_size": 1024,
           "torch_dtype": "bfloat16"}
 # issue 23 s65c: plain types given an MLA architecture (configs/model_config.py:1366-1400
 # reads the latent sizes off the text config), and what their text_config may also write
-MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM"}
+MLA_TYPES = {"deepseek_v3": "DeepseekV3ForCausalLM", "deepseek_v2": "DeepseekV2ForCausalLM",
+             # issue 23 s67c: SGLang's own classes keeping a text_config dict
+             # (graphfit.inputs.sglang_mla_reads.OWN_TEXT_DICT_CLASSES)
+             "kimi_linear": "KimiLinearForCausalLM", "bailing_hybrid": "BailingMoeV2_5ForCausalLM"}
+OWN_TYPES = ("kimi_linear", "bailing_hybrid")
+# s67c: SGLang's own VL classes whose language_config dict wins over their text config
+# (graphfit.inputs.model_config.LANGUAGE_CONFIG_CLASSES)
+LANGUAGE_KINDS = ("kimi_vl/KimiVLForConditionalGeneration/language_config",
+                  "bailing_moe_v3_vl/BailingMoeV3VLForConditionalGeneration/language_config")
 MLA_KEYS = {"kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
             "v_head_dim": 128}
 # issue 23 s66c: the classes a drawn case may name instead (written as "TYPE/CLASS"): the other
@@ -45,6 +53,19 @@ BRANCH_CLASSES = ("MiniCPM3ForCausalLM", "DeepseekVL2ForCausalLM",
                   "DeepseekV3ForCausalLM", "BailingMoeV2ForCausalLM", "Glm4MoeForCausalLM")
 # the branch conditions' switches a text config may write (:1448-1450, :1497-1499)
 SWITCHES = {"use_mla": False, "use_mla_nope": True}
+# issue 23 s67c: DeepSeek-V4's top-level reads (:1423-1429), written at the top (override
+# args) or in the text config (copied up, utils/hf_transformers/config.py:258-267); a case's
+# keys are null at `NULL` each (the sums that use them, :1347, :1424, :1504, :1510, :1613); a
+# config.json writing no text_config at all (SGLang's own classes only, `OWN_TYPES`) is drawn
+# with `ABSENT` as its text config
+V4_KEYS = {"qk_rope_head_dim": 64, "head_dim": 192, "sliding_window": 128, "index_head_dim": 128,
+           "compress_ratios": [1, 4]}
+V4_CLASSES = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN")
+NULL = 0.06
+# the keys drawn null: not the width, layers or vocabulary, which SGLang's ModelConfig stores
+# null (to fail later, in the model's build) where graphfit's reader refuses them
+NULLABLE = frozenset({*MLA_KEYS, *V4_KEYS, "num_attention_heads"})
+ABSENT = "(no text_config)"
 # text_config values that are not dicts
 OTHER = (None, "x", [1])
 Case = tuple[str, Any, "dict[str, Any] | None"]  # (model_type, text_config, override args)
@@ -59,9 +80,10 @@ def config(model_type: str, text: Any) -> dict[str, Any]:
     """The small Llama config.json under `model_type`, writing `text` as its text_config
     (`model_type` "TYPE/CLASS": that type, naming CLASS, issue 23 s66c)."""
     kind, _, named = model_type.partition("/")
+    named, _, sub = named.partition("/")  # s67c: "TYPE/CLASS/KEY": `text` written under KEY
     architecture = named or MLA_TYPES.get(kind, "LlamaForCausalLM")
-    return {**_LLAMA, "architectures": [architecture], "model_type": kind,
-            "text_config": text}
+    written = {**_LLAMA, "architectures": [architecture], "model_type": kind}
+    return written if text == ABSENT else {**written, sub or "text_config": text}
 
 
 def folder(model_type: str, text: Any) -> str:
@@ -106,24 +128,41 @@ def graphfit(case: Case, failure: Any = None, draft: bool = False) -> str | None
     if failure is not None:
         return failure(data)
     from graphfit.inputs import sglang_mla_reads
-    from graphfit.inputs.model_config import plain_text_config_failure
+    from graphfit.inputs.model_config import sglang_load_failure
 
-    return plain_text_config_failure(
-        sglang_mla_reads.draft_renamed(data) if draft else data, written)
+    return sglang_load_failure(sglang_mla_reads.draft_renamed(data) if draft else data, written)
+
+
+def types() -> list[str]:
+    """The model types a case is drawn from: the plain classes, and (s67c) SGLang's own
+    classes that keep a text_config dict."""
+    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
+
+    return [*sorted(CLASS_LAYERS), *OWN_TYPES]
 
 
 def draw(rng: random.Random, types: list[str]) -> Case:
-    """A drawn case: a plain type, a text_config (a subset of KEYS, or not a dict), and
-    on some an override of the text config (a subset of KEYS, or null)."""
+    """A drawn case: a plain type, a text_config (a subset of KEYS, some null, not a dict,
+    or none at all), and on some an override of the text config (a subset of KEYS, or
+    null) or of top-level keys."""
+    if rng.random() < 0.08:  # s67c: a language_config dict, some keys null
+        return rng.choice(LANGUAGE_KINDS), {
+            k: None if k in NULLABLE and rng.random() < NULL else v
+            for k, v in {**KEYS, **MLA_KEYS}.items() if rng.random() < 0.8}, None
     kind = rng.choice(types)
     keys = {**KEYS, **MLA_KEYS} if kind in MLA_TYPES else KEYS
     top: dict[str, Any] = {}
     if rng.random() < 0.35:  # s66c: another MLA branch's class, its switches, top-level sizes
-        kind = f"{kind}/{rng.choice(BRANCH_CLASSES)}"
-        keys = {**KEYS, **MLA_KEYS, **{k: v for k, v in SWITCHES.items() if rng.random() < 0.2}}
-        top = {k: v for k, v in MLA_KEYS.items() if rng.random() < 0.15}
-    text: Any = (rng.choice(OTHER) if rng.random() < 0.15 else
-                 {k: v for k, v in keys.items() if rng.random() < 0.75})
+        kind = f"{kind}/{rng.choice(BRANCH_CLASSES + V4_CLASSES)}"  # s67c: V4's
+        keys = {**KEYS, **MLA_KEYS, **V4_KEYS,
+                **{k: v for k, v in SWITCHES.items() if rng.random() < 0.2}}
+        top = {k: None if rng.random() < NULL else v
+               for k, v in {**MLA_KEYS, **V4_KEYS}.items() if rng.random() < 0.15}
+    keys = {k: None if k in NULLABLE and rng.random() < NULL else v  # s67c: nulls
+            for k, v in keys.items()}
+    text: Any = (ABSENT if kind.partition("/")[0] in OWN_TYPES and rng.random() < 0.3
+                 else rng.choice(OTHER) if rng.random() < 0.15
+                 else {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None
     if rng.random() < 0.3:
         overrides = {"text_config": None if rng.random() < 0.15 else

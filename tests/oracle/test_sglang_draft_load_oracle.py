@@ -27,7 +27,6 @@ from graphfit.inputs import (  # noqa: E402
     sglang_mla_reads,
     target_overrides,
 )
-from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS  # noqa: E402
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
 from tests.oracle import sglang_draft_load as dlo  # noqa: E402
 from tests.oracle import sglang_oracle as so  # noqa: E402
@@ -37,6 +36,8 @@ FULL = dict(dlo.KEYS)
 LESS = {key: {k: v for k, v in FULL.items() if k != key} for key in FULL}
 MLA = {**FULL, **dlo.MLA_KEYS}
 MLA_LESS = {key: {k: v for k, v in MLA.items() if k != key} for key in dlo.MLA_KEYS}
+V4 = {**MLA, **dlo.V4_KEYS}  # s67c
+V4_LESS = {key: {k: v for k, v in V4.items() if k != key} for key in dlo.V4_KEYS}
 # (model_type, text_config, override args) on the fixed grid
 FIXED: list[dlo.Case] = [
     *(("llama", text, None) for text in (None, "x", [1], {}, FULL, *LESS.values())),
@@ -94,6 +95,41 @@ FIXED: list[dlo.Case] = [
     ("llama/MiniCPM3ForCausalLM", MLA_LESS["qk_rope_head_dim"], {"qk_rope_head_dim": 64}),
     # Qwen3-Next's own config class reloads the file after the copy: nothing copied stays
     ("qwen3_next/SarvamMLAForCausalLM", MLA, None),
+    # s67c: DeepSeek-V4's top-level reads (:1423-1429): copied up from the text config, the
+    # class's own keys (Mixtral's head_dim None is not overwritten by the copy), overrides;
+    # each read's absence
+    *((f"{kind}/DeepseekV4ForCausalLM", text, None) for kind in ("llama", "qwen2", "mixtral")
+      for text in (MLA, V4, *V4_LESS.values())),
+    ("mixtral/DeepseekV4ForCausalLM", MLA, dlo.V4_KEYS),
+    ("deepseek_v3/DeepseekV4ForCausalLMNextN", V4_LESS["qk_rope_head_dim"], None),
+    ("llama/DeepseekV4ForCausalLM", V4, {"qk_rope_head_dim": None}),
+    # s67c: a null read used in a sum (:1347, :1504, :1510, :1613), or only stored
+    ("llama", {**FULL, "head_dim": None, "hidden_size": None}, None),
+    ("llama", {**FULL, "head_dim": None, "num_attention_heads": None}, None),
+    *((f"llama/{name}", {**MLA, key: None}, None)
+      for name in ("DeepseekV3ForCausalLM", "KimiLinearForCausalLM", "BailingMoeV2_5ForCausalLM",
+                   "BailingMoeV3ForCausalLM", "KimiVLForConditionalGeneration")
+      for key in ("kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim")),
+    ("llama/BailingMoeV3ForCausalLM", {**MLA, "qk_rope_head_dim": None, "use_mla_nope": True},
+     None),
+    ("llama/SarvamMLAForCausalLM", MLA, {"qk_nope_head_dim": None}),
+    ("deepseek_v3/SarvamMLAForCausalLM", FULL, {"qk_rope_head_dim": None}),
+    # s67c: SGLang's own KimiLinearConfig / BailingHybridConfig keep a text_config dict: the
+    # same reads, their own defaults (Kimi-Linear's latent sizes None: :1613 without a text
+    # config), an override of the text config replacing the dict whole (the assert again)
+    *((kind, text, over) for kind in dlo.OWN_TYPES
+      for text, over in ((dlo.ABSENT, None), (dlo.ABSENT, dict(dlo.MLA_KEYS)), (FULL, None),
+                         (MLA, None), (MLA_LESS["v_head_dim"], None),
+                         ({**MLA, "qk_rope_head_dim": None}, None),
+                         (MLA, {"text_config": {"qk_nope_head_dim": 128}}))),
+    # s67c: a language_config dict on SGLang's own Kimi-VL / Bailing-V3-VL classes wins over
+    # their text config: no heads assert, the same reads (the heads too, :1348)
+    *((kind, text, None) for kind in dlo.LANGUAGE_KINDS
+      for text in (FULL, MLA, {}, *({k: v for k, v in MLA.items() if k not in less}
+                                    for less in (("num_attention_heads",), ("head_dim",),
+                                                 ("head_dim", "num_attention_heads"),
+                                                 ("vocab_size",))),
+                   {**MLA, "qk_nope_head_dim": None})),
 ]
 # s66c: drafts whose ModelConfig renames the class into another branch (:1063-1064, :1121-1127)
 DRAFTS: list[dlo.Case] = [
@@ -110,16 +146,16 @@ DRAFTS: list[dlo.Case] = [
 _ANSWERS: dict[str, str] = {}
 
 
-def _sglang(case: dlo.Case, draft: bool = False) -> str:
+def _sglang(case: dlo.Case, path: str | None = None, draft: bool = False) -> str:
     """SGLang's answer on the case, asked once per module (the plants change graphfit only)."""
-    key = json.dumps([case, draft], sort_keys=True)
+    key = json.dumps([case, path, draft], sort_keys=True)
     if key not in _ANSWERS:
-        _ANSWERS[key] = dlo.sglang(case, draft=draft)
+        _ANSWERS[key] = dlo.sglang(case, path, draft=draft)
     return _ANSWERS[key]
 
 
 def _agree(case: dlo.Case, draft: bool = False) -> str | None:
-    theirs, ours = _sglang(case, draft), dlo.graphfit(case, draft=draft)
+    theirs, ours = _sglang(case, draft=draft), dlo.graphfit(case, draft=draft)
     return None if (theirs == "loads") == (ours is None) else f"{case}: SGLang {theirs}; {ours}"
 
 
@@ -138,7 +174,7 @@ def test_fixed_draft_renames_as_sglang() -> None:
     wrong = [said for case in DRAFTS if (said := _agree(case, draft=True)) is not None]
     assert not wrong, wrong
     moved = [case for case in DRAFTS if (_sglang(case) == "loads")
-             != (_sglang(case, True) == "loads")]
+             != (_sglang(case, draft=True) == "loads")]
     assert len(moved) >= 4, moved
 
 
@@ -155,13 +191,49 @@ def test_fixed_failure_sites_as_sglang() -> None:
     lines = {site.rsplit(":", 1)[1] for _, site in sites if site.startswith("AttributeError")}
     assert {"1446", "1447", "1453", "1459", "1471", "1485", "1488", "1496", "1500", "1510",
             "1513", "1516"} <= lines, lines
+    # s67c: DeepSeek-V4's reads, a config without text_config, and the sums on a null read
+    assert {"1423", "1424", "1425", "1428", "1429", "1398", "1348"} <= lines, lines
+    used = [(case, site, dlo.graphfit(case)) for case, site in sites
+            if site.startswith("TypeError configs/model_config.py:")]
+    wrong = [(case, site, ours) for case, site, ours in used
+             if f"TypeError, configs/model_config.py:{site.rsplit(':', 1)[1]})" not in (ours or "")]
+    assert not wrong, wrong
+    assert {site.rsplit(":", 1)[1] for _, site, _ in used} >= {"1347", "1424", "1504", "1510",
+                                                               "1613"}
+
+
+def _written(kind: str, text: object, **top: object) -> dict[str, object]:
+    return {**dlo.config(kind, text), **top}
+
+
+# s67c: top-level keys the file writes: a null head_dim LlamaConfig computes (DERIVED), one
+# DeepseekV3Config keeps null, Mixtral's written over its None default
+WRITTEN = [_written("llama/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("mistral/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("deepseek_v3/DeepseekV4ForCausalLM", V4, head_dim=None),
+           _written("mixtral/DeepseekV4ForCausalLM", V4, head_dim=192),
+           _written("kimi_linear", dlo.ABSENT, kv_lora_rank=512, qk_nope_head_dim=128,
+                    qk_rope_head_dim=64)]
+
+
+def test_written_top_level_as_sglang() -> None:
+    """Top-level keys written in the file, judged with the class's handling of them
+    (sglang_mla_reads.CLASS_KEYS): graphfit fails where SGLang's ModelConfig does."""
+    said = []
+    for written in WRITTEN:
+        where = dlo.content_dir(dlo.root(), json.dumps(written, sort_keys=True))
+        theirs = _sglang(("llama", None, None), where)
+        ours = model_config.plain_text_config_failure(written)
+        if (theirs == "loads") != (ours is None):
+            said.append(f"{written}: SGLang {theirs}; {ours}")
+    assert not said, said
 
 
 @settings(max_examples=15)
 @given(st.integers(0, 2**32 - 1))
 def test_drawn_text_configs_as_sglang(seed: int) -> None:
     """Drawn (plain type, text_config, override args), as the measure draws them."""
-    said = _agree(dlo.draw(random.Random(seed), sorted(CLASS_LAYERS)))
+    said = _agree(dlo.draw(random.Random(seed), dlo.types()))
     assert said is None, said
 
 
@@ -274,6 +346,26 @@ def test_top_level_refusal_is_one_error_line() -> None:
     assert "model_config.py:1513" in lines[0], lines[0]
 
 
+@pytest.mark.parametrize(("kind", "text", "said"), [
+    ("llama/DeepseekV4ForCausalLM", V4_LESS["sliding_window"], "model_config.py:1425"),
+    ("qwen3_moe/DeepseekV3ForCausalLM", {**MLA, "qk_rope_head_dim": None}, "TypeError"),
+    ("kimi_linear", dlo.ABSENT, "model_config.py:1613"),
+    ("bailing_moe_v3_vl/BailingMoeV3VLForConditionalGeneration/language_config",
+     MLA_LESS["kv_lora_rank"], "model_config.py:1496")])
+def test_s67c_refusals_are_one_error_line(kind: str, text: object, said: str) -> None:
+    """s67c, through the CLI: a V4 read, a null sum, SGLang's own class without a text
+    config, a language_config: exit 2 and one whole `error:` line naming SGLang's site."""
+    from tests.helpers import run_cli
+
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", dlo.folder(kind, text),
+                              "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert said in lines[0] and "SGLang's ModelConfig" in lines[0], lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
@@ -320,12 +412,43 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
                             real_missing(read, data, text, text if read.top else written))
     elif plant == "qwen3_next":
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
+    elif plant == "v4":  # s67c: DeepSeek-V4's top-level reads dropped
+        monkeypatch.setattr(sglang_mla_reads, "BRANCHES", (
+            (sglang_mla_reads.BRANCHES[0][0], ()), *sglang_mla_reads.BRANCHES[1:]))
+    elif plant == "nulls":  # s67c: a null read never fails
+        real_missing = sglang_mla_reads.missing
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
+                            not read.null and real_missing(read, data, text, written))
+    elif plant == "class_keys":  # s67c: the classes' own keys unknown
+        monkeypatch.setattr(sglang_mla_reads, "CLASS_KEYS", {})
+    elif plant == "none_default":  # s67c: a class's None default read as a number
+        monkeypatch.setattr(sglang_mla_reads, "NONE", "none (planted)")
+    elif plant == "derived":  # s67c: a written null head_dim kept null on every class
+        monkeypatch.setattr(sglang_mla_reads, "DERIVED", "derived (planted)")
+    elif plant == "absent":  # s67c: a config without text_config not judged
+        real_mla = sglang_mla_reads.mla_reads
+        monkeypatch.setattr(sglang_mla_reads, "mla_reads", lambda data, text: real_mla(
+            data, text) if "text_config" in data else ())
+    elif plant == "own":  # s67c: SGLang's own classes keeping a text_config dict not judged
+        monkeypatch.setattr(sglang_mla_reads, "OWN_TEXT_DICT_CLASSES", frozenset())
+    elif plant == "own_merge":  # s67c: their text_config override merged, not replaced
+        monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {
+            k: v for k, v in target_overrides.PLAIN_SUB_CONFIGS.items() if k not in dlo.OWN_TYPES})
+    elif plant == "language":  # s67c: a language_config dict not judged
+        monkeypatch.setattr(model_config, "LANGUAGE_CONFIG_CLASSES", frozenset())
+    elif plant == "heads":  # s67c: the heads' read (:1348) dropped
+        real_reads = model_config.text_config_reads
+        monkeypatch.setattr(model_config, "text_config_reads", lambda data, text: [
+            r for r in real_reads(data, text) if r.site != "1348"])
     else:
         monkeypatch.setattr(sglang_draft_load, "ALGORITHMS", frozenset())
 
 
 @pytest.mark.parametrize("plant", ["reads", "written", "qwen3_next", "draft", "mla",
-                                   "branches", "order", "switches", "top", "copy", "renames"])
+                                   "branches", "order", "switches", "top", "copy", "renames",
+                                   "v4", "nulls", "class_keys", "none_default", "derived",
+                                   "absent", "own", "own_merge",
+                                   "language", "heads"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'
@@ -345,5 +468,10 @@ def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> N
         assert sglang_draft_load.failure({
             "model_path": str(so.oracle().model_dir), "speculative_algorithm": "EAGLE",
             "speculative_draft_model_path": draft}) is None
+        return
+    if plant == "derived":
+        assert any((_sglang(("llama", None, None), dlo.content_dir(
+            dlo.root(), json.dumps(w, sort_keys=True))) == "loads")
+            != (model_config.plain_text_config_failure(w) is None) for w in WRITTEN)
         return
     assert any(_agree(case) is not None for case in FIXED), plant
