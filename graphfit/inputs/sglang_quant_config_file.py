@@ -36,12 +36,18 @@ from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic
 from graphfit.inputs import sglang_quant_quark_requant as quark_requant
+from graphfit.inputs import sglang_quant_sm100_copy as sm100_copy
 from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
-from graphfit.planner.engines.sglang_quantization import UNQUANT, check_clash, checkpoint_method
+from graphfit.planner.engines.sglang_quantization import (
+    UNQUANT,
+    check_clash,
+    checkpoint_method,
+    copy_refusal,
+)
 
 _Q = "layers/quantization/"
 # each method's config class's get_config_filenames, where it has any (the others: [], no
@@ -130,14 +136,16 @@ def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str,
 
 
 def check(flag: object, model: str, data: Mapping[str, Any], capability: int | None = None,
-          *, gpu_later: bool = False) -> list[str]:
+          *, gpu_later: bool = False, unquant: bool = False) -> list[str]:
     """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
     model directory `model` whose config.json (`data`) declares no quantization, or an
     incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
     (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
     ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
     answer hangs on the GPU, is that rule's, not this one's. `capability` / `gpu_later`: the
-    GPU, for the found file's class (`file_class_check`). Returns notes (`_class_check`)."""
+    GPU, for the found file's class (`file_class_check`). `unquant`: the line's
+    `--quantization unquant` (the flag is then None; it stops the SM100 copy, issue 23
+    s67q). Returns notes (`_class_check`)."""
     folder = Path(model).expanduser()
     path = folder / "config.json"
     if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
@@ -149,7 +157,8 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     try:
         method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
     except ConfigError:
-        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later)
+        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later,
+                                   unquant=unquant)
         return []
     if method is None:
         return []
@@ -202,7 +211,7 @@ _CAPABILITIES = (70, 75, 80, 100)
 def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
                                spec: Mapping[str, Any] | None,
                                data: Mapping[str, Any], capability: int | None = None, *,
-                               gpu_later: bool = False) -> None:
+                               gpu_later: bool = False, unquant: bool = False) -> None:
     """A line whose method hangs on the GPU (awq / gptq checkpoints under moe_wna16, Marlin,
     ...: check_clash refuses it for the unknown GPU): refused with the config class's
     reason when, on every GPU, ModelConfig refuses or the class built from config.json's
@@ -210,17 +219,26 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
     the GPU. With the GPU's `capability` known, that GPU's answer only: ModelConfig's
     refusal (the method SGLang would not pick there) comes before the class's. `gpu_later`:
     the GPU is known later (`check_gpu`), so a line whose reason differs across GPUs
-    waits for it."""
+    waits for it. On SM100 a class whose model override copies the checkpoint's method into
+    an unset flag (issue 23 s67q, graphfit.inputs.sglang_quant_sm100_copy) is judged on the
+    copied flag: SGLang's ModelConfig refuses a copied `gptq` before any layer is built."""
     if spec is not data.get("quantization_config") or not isinstance(spec, Mapping) or \
             not (flag is None or isinstance(flag, str)):
         return
     built = classes.updated(spec)
     found: list[ConfigError] = []
     reasons: set[str] = set()
+    arch = data.get("architectures")
+    first = arch[0] if isinstance(arch, list) and arch else None
+    checkpoint = None if cfg is None else checkpoint_method(cfg)
     for assumed in _CAPABILITIES if capability is None else (capability,):
         try:
-            method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg,
-                                 assumed)
+            copied = sm100_copy.flag_on(first, flag, unquant, checkpoint, assumed)
+            settled = check_clash(flag, checkpoint, cfg, assumed) if copied is None \
+                else copy_refusal(str(first), copied, checkpoint, cfg, assumed)
+            if isinstance(settled, ConfigError):
+                raise settled
+            method = settled
         except ConfigError as exc:
             if capability is not None:
                 raise
@@ -330,9 +348,9 @@ def check_model(flag: object, model: str, capability: int | None = None, *,
     # `--quantization unquant` is resolved to none before any ModelConfig is built
     # (arg_groups/serving_hook.py:692-703): the checkpoint's own method then loads
     # (configs/model_config.py:2106-2107); only the overrides' copy is stopped (issue 23 s63c)
-    if isinstance(flag, str) and flag.lower() == UNQUANT:
-        flag = None
-    return check(flag, model, model_config.load_config(path), capability, gpu_later=gpu_later)
+    unquant = isinstance(flag, str) and flag.lower() == UNQUANT
+    return check(None if unquant else flag, model, model_config.load_config(path), capability,
+                 gpu_later=gpu_later, unquant=unquant)
 
 
 def check_gpu(flag: object, model: str | None, capability: object) -> None:

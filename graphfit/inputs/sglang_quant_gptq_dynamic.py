@@ -146,8 +146,9 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             over_sym = _override(entry, "sym", sym)
             layer_sym = over_sym if isinstance(over_sym, bool) else sym
             if (layer_bits, layer_sym) not in MARLIN_TYPES:
-                if deepseek.SHARED in prefix:
-                    return None  # s66q: fused into the experts or not, as the line says
+                if deepseek.unjudged(data, prefix):
+                    return None  # s66q: fused into the experts or not, as the line says;
+                    # s67q: or an indexer's wk the environment may fuse away
                 return ConfigError((
                     f"--quantization {method}: Unsupported quantization config: bits="
                     f"{layer_bits}, sym={layer_sym} ({_WHERE}:222-242, 254-272), from "
@@ -160,7 +161,7 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
 def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:
     """DeepSeek's decoder-layer prefixes (s66q), then a quantized, untied lm_head
     (deepseek_v2.py:3286-3296)."""
-    yield from deepseek.prefixes(data, layers)
+    yield from deepseek.prefixes(data, layers, str(data["architectures"][0]))
     if lm_head:
         yield "lm_head"
 

@@ -4,7 +4,9 @@ Qwen3-MoE; s64q, Qwen2-MoE; s66q, DeepSeek-V2 / V3) classes built
 on the meta device with its GPTQMarlinConfig (tests.oracle.sglang_quant_gptq_dynamic_compare).
 
 Judged: where the build refuses an override's (bits, sym), graphfit refuses citing
-utils.py:222-242; elsewhere it does not cite it.
+utils.py:222-242; elsewhere it does not cite it. Since s67q, on a B200 DeepSeek-V3 / Qwen3-MoE
+copy `gptq` into the unset flag, and SGLang's ModelConfig refuses it first ("copy"): graphfit
+names the copy.
 Larger counts: `python -m tests.oracle.measure_sglang_quant_gptq_dynamic 60 54` ."""
 
 from __future__ import annotations
@@ -25,13 +27,17 @@ from tests.oracle.agreement import agreed  # noqa: E402
 # s66q: the DeepSeek lines the plants below compare first are not compared again here (CI time)
 DEEPSEEK_PLANTED = ("ds_nolora_q_b_3bit", "ds_dense_mlp_3bit", "ds_freq2_layer1_down_3bit",
                     "ds_o_proj_3bit", "ds_shared_3bit")
+# s67q: likewise the DSA lines the indexer plants compare first
+DSA_PLANTED = ("dsa_wq_b_3bit", "dsa_v3_indexer_3bit", "dsa_freq2_layer2_indexer",
+               "dsa_interleave_wk_3bit", "dsa_glm_layer1_indexer")
 
 
 def test_fixed_lines_agree() -> None:
     """Each fixed override map: a bad pair on some layer, skips, no match, the lm_head; since
     s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own); since
     s64q Qwen2-MoE (its shared expert reads the map, where it has one)."""
-    names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED]
+    names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED
+             and name not in dc.SM100_LINES and name not in DSA_PLANTED]  # s67q: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -126,6 +132,55 @@ def test_a_deepseek_planted_error_is_caught(line: str, plant: str,
     else:
         monkeypatch.setattr(gptq_dynamic, "deepseek", types.SimpleNamespace(
             ARCHITECTURES=deepseek.ARCHITECTURES, SHARED="<never>", Unknown=deepseek.Unknown,
-            prefixes=deepseek.prefixes))
+            prefixes=deepseek.prefixes, unjudged=lambda data, prefix: False))  # s67q
     planted, bad = dc.compare(*dc.FIXED[line])
+    assert planted == verdict and bad is not None
+
+
+def test_sm100_copy_comes_before_the_layers_and_a_plant_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """s67q: on a B200, SGLang's own resolution copies `gptq` into the unset flag of DeepSeek-V3
+    and Qwen3-MoE and its ModelConfig refuses it before any layer's override is read; graphfit
+    gives that reason. DeepSeek-V2 keeps the flag, `--quantization unquant` stops the copy, a
+    found file's `gptq_marlin` is given: the layer's refusal stands. With the copy not seen,
+    graphfit names the layer and the compare says so."""
+    from graphfit.inputs import sglang_quant_sm100_copy as sm100_copy
+
+    verdicts = agreed(list(dc.SM100_LINES.values()), dc.compare)
+    assert verdicts == ["copy", "copy", "copy", "layer"], verdicts
+    line = dc.SM100_LINES["sm100_moe_o_proj_3bit"]
+    assert dc.compare(*line, unquant=True) == ("layer", None)
+    assert dc.compare(*line, found=True) == ("layer", None)
+    monkeypatch.setattr(sm100_copy, "flag_on", lambda *args: None)
+    verdict, bad = dc.compare(*dc.SM100_LINES["sm100_ds_o_proj_3bit"])
+    assert verdict == "copy" and bad is not None
+
+
+@pytest.mark.parametrize(("line", "plant"), [
+    ("dsa_wq_b_3bit", "not walked"), ("dsa_v3_indexer_3bit", "v3 never dsa"),
+    ("dsa_freq2_layer2_indexer", "no skip"), ("dsa_interleave_wk_3bit", "wk judged"),
+    ("dsa_glm_layer1_indexer", "no default index_topk")])
+def test_dsa_indexers_agree_and_a_plant_is_caught(line: str, plant: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """s67q: the DSA classes' indexers (wq_b, wk) read the map between q_b_proj and kv_b_proj,
+    in every layer whose top-k is not reused. Walked wrongly (the DSA classes not walked,
+    DeepSeek-V3's `index_topk` ignored, every layer given an indexer, an interleaved indexer's
+    wk judged though the environment decides, GLM-5's class default of index_topk dropped),
+    the compare says so."""
+    from graphfit.inputs import sglang_quant_gptq_deepseek as deepseek
+
+    verdict, bad = dc.compare(*dc.DSA_LINES[line])
+    assert bad is None and verdict == ("built" if plant in ("no skip", "wk judged")
+                                       else "layer"), verdict
+    if plant == "not walked":
+        monkeypatch.setattr(gptq_dynamic, "ARCHITECTURES", gptq_dynamic.ARCHITECTURES[:7])
+    elif plant == "v3 never dsa":
+        monkeypatch.setattr(deepseek, "_DSA", deepseek._DSA[1:])
+    elif plant == "no skip":
+        monkeypatch.setattr(deepseek, "skips_topk", lambda data, index, layers: False)
+    elif plant == "wk judged":
+        monkeypatch.setattr(deepseek, "unjudged", lambda data, prefix: deepseek.SHARED in prefix)
+    else:
+        monkeypatch.setattr(deepseek, "_DSA_DEFAULT_TYPES", ())
+    planted, bad = dc.compare(*dc.DSA_LINES[line])
     assert planted == verdict and bad is not None
