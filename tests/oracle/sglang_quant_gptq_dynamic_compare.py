@@ -71,6 +71,9 @@ SM100 = "@sm100"
 # ":default" (no index_* keys: the config class's defaults)
 DSV32, GLM5 = "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"
 _MLA = (DSV3, DSV2, DSV32, GLM5)  # the classes built as DeepseekV2ForCausalLM
+# s67q: shared-experts fusion on the line: "+enforce" / "+disable" add the flag; ":e256" has
+# the 256 routed experts the class's gate takes (fused on an H100 without flags)
+FUSION = (f"{DSV3}+enforce", f"{DSV3}+disable", f"{DSV3}:e256", f"{DSV3}:e256+disable")
 DSA = (DSV32, GLM5, f"{DSV3}:dsa", f"{DSV32}:interleave", f"{GLM5}:freq2", f"{DSV32}:freq2",
        f"{GLM5}:default")
 _DSA_FIELDS = {"index_topk": 64, "index_head_dim": 128, "index_n_heads": 8}
@@ -84,12 +87,13 @@ _DEEPSEEK_FIELDS: dict[str, Any] = {
 _DEEPSEEK_ALIASES: dict[str, dict[str, Any]] = {
     "nolora": {"q_lora_rank": None}, "noshared": {"n_shared_experts": 0},
     "freq2": {"num_hidden_layers": 4, "moe_layer_freq": 2, "first_k_dense_replace": 0},
-    "dsa": _DSA_FIELDS, "interleave": {"indexer_rope_interleave": True}}  # s67q
+    "dsa": _DSA_FIELDS, "interleave": {"indexer_rope_interleave": True},  # s67q
+    "e256": {"n_routed_experts": 256}}  # s67q: the routed count the fusion gate takes
 ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  MOE,  # issue 23 s63q
                  QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent",  # s64q
                  *DEEPSEEK,  # s66q
-                 *SM100_ARCHITECTURES, *DSA)  # s67q
+                 *SM100_ARCHITECTURES, *DSA, *FUSION)  # s67q
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
@@ -97,8 +101,15 @@ _LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM"}  # TP 1 alik
 
 
 def _base(architecture: str) -> str:
-    """An ARCHITECTURES entry without its GPU suffix (s67q)."""
-    return architecture.partition("@")[0]
+    """An ARCHITECTURES entry without its GPU suffix and its flags (s67q)."""
+    return architecture.partition("@")[0].partition("+")[0]
+
+
+def _flags(architecture: str) -> tuple[str, ...]:
+    """The line's flags an ARCHITECTURES entry's "+..." suffix names (s67q): "+disable" /
+    "+enforce" shared-experts fusion."""
+    named = architecture.partition("@")[0].partition("+")[2]
+    return (f"--{named}-shared-experts-fusion",) if named else ()
 
 
 def _class(architecture: str) -> str:
@@ -211,6 +222,10 @@ DEEPSEEK_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "ds_head_quantized": (DSV3, False, {**_BASE, "lm_head": True,
                                         "dynamic": {"lm_head": {"bits": 2}}}),
     "ds_head_tied": (DSV3, True, {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}),
+    # s67q: layer 0's dense MLP without shared experts anywhere (a layer taken as sparse
+    # then reads nothing: the shared expert's override, judged since s67q, cannot stand in)
+    "ds_noshared_dense_mlp_3bit": (f"{DSV3}:noshared", False, {**_BASE, "dynamic": {
+        r"model\.layers\.0\.mlp\..*": {"bits": 3}}}),
 }
 FIXED.update(DEEPSEEK_LINES)
 # s67q: on SM100, DeepSeek-V3 and Qwen3-MoE copy `gptq` into the unset flag; the scheduler's
@@ -245,6 +260,15 @@ DSA_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
         r"-:.*indexer.*": {}, r".*kv_b_proj": {"bits": 3}}}),
 }
 FIXED.update(DSA_LINES)
+# s67q: a shared expert's override, as the line's fusion flags and the class's gate decide
+_SHARED_3BIT = {**_BASE, "dynamic": {r".*shared_experts.*": {"bits": 3}}}
+FUSION_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "fusion_enforced": (f"{DSV3}+enforce", False, _SHARED_3BIT),
+    "fusion_disabled": (f"{DSV3}+disable", False, _SHARED_3BIT),
+    "fusion_gate_e256": (f"{DSV3}:e256", False, _SHARED_3BIT),
+    "fusion_disabled_e256": (f"{DSV3}:e256+disable", False, _SHARED_3BIT),
+}
+FIXED.update(FUSION_LINES)
 
 
 @functools.cache
@@ -293,17 +317,21 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
     ValueError is followed by " [at PREFIX]", the last layer override_config was asked about."""
     deepseek = _class(architecture) in _MLA  # s67q: the DSA classes too
     if deepseek:  # s66q: the checkpoint itself on an H100 (its MoE runner reads the method)
-        r = so.resolve(["--quantization", flag] if flag else [], model=folder,
-                       capability=divmod(_gpu(architecture)[1], 10))  # s67q: its GPU
+        r = so.resolve([*(["--quantization", flag] if flag else []), *_flags(architecture)],
+                       model=folder, capability=divmod(_gpu(architecture)[1], 10))  # s67q
     else:
         layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
         r = so.resolve(["--model-path", th.target_dir(layout, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
-        from sglang.srt.layers.moe.utils import initialize_moe_config
+        from sglang.srt.layers.moe.utils import (
+            initialize_moe_config,
+            resolve_shared_experts_config,
+        )
         from sglang.srt.layers.quantization import utils as quant_utils
         from sglang.srt.layers.quantization.gptq.gptq import GPTQMarlinConfig
+        from sglang.srt.runtime_context import get_model
         from sglang.srt.utils.hf_transformers_utils import get_config
 
         config = copy.deepcopy(get_config(folder, trust_remote_code=False))
@@ -322,11 +350,35 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
         with one_rank_on_meta(module), _deepseek_glue(deepseek), \
                 mock.patch.object(quant_utils, "override_config", watched):
             try:
-                getattr(module, _class(architecture))(config, quant_config=quant)
+                model_class = getattr(module, _class(architecture))
+                # s67q: as the loader does (model_loader/loader.py:291-310): the shared-expert
+                # layout resolved from the class's gate before the class is built
+                layout = resolve_shared_experts_config(model_class, config, quant)
+                with get_model().override(shared_experts=layout):
+                    model_class(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller
                 at = f" [at {asked[-1]}]" if asked and isinstance(exc, ValueError) else ""
-                return f"{type(exc).__name__}: {exc}"[:160] + at
+                fusion = _fusion(getattr(module, _class(architecture)), config, quant) \
+                    if deepseek else ""
+                return f"{type(exc).__name__}: {exc}"[:160] + at + fusion
     return ""
+
+
+def _fusion(model_class: Any, config: Any, quant: Any) -> str:
+    """s67q: why SGLang's own `resolve_shared_experts_config` (layers/moe/utils.py:601-623)
+    left the shared experts apart on this line, in the published context: " [fusion: flag]"
+    (disabled by the settled flag), " [fusion: config]" (the class's gate: "Config does not
+    support fused shared expert(s).", deepseek_v2.py:3370-3371), " [fusion: other]" (another
+    gate reason: TBO / SBO, DeepEP, the GPU, EP) or " [fusion: on]"."""
+    from sglang.srt.runtime_context import get_exec
+
+    if get_exec().moe.disable_shared_experts_fusion:
+        return " [fusion: flag]"
+    reason = model_class.shared_experts_fusion_disable_reason(config, quant)
+    if reason is None:
+        return " [fusion: on]"
+    return " [fusion: config]" if reason.startswith("Config does not support") \
+        else " [fusion: other]"
 
 
 @contextlib.contextmanager
@@ -359,7 +411,8 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
     # checkpoint's method into the flag first (arg_groups/overrides.py:763-797); s67q: so does
     # Qwen3-MoE's hook: both run on a B200 only with the "@sm100" suffix (`_gpu`)
     gpu, capability = _gpu(architecture)
-    code, said = planned(folder, ("--quantization", flag) if flag else (), gpu)
+    code, said = planned(folder, (*(("--quantization", flag) if flag else ()),
+                                  *_flags(architecture)), gpu)
     where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})"
     settled = _settled_flag(architecture, folder, flag)
     if isinstance(settled, so.Rejected):
@@ -378,9 +431,11 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
         stop = built(architecture, tied, folder, spec, flag)
         verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
             else "other"
-    if verdict == "layer" and ".mlp.shared_experts." in stop:
-        # s66q: DeepSeek's shared experts, unfused on this default line; graphfit leaves
-        # them unjudged (fusion hangs on the line): it must not name another layer
+    if verdict == "layer" and ".mlp.shared_experts." in stop \
+            and not stop.endswith(("[fusion: flag]", "[fusion: config]")):
+        # s66q: DeepSeek's shared experts, unfused on this line; s67q: where SGLang's own
+        # reason is neither the disable flag nor the class's config test, graphfit leaves
+        # them unjudged (TBO / DeepEP / the GPU / EP decide): it must not name another layer
         verdict = "shared"
     return _judged(verdict, stop, code, said, where)
 
@@ -391,7 +446,8 @@ def _settled_flag(architecture: str, folder: str, flag: str | None) -> Any:
     `quantization`, or the Rejected), else the given flag (s67q)."""
     if not architecture.endswith(SM100):
         return flag
-    r = so.resolve(["--quantization", flag] if flag else [], model=folder, capability=(10, 0))
+    r = so.resolve([*(["--quantization", flag] if flag else []), *_flags(architecture)],
+                   model=folder, capability=(10, 0))
     if isinstance(r, so.Rejected):
         return r
     with so.sglang_stubs.stubbed():
