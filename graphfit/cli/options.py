@@ -625,7 +625,7 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
             # config.json the line's --json-model-override-args make, as the reader saw it
             with target(pasted.engine, pasted.model, pasted.values):
                 check_gpu(pasted.values.get("quantization"), pasted.model,
-                          resolved.values.get("gpu_capability"))
+                          resolved.values.get("gpu_capability"), pasted.values)  # s67q
     if config_file is not None:
         from graphfit.inputs.config_file import read_mapping
         from graphfit.inputs.sglang_mamba_flags import settle_file

@@ -240,7 +240,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
                 settings += mamba_state.mamba_state_settings(model)
                 settings += model_config.quant_settings(model)  # megamoe's NVFP4 rule
                 notes += sglang_quant_config_file.check_model(  # weight_utils.py:288-394
-                    parsed.values.get("quantization"), model, gpu_later=True)
+                    parsed.values.get("quantization"), model, gpu_later=True,
+                    line=parsed.values)  # s67q: the flags deciding DeepSeek's fusion
                 settings += sglang_post_capture.hybrid_swa_settings(model)  # unified memory
                 settings += sglang_dsv4.shape_settings(model)  # DeepSeek-V4's KV pools
             if engine is Engine.TRTLLM:  # T5-style relative attention: fixed encoder slots

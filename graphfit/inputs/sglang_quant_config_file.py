@@ -36,12 +36,18 @@ from graphfit.inputs import sglang_quant_class_gpu as class_gpu
 from graphfit.inputs import sglang_quant_classes as classes
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic
 from graphfit.inputs import sglang_quant_quark_requant as quark_requant
+from graphfit.inputs import sglang_quant_sm100_copy as sm100_copy
 from graphfit.inputs.model_config import looks_local
 from graphfit.inputs.sglang_minimax_quant import served_as_nvfp4
 from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
-from graphfit.planner.engines.sglang_quantization import UNQUANT, check_clash, checkpoint_method
+from graphfit.planner.engines.sglang_quantization import (
+    UNQUANT,
+    check_clash,
+    checkpoint_method,
+    copy_refusal,
+)
 
 _Q = "layers/quantization/"
 # each method's config class's get_config_filenames, where it has any (the others: [], no
@@ -130,14 +136,18 @@ def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str,
 
 
 def check(flag: object, model: str, data: Mapping[str, Any], capability: int | None = None,
-          *, gpu_later: bool = False) -> list[str]:
+          *, gpu_later: bool = False, unquant: bool = False,
+          line: Mapping[str, Any] | None = None) -> list[str]:
     """Refuse `--quantization flag` (None: not given) as SGLang's loader does on a local
     model directory `model` whose config.json (`data`) declares no quantization, or an
     incomplete modelopt_mixed one. The method is the one `_verify_quantization` leaves
     (`check_clash` on the config it reads: config.json's, a local hf_quant_config.json or a
     ModelSlim description, graphfit.inputs.sglang_quant_files); a line it refuses, or whose
     answer hangs on the GPU, is that rule's, not this one's. `capability` / `gpu_later`: the
-    GPU, for the found file's class (`file_class_check`). Returns notes (`_class_check`)."""
+    GPU, for the found file's class (`file_class_check`). `unquant`: the line's
+    `--quantization unquant` (the flag is then None; it stops the SM100 copy, issue 23
+    s67q). `line`: the line's SGLang flags where known (s67q: GPTQ `dynamic` on DeepSeek's
+    shared experts, whose fusion they decide). Returns notes (`_class_check`)."""
     folder = Path(model).expanduser()
     path = folder / "config.json"
     if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
@@ -149,7 +159,8 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     try:
         method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg, None)
     except ConfigError:
-        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later)
+        _gpu_dependent_class_check(flag, cfg, spec, data, capability, gpu_later=gpu_later,
+                                   unquant=unquant, line=line)
         return []
     if method is None:
         return []
@@ -163,7 +174,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         # config in QuarkConfig.from_config (quark/quark.py:537-615)
         quark_requant.check(method, classes.updated(spec) if top else spec)
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
-        gptq_dynamic.check(method, spec, data)  # then the layers' overrides, at model build
+        gptq_dynamic.check(method, spec, data, line)  # then the layers' overrides, at build
         auto_round_layers.check(method, spec, data, capability)  # s64q: AutoRound's layers
         return notes
     if spec is None and method in ARGLESS_REFUSED:
@@ -191,7 +202,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     arch = data.get("architectures")
     first = arch[0] if isinstance(arch, list) and arch else None
     file_class_check(method, _read_json(folder / found[0]), first, found[0], capability,
-                     gpu_later=gpu_later, data=data)
+                     gpu_later=gpu_later, data=data, line=line)
     return []
 
 
@@ -202,7 +213,8 @@ _CAPABILITIES = (70, 75, 80, 100)
 def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
                                spec: Mapping[str, Any] | None,
                                data: Mapping[str, Any], capability: int | None = None, *,
-                               gpu_later: bool = False) -> None:
+                               gpu_later: bool = False, unquant: bool = False,
+                               line: Mapping[str, Any] | None = None) -> None:
     """A line whose method hangs on the GPU (awq / gptq checkpoints under moe_wna16, Marlin,
     ...: check_clash refuses it for the unknown GPU): refused with the config class's
     reason when, on every GPU, ModelConfig refuses or the class built from config.json's
@@ -210,17 +222,26 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
     the GPU. With the GPU's `capability` known, that GPU's answer only: ModelConfig's
     refusal (the method SGLang would not pick there) comes before the class's. `gpu_later`:
     the GPU is known later (`check_gpu`), so a line whose reason differs across GPUs
-    waits for it."""
+    waits for it. On SM100 a class whose model override copies the checkpoint's method into
+    an unset flag (issue 23 s67q, graphfit.inputs.sglang_quant_sm100_copy) is judged on the
+    copied flag: SGLang's ModelConfig refuses a copied `gptq` before any layer is built."""
     if spec is not data.get("quantization_config") or not isinstance(spec, Mapping) or \
             not (flag is None or isinstance(flag, str)):
         return
     built = classes.updated(spec)
     found: list[ConfigError] = []
     reasons: set[str] = set()
+    arch = data.get("architectures")
+    first = arch[0] if isinstance(arch, list) and arch else None
+    checkpoint = None if cfg is None else checkpoint_method(cfg)
     for assumed in _CAPABILITIES if capability is None else (capability,):
         try:
-            method = check_clash(flag, None if cfg is None else checkpoint_method(cfg), cfg,
-                                 assumed)
+            copied = sm100_copy.flag_on(first, flag, unquant, checkpoint, assumed)
+            settled = check_clash(flag, checkpoint, cfg, assumed) if copied is None \
+                else copy_refusal(str(first), copied, checkpoint, cfg, assumed)
+            if isinstance(settled, ConfigError):
+                raise settled
+            method = settled
         except ConfigError as exc:
             if capability is not None:
                 raise
@@ -229,7 +250,7 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
         problem = None if method is None or mixed_incomplete(method, spec) \
             else quark_requant.problem(str(method), built) \
             or classes.problem(str(method), built) \
-            or gptq_dynamic.problem(str(method), spec, data) \
+            or gptq_dynamic.problem(str(method), spec, data, line=line) \
             or auto_round_layers.problem(str(method), spec, data, assumed)  # at model build
         if problem is None:
             return
@@ -250,7 +271,8 @@ def _read_json(path: Path) -> object:
 
 def file_class_check(method: str, config: object, architecture: object, name: str,
                      capability: int | None = None, *, gpu_later: bool = False,
-                     data: Mapping[str, Any] | None = None) -> None:
+                     data: Mapping[str, Any] | None = None,
+                     line: Mapping[str, Any] | None = None) -> None:
     """The class SGLang's loader builds from the one config file it found
     (weight_utils.py:396-438). A ModelOpt method on a file whose producer is ModelOpt
     (:414-416): a quant_algo (the nested `quantization` section's, else the top level's,
@@ -297,7 +319,7 @@ def file_class_check(method: str, config: object, architecture: object, name: st
                           .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
                           [:200])
     if data is not None:  # then the layers' overrides, at model build
-        layer = gptq_dynamic.problem(cls_method, config, data, name) \
+        layer = gptq_dynamic.problem(cls_method, config, data, name, line) \
             or auto_round_layers.problem(cls_method, config, data, capability, name)
         if layer is not None:
             raise layer
@@ -319,7 +341,7 @@ def unchecked_note(flag: object, model: str, origin: str = "--quantization",
 
 
 def check_model(flag: object, model: str, capability: int | None = None, *,
-                gpu_later: bool = False) -> list[str]:
+                gpu_later: bool = False, line: Mapping[str, Any] | None = None) -> list[str]:
     """`check` on a pasted line's `--model-path`: a local directory's config.json is read
     (graphfit.inputs.model_config.load_config); a hub id gets `unchecked_note`; anything
     else is left alone."""
@@ -330,12 +352,13 @@ def check_model(flag: object, model: str, capability: int | None = None, *,
     # `--quantization unquant` is resolved to none before any ModelConfig is built
     # (arg_groups/serving_hook.py:692-703): the checkpoint's own method then loads
     # (configs/model_config.py:2106-2107); only the overrides' copy is stopped (issue 23 s63c)
-    if isinstance(flag, str) and flag.lower() == UNQUANT:
-        flag = None
-    return check(flag, model, model_config.load_config(path), capability, gpu_later=gpu_later)
+    unquant = isinstance(flag, str) and flag.lower() == UNQUANT
+    return check(None if unquant else flag, model, model_config.load_config(path), capability,
+                 gpu_later=gpu_later, unquant=unquant, line=line)
 
 
-def check_gpu(flag: object, model: str | None, capability: object) -> None:
+def check_gpu(flag: object, model: str | None, capability: object,
+              line: Mapping[str, Any] | None = None) -> None:
     """The found file's class check again once a pasted line's GPU is known (`check_model`
     read the line with `gpu_later`): the refusals that hang on the GPU
     (graphfit.inputs.sglang_quant_class_gpu), or the SM80+ ones where the GPU is a figure
@@ -344,7 +367,7 @@ def check_gpu(flag: object, model: str | None, capability: object) -> None:
         return
     cap = capability if isinstance(capability, int) and not isinstance(capability, bool) \
         else None
-    check_model(flag, model, cap)
+    check_model(flag, model, cap, line=line)
 
 
 def check_file(values: Mapping[str, Any], model_flag: object,

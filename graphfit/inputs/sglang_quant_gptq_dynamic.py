@@ -108,12 +108,14 @@ def _override(entry: object, key: str, default: object) -> object:
 
 
 def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
-            source: str = "config.json") -> ConfigError | None:
+            source: str = "config.json", line: Mapping[str, Any] | None = None
+            ) -> ConfigError | None:
     """The refusal SGLang's model build gives `spec`'s dynamic overrides under `method`
     (only gptq_marlin reads them this way) on the model config.json `data` describes, or
     None (also for an architecture outside ARCHITECTURES). `source`: the file `spec` came
     from (config.json, or the quantize_config.json the loader's search found), named in
-    the message after the cite so that the cite survives the 200-character cut."""
+    the message after the cite so that the cite survives the 200-character cut. `line`: the
+    line's SGLang flags where known (s67q: they decide DeepSeek's shared-expert fusion)."""
     dynamic = spec.get("dynamic")
     if method != "gptq_marlin" or not isinstance(dynamic, Mapping) or not dynamic:
         return None
@@ -146,8 +148,9 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             over_sym = _override(entry, "sym", sym)
             layer_sym = over_sym if isinstance(over_sym, bool) else sym
             if (layer_bits, layer_sym) not in MARLIN_TYPES:
-                if deepseek.SHARED in prefix:
-                    return None  # s66q: fused into the experts or not, as the line says
+                if deepseek.unjudged(data, prefix, line):
+                    return None  # s66q: fused into the experts or not, as the line says;
+                    # s67q: or an indexer's wk the environment may fuse away
                 return ConfigError((
                     f"--quantization {method}: Unsupported quantization config: bits="
                     f"{layer_bits}, sym={layer_sym} ({_WHERE}:222-242, 254-272), from "
@@ -160,15 +163,17 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
 def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:
     """DeepSeek's decoder-layer prefixes (s66q), then a quantized, untied lm_head
     (deepseek_v2.py:3286-3296)."""
-    yield from deepseek.prefixes(data, layers)
+    yield from deepseek.prefixes(data, layers, str(data["architectures"][0]))
     if lm_head:
         yield "lm_head"
 
 
-def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any]) -> None:
-    """Raise `problem`'s refusal, if any (`spec`: the config the loader built the class from)."""
+def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any],
+          line: Mapping[str, Any] | None = None) -> None:
+    """Raise `problem`'s refusal, if any (`spec`: the config the loader built the class from;
+    `line`: the line's flags where known)."""
     if isinstance(method, str) and spec is not None:
-        found = problem(method, spec, data)
+        found = problem(method, spec, data, line=line)
         if found is not None:
             raise found
 

@@ -60,3 +60,22 @@ def test_refusal_is_one_whole_error_line(tmp_path: Path, config: dict[str, Any],
     assert lines[0].startswith("error: ") and cite in lines[0], err
     code, err = _plan(tmp_path, {**config, "quantization_config": good}, *flags)
     assert code == 0, err
+
+
+@pytest.mark.parametrize("config", [_DEEPSEEK, _QWEN3_MOE], ids=["deepseek_v3", "qwen3_moe"])
+def test_sm100_copy_is_refused_before_any_layer(tmp_path: Path, config: dict[str, Any]) -> None:
+    """issue 23 s67q: on a B200 the class's override copies `gptq` into the unset flag and
+    SGLang's ModelConfig refuses it before any layer is built: that reason, not the layer's
+    (both oracle-checked in tests/oracle/test_sglang_quant_gptq_dynamic_oracle.py); with
+    `--quantization unquant` nothing is copied and the layer's refusal stands."""
+    model = tmp_path / "model"
+    model.mkdir()
+    bad = {**_GPTQ, "dynamic": {r"+:.*o_proj": {"bits": 3}}}
+    (model / "config.json").write_text(json.dumps({**config, "quantization_config": bad}))
+    for flags, cite in (((), "model_config.py:2150-2155"),
+                        (("--quantization", "unquant"), "utils.py:222-242")):
+        code, _, err = run_cli(["plan", "--gpu-memory-gb", "B200", "--weights-gb", "2", "--",
+                                "sglang", "serve", "--model-path", str(model), *flags])
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+        assert cite in lines[0] and ("copies 'gptq'" in lines[0]) == (not flags), err

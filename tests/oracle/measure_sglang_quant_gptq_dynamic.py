@@ -1,26 +1,51 @@
 """Agreement counts on GPTQ Marlin's per-module `dynamic` overrides
 (tests.oracle.sglang_quant_gptq_dynamic_compare): every fixed line, and COUNT generated ones
 (Llama / Qwen2 / Qwen3, since s63q Qwen3-MoE, s64q Qwen2-MoE, s66q DeepSeek-V2 / V3, built
-by SGLang on the meta device); then the same lines with the dict in the quantize_config.json
-SGLang's file search finds under `--quantization gptq_marlin`
+by SGLang on the meta device; s67q the "@sm100" lines SGLang resolves on a B200, where
+DeepSeek-V3 / Qwen3-MoE copy `gptq` into the unset flag); then the same lines with the dict in
+the quantize_config.json SGLang's file search finds under `--quantization gptq_marlin`
 (the "found file" families, issue 23 s57q).
 
-Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [GRAPHFIT_ROOT]
-GRAPHFIT_ROOT: another checkout whose `graphfit` is scored (a before figure)."""
+Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [BEFORE_ROOT]
+BEFORE_ROOT: another checkout whose `graphfit` scores the same lines first, in a child
+process, its family lines printed under "before" (s67q: before and after in one run)."""
 
 from __future__ import annotations
 
 import functools
+import os
+import subprocess
 import sys
+import tempfile
 import types
+from pathlib import Path
 
-from tests.oracle.measure_root import count_seed_root, print_fixed_and_generated
+from tests.oracle.measure_root import print_fixed_and_generated
 
-VERDICTS = ("layer", "built", "other", "shared")  # s66q: "shared"
+VERDICTS = ("layer", "built", "other", "shared", "copy")  # s66q: "shared"; s67q: "copy"
+
+
+def _before(count: int, seed: int, root: str) -> None:
+    """BEFORE_ROOT's family lines on the same draw: this script in a child whose `graphfit`
+    is `root`'s and whose `tests` is this tree's."""
+    here = Path(__file__).resolve().parents[2]
+    with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
+        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        os.symlink(here / "tests", Path(shim) / "tests")
+        done = subprocess.run([sys.executable, "-m", __spec__.name, str(count), str(seed)],
+                              env={**os.environ, "PYTHONPATH": shim}, capture_output=True,
+                              text=True, check=False, cwd=shim)
+    print(f"before ({root}):")
+    print("\n".join(f"  {line}" for line in done.stdout.splitlines()
+                    if line and not line.startswith(" ")) or done.stderr[-500:])
 
 
 def main(argv: list[str]) -> int:
-    count, seed = count_seed_root(argv, 60)
+    count = int(argv[0]) if argv else 60
+    seed = int(argv[1]) if len(argv) > 1 else 23
+    if len(argv) > 2:
+        _before(count, seed, argv[2])
+        print("after (this tree):")
     from tests.oracle import sglang_quant_gptq_dynamic_compare as dc
 
     inline = print_fixed_and_generated(dc, count, seed, VERDICTS)

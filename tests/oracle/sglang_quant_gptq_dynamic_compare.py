@@ -44,6 +44,9 @@ from tests.oracle import sglang_quant_capability_oracle as co
 from tests.oracle.sglang_quant_capability_compare import planned
 
 MARK = "utils.py:222-242"
+# s67q: graphfit's wording of a refused copy (graphfit.planner.engines.sglang_quantization.
+# copy_refusal); SGLang's side is its own ModelConfig on the copied flag
+COPY_MARK = "model override copies"
 _SAID = "Unsupported quantization config"
 MOE = "Qwen3MoeForCausalLM"
 # issue 23 s64q: Qwen2-MoE, written with a shared expert of 128 (th._BASE); its aliases
@@ -56,6 +59,25 @@ QWEN2_MOE = "Qwen2MoeForCausalLM"
 # first_k_dense_replace 0: layers 0 and 2 sparse)
 DSV3, DSV2 = "DeepseekV3ForCausalLM", "DeepseekV2ForCausalLM"
 DEEPSEEK = (DSV3, f"{DSV2}:nolora", f"{DSV3}:noshared", f"{DSV3}:freq2")
+# issue 23 s67q: a "@sm100" suffix runs the line on a B200, where the Qwen3-MoE hook and
+# DeepSeek-V3's post-process copy the checkpoint's method into an unset --quantization
+# (arg_groups/model_overrides/qwen3_moe.py:38-50, arg_groups/overrides.py:763-797); the other
+# DeepSeek and Qwen3-MoE lines run on an H100 (no copy)
+SM100 = "@sm100"
+# issue 23 s67q: the DSA classes (an Indexer per layer whose top-k is not reused): DeepSeek-V3.2
+# and GLM-5 (transformers' classes default index_topk to 2048; GLM-5's derives indexer_types,
+# offset 2), DeepSeek-V3 with index_topk (":dsa"); aliases ":interleave" (an interleaved
+# indexer rope: the fused wk_weights_proj replaces wk on CUDA), ":freq2" (index_topk_freq 2),
+# ":default" (no index_* keys: the config class's defaults)
+DSV32, GLM5 = "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"
+_MLA = (DSV3, DSV2, DSV32, GLM5)  # the classes built as DeepseekV2ForCausalLM
+# s67q: shared-experts fusion on the line: "+enforce" / "+disable" add the flag; ":e256" has
+# the 256 routed experts the class's gate takes (fused on an H100 without flags)
+FUSION = (f"{DSV3}+enforce", f"{DSV3}+disable", f"{DSV3}:e256", f"{DSV3}:e256+disable")
+DSA = (DSV32, GLM5, f"{DSV3}:dsa", f"{DSV32}:interleave", f"{GLM5}:freq2", f"{DSV32}:freq2",
+       f"{GLM5}:default")
+_DSA_FIELDS = {"index_topk": 64, "index_head_dim": 128, "index_n_heads": 8}
+SM100_ARCHITECTURES = (f"{DSV3}{SM100}", f"{MOE}{SM100}", f"{DSV2}:nolora{SM100}")
 _DEEPSEEK_FIELDS: dict[str, Any] = {
     "n_routed_experts": 8, "n_shared_experts": 1, "kv_lora_rank": 64, "q_lora_rank": 96,
     "qk_nope_head_dim": 32, "qk_rope_head_dim": 16, "v_head_dim": 32, "topk_method": "noaux_tc",
@@ -64,31 +86,61 @@ _DEEPSEEK_FIELDS: dict[str, Any] = {
     "first_k_dense_replace": 1, "moe_layer_freq": 1, "rope_scaling": None}
 _DEEPSEEK_ALIASES: dict[str, dict[str, Any]] = {
     "nolora": {"q_lora_rank": None}, "noshared": {"n_shared_experts": 0},
-    "freq2": {"num_hidden_layers": 4, "moe_layer_freq": 2, "first_k_dense_replace": 0}}
+    "freq2": {"num_hidden_layers": 4, "moe_layer_freq": 2, "first_k_dense_replace": 0},
+    "dsa": _DSA_FIELDS, "interleave": {"indexer_rope_interleave": True},  # s67q
+    "e256": {"n_routed_experts": 256}}  # s67q: the routed count the fusion gate takes
 ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  MOE,  # issue 23 s63q
                  QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent",  # s64q
-                 *DEEPSEEK)  # s66q
+                 *DEEPSEEK,  # s66q
+                 *SM100_ARCHITECTURES, *DSA, *FUSION)  # s67q
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
 _LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM"}  # TP 1 alike
 
 
+def _base(architecture: str) -> str:
+    """An ARCHITECTURES entry without its GPU suffix and its flags (s67q)."""
+    return architecture.partition("@")[0].partition("+")[0]
+
+
+def _flags(architecture: str) -> tuple[str, ...]:
+    """The line's flags an ARCHITECTURES entry's "+..." suffix names (s67q): "+disable" /
+    "+enforce" shared-experts fusion."""
+    named = architecture.partition("@")[0].partition("+")[2]
+    return (f"--{named}-shared-experts-fusion",) if named else ()
+
+
 def _class(architecture: str) -> str:
     """The class an ARCHITECTURES entry names (s64q: without its shared-size alias)."""
-    return architecture.split(":")[0]
+    return _base(architecture).split(":")[0]
+
+
+def _gpu(architecture: str) -> tuple[str, int]:
+    """(graphfit's GPU name, SGLang's capability) a line runs on: a B200 unless it is a
+    Qwen3-MoE / DeepSeek-family line without the "@sm100" suffix (s66q DeepSeek, s67q Qwen3-MoE
+    and the DSA classes:
+    an H100, where no override copies the method)."""
+    if architecture.endswith(SM100) or _class(architecture) not in (*_MLA, MOE):
+        return "B200", 100
+    return "H100", 90
 
 
 def _model_type(architecture: str) -> str:
     if _class(architecture) in (DSV3, DSV2):  # s66q
         return "deepseek_v3" if _class(architecture) == DSV3 else "deepseek_v2"
-    return "qwen3_moe" if architecture == MOE else th.MODEL_TYPES[_class(architecture)]
+    if _class(architecture) in (DSV32, GLM5):  # s67q
+        return "deepseek_v32" if _class(architecture) == DSV32 else "glm_moe_dsa"
+    return "qwen3_moe" if _class(architecture) == MOE else th.MODEL_TYPES[_class(architecture)]
 
 
 def _module(architecture: str) -> str:
     """The sglang.srt.models module of the class (s66q: DeepSeek-V3's is deepseek_v2)."""
-    return "deepseek_v2" if _class(architecture) in (DSV3, DSV2) else _model_type(architecture)
+    if _class(architecture) == GLM5:  # s67q: glm4_moe.py:1284
+        return "glm4_moe"
+    return "deepseek_v2" if _class(architecture) in (DSV3, DSV2, DSV32) \
+        else _model_type(architecture)
 
 
 def _config(architecture: str, tied: bool) -> dict[str, Any]:
@@ -96,9 +148,12 @@ def _config(architecture: str, tied: bool) -> dict[str, Any]:
     name = _class(architecture)
     config = {"architectures": [name], "model_type": _model_type(architecture),
               "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {})}
-    shared = architecture.partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
-    if name in (DSV3, DSV2):  # s66q
-        return {**config, **_DEEPSEEK_FIELDS, **_DEEPSEEK_ALIASES.get(shared, {})}
+    shared = _base(architecture).partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
+    if name in (DSV3, DSV2, DSV32, GLM5):  # s66q; s67q: the DSA classes
+        dsa = _DSA_FIELDS if name in (DSV32, GLM5) and shared != "default" else {}
+        freq = {"index_topk_freq": 2} if shared == "freq2" and dsa else \
+            _DEEPSEEK_ALIASES.get(shared, {})
+        return {**config, **_DEEPSEEK_FIELDS, **dsa, **freq}
     if shared == "absent":
         del config["shared_expert_intermediate_size"]
     elif shared:
@@ -167,8 +222,53 @@ DEEPSEEK_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "ds_head_quantized": (DSV3, False, {**_BASE, "lm_head": True,
                                         "dynamic": {"lm_head": {"bits": 2}}}),
     "ds_head_tied": (DSV3, True, {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}),
+    # s67q: layer 0's dense MLP without shared experts anywhere (a layer taken as sparse
+    # then reads nothing: the shared expert's override, judged since s67q, cannot stand in)
+    "ds_noshared_dense_mlp_3bit": (f"{DSV3}:noshared", False, {**_BASE, "dynamic": {
+        r"model\.layers\.0\.mlp\..*": {"bits": 3}}}),
 }
 FIXED.update(DEEPSEEK_LINES)
+# s67q: on SM100, DeepSeek-V3 and Qwen3-MoE copy `gptq` into the unset flag; the scheduler's
+# ModelConfig refuses it ("copy") before any layer's override is read; DeepSeek-V2 keeps the
+# flag (no override sets it), so its layers are judged as on an H100
+SM100_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "sm100_ds_o_proj_3bit": (f"{DSV3}{SM100}", False, {**_BASE, "dynamic": {
+        r"+:.*o_proj": {"bits": 3}}}),
+    "sm100_ds_none": (f"{DSV3}{SM100}", False, {**_BASE, "dynamic": {}}),
+    "sm100_moe_o_proj_3bit": (f"{MOE}{SM100}", False, {**_BASE, "dynamic": {
+        r"+:.*o_proj": {"bits": 3}}}),
+    "sm100_ds_v2_kv_a_3bit": (f"{DSV2}:nolora{SM100}", False, {**_BASE, "dynamic": {
+        r".*kv_a_proj_with_mqa": {"bits": 3}}}),
+}
+FIXED.update(SM100_LINES)
+# s67q: the DSA classes' indexers read the map between q_b_proj and kv_b_proj (wq_b, and wk
+# unless the fused projection replaces it); layers reusing the top-k build none
+DSA_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "dsa_wq_b_3bit": (DSV32, False, {**_BASE, "dynamic": {r".*indexer\.wq_b": {"bits": 3}}}),
+    "dsa_wk_asym": (GLM5, False, {**_BASE, "dynamic": {r".*indexer\.wk$": {"sym": False}}}),
+    "dsa_v3_indexer_3bit": (f"{DSV3}:dsa", False, {**_BASE, "dynamic": {
+        r".*indexer.*": {"bits": 3}}}),
+    "dsa_interleave_wk_3bit": (f"{DSV32}:interleave", False, {**_BASE, "dynamic": {
+        r".*indexer\.wk$": {"bits": 3}}}),
+    "dsa_glm_layer1_indexer": (f"{GLM5}:default", False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\.self_attn\.indexer.*": {"bits": 3}}}),
+    "dsa_freq2_layer2_indexer": (f"{DSV32}:freq2", False, {**_BASE, "dynamic": {
+        r"model\.layers\.2\.self_attn\.indexer.*": {"bits": 3}}}),
+    "dsa_glm_freq2_layer2_indexer": (f"{GLM5}:freq2", False, {**_BASE, "dynamic": {
+        r"model\.layers\.2\.self_attn\.indexer.*": {"bits": 3}}}),
+    "dsa_skip_indexer_then_kv_b": (DSV32, False, {**_BASE, "dynamic": {
+        r"-:.*indexer.*": {}, r".*kv_b_proj": {"bits": 3}}}),
+}
+FIXED.update(DSA_LINES)
+# s67q: a shared expert's override, as the line's fusion flags and the class's gate decide
+_SHARED_3BIT = {**_BASE, "dynamic": {r".*shared_experts.*": {"bits": 3}}}
+FUSION_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "fusion_enforced": (f"{DSV3}+enforce", False, _SHARED_3BIT),
+    "fusion_disabled": (f"{DSV3}+disable", False, _SHARED_3BIT),
+    "fusion_gate_e256": (f"{DSV3}:e256", False, _SHARED_3BIT),
+    "fusion_disabled_e256": (f"{DSV3}:e256+disable", False, _SHARED_3BIT),
+}
+FIXED.update(FUSION_LINES)
 
 
 @functools.cache
@@ -215,19 +315,23 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
     """SGLang's model build with GPTQMarlinConfig on `spec`: "" or the error it raised
     (`flag`: the line's --quantization, s66q: a DeepSeek line resolves with it). A
     ValueError is followed by " [at PREFIX]", the last layer override_config was asked about."""
-    deepseek = _class(architecture) in (DSV3, DSV2)
+    deepseek = _class(architecture) in _MLA  # s67q: the DSA classes too
     if deepseek:  # s66q: the checkpoint itself on an H100 (its MoE runner reads the method)
-        r = so.resolve(["--quantization", flag] if flag else [], model=folder,
-                       capability=(9, 0))
+        r = so.resolve([*(["--quantization", flag] if flag else []), *_flags(architecture)],
+                       model=folder, capability=divmod(_gpu(architecture)[1], 10))  # s67q
     else:
         layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
         r = so.resolve(["--model-path", th.target_dir(layout, tied)])
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
-        from sglang.srt.layers.moe.utils import initialize_moe_config
+        from sglang.srt.layers.moe.utils import (
+            initialize_moe_config,
+            resolve_shared_experts_config,
+        )
         from sglang.srt.layers.quantization import utils as quant_utils
         from sglang.srt.layers.quantization.gptq.gptq import GPTQMarlinConfig
+        from sglang.srt.runtime_context import get_model
         from sglang.srt.utils.hf_transformers_utils import get_config
 
         config = copy.deepcopy(get_config(folder, trust_remote_code=False))
@@ -246,11 +350,35 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
         with one_rank_on_meta(module), _deepseek_glue(deepseek), \
                 mock.patch.object(quant_utils, "override_config", watched):
             try:
-                getattr(module, _class(architecture))(config, quant_config=quant)
+                model_class = getattr(module, _class(architecture))
+                # s67q: as the loader does (model_loader/loader.py:291-310): the shared-expert
+                # layout resolved from the class's gate before the class is built
+                layout = resolve_shared_experts_config(model_class, config, quant)
+                with get_model().override(shared_experts=layout):
+                    model_class(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller
                 at = f" [at {asked[-1]}]" if asked and isinstance(exc, ValueError) else ""
-                return f"{type(exc).__name__}: {exc}"[:160] + at
+                fusion = _fusion(getattr(module, _class(architecture)), config, quant) \
+                    if deepseek else ""
+                return f"{type(exc).__name__}: {exc}"[:160] + at + fusion
     return ""
+
+
+def _fusion(model_class: Any, config: Any, quant: Any) -> str:
+    """s67q: why SGLang's own `resolve_shared_experts_config` (layers/moe/utils.py:601-623)
+    left the shared experts apart on this line, in the published context: " [fusion: flag]"
+    (disabled by the settled flag), " [fusion: config]" (the class's gate: "Config does not
+    support fused shared expert(s).", deepseek_v2.py:3370-3371), " [fusion: other]" (another
+    gate reason: TBO / SBO, DeepEP, the GPU, EP) or " [fusion: on]"."""
+    from sglang.srt.runtime_context import get_exec
+
+    if get_exec().moe.disable_shared_experts_fusion:
+        return " [fusion: flag]"
+    reason = model_class.shared_experts_fusion_disable_reason(config, quant)
+    if reason is None:
+        return " [fusion: on]"
+    return " [fusion: config]" if reason.startswith("Config does not support") \
+        else " [fusion: other]"
 
 
 @contextlib.contextmanager
@@ -260,37 +388,78 @@ def _deepseek_glue(on: bool) -> Iterator[None]:
     if not on:
         yield
         return
-    with mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None):
+    from tests.oracle.sglang_nvfp4_moe_layers_oracle import class_glue
+
+    # s67q: and a DSA class's indexer glue (its SM count, no AMD arch name), as s63q's
+    with mock.patch("torch.cuda.Stream", lambda *args, **kwargs: None), class_glue():
         yield
 
 
-def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False
-            ) -> tuple[str, str | None]:
-    """One line on a B200 (s66q: DeepSeek on an H100): (verdict, a disagreement or None).
-    `found`: the dict sits in the
+def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False,
+            unquant: bool = False) -> tuple[str, str | None]:
+    """One line on a B200 (s66q: DeepSeek on an H100; s67q: Qwen3-MoE too, both on a B200
+    with the "@sm100" suffix): (verdict, a disagreement or None). `found`: the dict sits in the
     quantize_config.json SGLang's file search finds (weight_utils.py:342-438) under
-    `--quantization gptq_marlin`, config.json declaring none."""
+    `--quantization gptq_marlin`, config.json declaring none. `unquant` (s67q, "@sm100" lines
+    only): the line carries `--quantization unquant`, which stops the copy."""
     body = json.dumps(spec)  # in order: the first matching pattern decides
     spec = json.loads(body)  # SGLang's side reads the dict as the file holds it
     folder = _dir(architecture, tied, body, found)
-    flag = "gptq_marlin" if found else None
+    flag = "gptq_marlin" if found else "unquant" if unquant else None
+    assert not unquant or architecture.endswith(SM100), architecture
     # s66q: DeepSeek on an H100: on SM100 DeepSeek-V3's server-args override copies the
-    # checkpoint's method into the flag first (arg_groups/overrides.py:763-797)
-    gpu, capability = ("H100", 90) if _class(architecture) in (DSV3, DSV2) else ("B200", 100)
-    code, said = planned(folder, ("--quantization", flag) if flag else (), gpu)
+    # checkpoint's method into the flag first (arg_groups/overrides.py:763-797); s67q: so does
+    # Qwen3-MoE's hook: both run on a B200 only with the "@sm100" suffix (`_gpu`)
+    gpu, capability = _gpu(architecture)
+    code, said = planned(folder, (*(("--quantization", flag) if flag else ()),
+                                  *_flags(architecture)), gpu)
     where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})"
-    theirs = co.load(flag, None if found else spec, capability, folder,
+    settled = _settled_flag(architecture, folder, flag)
+    if isinstance(settled, so.Rejected):
+        return _judged("other", f"args {settled.text[:60]}", code, said, where)
+    theirs = co.load(settled, None if found else spec, capability, folder,
                      architecture=_class(architecture))
+    if settled != flag and theirs.stage != "passed":
+        # s67q: the scheduler's ModelConfig refuses the copied flag before any layer is
+        # built: graphfit must refuse naming the copy, not a layer
+        ok = code == 2 and COPY_MARK in said and MARK not in said
+        stop = f"{theirs.stage} {settled} {theirs.said[:60]}"
+        return "copy", None if ok else f"{where}: SGLang {stop}; graphfit {code} {said}"
     if theirs.stage != "passed" or theirs.method != "gptq_marlin":
         verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
     else:
         stop = built(architecture, tied, folder, spec, flag)
         verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
             else "other"
-    if verdict == "layer" and ".mlp.shared_experts." in stop:
-        # s66q: DeepSeek's shared experts, unfused on this default line; graphfit leaves
-        # them unjudged (fusion hangs on the line): it must not name another layer
+    if verdict == "layer" and ".mlp.shared_experts." in stop \
+            and not stop.endswith(("[fusion: flag]", "[fusion: config]")):
+        # s66q: DeepSeek's shared experts, unfused on this line; s67q: where SGLang's own
+        # reason is neither the disable flag nor the class's config test, graphfit leaves
+        # them unjudged (TBO / DeepEP / the GPU / EP decide): it must not name another layer
         verdict = "shared"
+    return _judged(verdict, stop, code, said, where)
+
+
+def _settled_flag(architecture: str, folder: str, flag: str | None) -> Any:
+    """The --quantization SGLang's server arguments hold after the model overrides: on an
+    "@sm100" line SGLang's own resolution on the checkpoint on a B200 (its resolved view's
+    `quantization`, or the Rejected), else the given flag (s67q)."""
+    if not architecture.endswith(SM100):
+        return flag
+    r = so.resolve([*(["--quantization", flag] if flag else []), *_flags(architecture)],
+                   model=folder, capability=(10, 0))
+    if isinstance(r, so.Rejected):
+        return r
+    with so.sglang_stubs.stubbed():
+        from sglang.srt.arg_groups.overrides import resolved_view
+
+        return resolved_view(r.record).quantization  # the passes' decisions on the record
+
+
+def _judged(verdict: str, stop: str, code: int, said: str, where: str
+            ) -> tuple[str, str | None]:
+    """(verdict, a disagreement or None): graphfit cites the layer rule where SGLang's build
+    refused a layer ("layer"), and nowhere else."""
     if verdict == "layer":
         ok = code == 2 and MARK in said
         return verdict, None if ok else f"{where}: SGLang {stop[:90]}; graphfit {code} {said}"
@@ -303,7 +472,9 @@ _PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", 
              ".*o_proj", r"model\.layers\.5\..*", ".*", r"+:.*qkv_proj", r"-:.*mlp.*", "[",
              r".*shared_expert\..*",  # s64q
              r".*kv_b_proj", r".*q_b_proj", r"-:.*fused_qkv_a.*", r".*kv_a_proj.*",
-             r".*shared_experts\..*", r"model\.layers\.[02]\.mlp\..*")  # s66q
+             r".*shared_experts\..*", r"model\.layers\.[02]\.mlp\..*",  # s66q
+             r".*indexer\.wq_b", r".*indexer\.wk$", r".*indexer.*",
+             r"model\.layers\.2\.self_attn\..*")  # s67q
 _ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
                                 {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
                                 {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},

@@ -387,14 +387,25 @@ def _check_copied(config: EngineSettings, copied: str | None) -> None:
     """`check_copy` on the flag a model override copied."""
     if copied is None or copied == _flag(config):
         return
+    refused = copy_refusal(config.architecture, copied, config.checkpoint_quant_method,
+                           overrides.quant_config(config.checkpoint_quant_config),
+                           config.gpu_capability)
+    if isinstance(refused, ConfigError):
+        raise refused
+
+
+def copy_refusal(architecture: str | None, copied: str, method: str | None,
+                 cfg: Mapping[str, Any] | None, capability: int | None
+                 ) -> ConfigError | str | None:
+    """The scheduler's ModelConfig on the flag a model override copied (`check_copy`): its
+    refusal, worded as graphfit words it wherever it is found first, else the quantization it
+    settles on. Shared with the config-file rules (issue 23 s67q), which must give this
+    refusal before any layer's: SGLang never builds a layer on a copied `gptq`."""
     try:
-        check_clash(copied, config.checkpoint_quant_method,
-                    overrides.quant_config(config.checkpoint_quant_config),
-                    config.gpu_capability)
+        return check_clash(copied, method, cfg, capability)
     except ConfigError as exc:
         why = str(exc).removeprefix("--quantization: ")
-        raise _refuse(f"{config.architecture}'s model override copies {copied!r} into it; "
-                      f"then {why}") from None
+        return _refuse(f"{architecture}'s model override copies {copied!r} into it; then {why}")
 
 
 def _minimax_copy(config: EngineSettings) -> str | None:
@@ -576,4 +587,4 @@ __all__ = ["COMPATIBLE", "DERIVING_ARCHS", "KEEPING_ARCHS", "KNOWN_METHODS", "RE
            "kernel_runner",
            "hf_config_quant", "hybrid_nvfp4",
            "checkpoint_method", "flag_known", "loader_method", "resolved_flag",
-           "verified_quant"]
+           "verified_quant", "copy_refusal"]
