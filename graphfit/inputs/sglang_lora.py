@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_dsv4
 from graphfit.inputs.flagtable import Refused
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import check_float, parse_float
@@ -130,6 +131,16 @@ def _targets(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
             Setting("engine", SG, origin, layer)], []
 
 
+def _enable_lora(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`enable_lora`: s50k's reading (graphfit.inputs.sglang_dsv4), and, given False (a config
+    file's; the CLI flag is store-true), `lora_disabled`: SGLang then ignores `lora_paths`
+    (lora_hook.py:39-47; s67l)."""
+    settings, notes = sglang_dsv4.KEYS["enable_lora"](origin, value, layer)
+    if value is not None and not as_bool(origin, value):
+        settings.append(Setting("lora_disabled", True, origin, layer))
+    return settings, notes
+
+
 KEYS: dict[str, Handler] = {
     "lora_backend": field_key("lora_backend", _backend, SG),
     "lora_paths": _paths,
@@ -140,6 +151,8 @@ KEYS: dict[str, Handler] = {
     "max_loaded_loras": field_key("max_loaded_loras", _signed, SG),
     "lora_drain_wait_threshold": field_key("lora_drain_wait_threshold", _number, SG),
     "enable_pdmux": field_key("enable_pdmux", as_bool, SG),
+    # after sglang_dsv4.KEYS in graphfit.inputs.sglang.FILE_KEYS, so this reading wins (s67l)
+    "enable_lora": _enable_lora,
 }
 
 

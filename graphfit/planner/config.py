@@ -461,7 +461,8 @@ class EngineConfig:
             enable_pdmux: bool = False,
             lora_experimental_opti: bool = False,
             overlap_plan_stream: bool = False,
-            lora_paths_invalid: str | None = None) -> None: ...
+            lora_paths_invalid: str | None = None,
+            lora_disabled: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1570,6 +1571,11 @@ class EngineConfig:
     def lora_paths_invalid(self) -> str | None:
         """SglangOptions.lora_paths_invalid."""
         return cast("str | None", self._option("lora_paths_invalid"))
+
+    @property
+    def lora_disabled(self) -> bool:
+        """SglangOptions.lora_disabled."""
+        return cast(bool, self._option("lora_disabled"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -239,13 +239,13 @@ WHOLE: tuple[object, ...] = (None, {}, {"a": "/a"}, {"a": 3}, "a=/a", "", 0, 7, 
 
 
 def draw_paths(rng: random.Random, target: Path) -> dict[str, object]:
-    """A config file's SGLang keys around a drawn `lora_paths`: LoRA on or left to the paths,
+    """A config file's SGLang keys around a drawn `lora_paths`: LoRA on, off or left to the paths,
     rank and targets or not, and now and then a check SGLang runs before the parse (the
     per-batch assert, the speculative check) or after it (the target list, the adapter
     limit), so the order is drawn too."""
     data: dict[str, object] = {}
-    if rng.random() < 0.3:
-        data["enable_lora"] = True
+    if rng.random() < 0.4:  # given either way: False keeps LoRA off whatever the paths
+        data["enable_lora"] = rng.random() < 0.75
     data["lora_paths"] = ([rng.choice(ITEMS) for _ in range(rng.randint(1, 3))]
                           if rng.random() < 0.6 else rng.choice(WHOLE))
     if rng.random() < 0.6:

@@ -183,6 +183,9 @@ S67L_FILES: list[tuple[dict[str, object], str | None]] = [
     ({"lora_paths": "a=/a"}, "132-136"),
     ({"enable_lora": True, **RANKED, "lora_paths": ""}, "132-136"),
     ({"lora_paths": ""}, None),  # LoRA stays off: nothing is parsed
+    ({"enable_lora": False, "lora_paths": [1], "max_loaded_loras": 0}, None),  # off: ignored
+    ({"enable_lora": False, "lora_paths": ["a=/a"], "moe_runner_backend": "lora_triton"},
+     "200-203"),  # the runner check still runs, and finds LoRA off
     ({"lora_paths": [{"lora_name": "a", "lora_path": 3, "pinned": True}, "b"]}, None),
     ({"lora_paths": {"a": "/a", "b": 2}}, None),
     # the order: the per-batch assert and the speculative check before the parse, the

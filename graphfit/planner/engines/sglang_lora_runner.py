@@ -5,7 +5,8 @@ entrypoints/engine.py:1153-1165) calls `check_lora_server_args` (arg_groups/lora
 33-180), which ends in `check_lora_moe_runner_args` (:183-237). Restated, in SGLang's order:
 
 * `--max-loras-per-batch` must be positive, LoRA or not (AssertionError, :36; s66l);
-* LoRA is on with `--enable-lora` or any `--lora-paths` (:39-41);
+* LoRA is on with `--enable-lora` or any `--lora-paths` (:39-41), unless `enable_lora` is
+  given False, which keeps it off whatever the paths (:45-47; s67l);
 * with LoRA on and `--lora-backend triton_v2` beside a runner that is not lora_*, the V2 modes
   check (`_check_v2_lora_modes`, :20-30): attention DP > 1, PD-multiplexing (s66l), two-batch
   overlap, SGLANG_EXPERIMENTAL_LORA_OPTI (s66l) (:50-54);
@@ -155,7 +156,7 @@ def problem(config: EngineSettings) -> str | None:
     if per_batch <= 0:
         return (f"--max-loras-per-batch must be positive, got {per_batch} (AssertionError, "
                 f"{HOOK}:36)")
-    on = config.enable_lora or config.lora_paths_given
+    on = config.enable_lora or (config.lora_paths_given and not config.lora_disabled)
     backend = config.moe_runner_backend or "auto"
     if on:
         if config.lora_backend == "triton_v2" and not backend.startswith("lora"):

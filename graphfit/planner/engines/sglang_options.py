@@ -582,6 +582,9 @@ class SglangOptions(EngineOptions):
         its words; only a config file or a Python caller can give one (the CLI makes strings).
         None: nothing refused. Judged where SGLang parses it, with LoRA on, after the
         speculative check (sglang_lora_runner; issue 23 s67l).
+    lora_disabled: `enable_lora` given False (a config file's or a live ServerArgs'; the CLI
+        flag is store-true): SGLang then ignores `--lora-paths` and keeps LoRA off
+        (lora_hook.py:39-47; issue 23 s67l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -764,6 +767,7 @@ class SglangOptions(EngineOptions):
     lora_experimental_opti: bool = False
     overlap_plan_stream: bool = False
     lora_paths_invalid: str | None = None
+    lora_disabled: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -808,6 +812,7 @@ class SglangOptions(EngineOptions):
         _lora_fields(self)  # issue 23 s65d
         _lora_limits(self)  # issue 23 s66l
         _lora_paths_invalid(self)  # issue 23 s67l
+        true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
