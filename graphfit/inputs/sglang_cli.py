@@ -37,6 +37,7 @@ from graphfit.inputs import (
     sglang_instance,
     sglang_iquest_mtp,
     sglang_line_auto_dtype,
+    sglang_lora,
     sglang_mamba_flags,
     sglang_minimax_kv,
     sglang_minimax_target,
@@ -170,6 +171,7 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     args = serve_argv(argv) if entry == "serve" else list(argv)
     args = _with_config(args, table)
     parsed = flagtable.parse(_parser(), args)
+    sglang_lora.line_paths(parsed.values)  # the --lora-paths action's JSON items (s67l)
     sglang_dspark.fill(parsed.values)  # the draft SGLang fills in from the target (s51d)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []

@@ -4,18 +4,24 @@
 s65d); `--max-loras-per-batch`, `--enable-lora-overlap-loading`, `--max-loaded-loras`,
 `--lora-drain-wait-threshold`, `--enable-pdmux`, how many adapters `--lora-paths` lists, whether
 `--lora-target-modules` names `all` beside another module, and two environment variables
-(s66l). Fields: arg_groups/fields/lora.py, disagg.py:173-176."""
+(s66l). Fields: arg_groups/fields/lora.py, disagg.py:173-176. s67l: a `lora_paths` value of a
+shape SGLang's parse refuses (`invalid_paths`, from a config file) and the CLI action's JSON
+items (`line_paths`)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_dsv4
+from graphfit.inputs.flagtable import Refused
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import check_float, parse_float
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_bool, as_int, as_str
 from graphfit.planner.core.enums import Engine
+from graphfit.planner.core.errors import excerpt
 from graphfit.planner.core.limits import MAX_FLOAT, MAX_INT
 
 SG = Engine.SGLANG
@@ -52,13 +58,67 @@ def _backend(origin: str, value: Any) -> str:
     return as_str(origin, value).lower()
 
 
+HOOK = "arg_groups/lora_hook.py"
+
+
+def invalid_paths(value: Any) -> str | None:
+    """SGLang's refusal of a `lora_paths` value its parse cannot take (lora_hook.py:76-136),
+    in its words, or None. A list's items must be strings or mappings holding `lora_name` and
+    `lora_path` (:96-98, :107-111); the value itself a list, a mapping or None (:132-136). The
+    CLI's action only makes strings (argparse_actions.py:8-25): a config file gives the rest,
+    as a Python caller's `ServerArgs(lora_paths=...)` would."""
+    if isinstance(value, list):
+        for item in value:
+            if isinstance(item, dict):
+                if "lora_name" not in item or "lora_path" not in item:
+                    return (f"--lora-paths: a dict item needs 'lora_name' and 'lora_path' keys, "
+                            f"got {excerpt(item, 40)} (AssertionError, {HOOK}:96-98)")
+            elif not isinstance(item, str):
+                return (f"Invalid type for item in --lora-paths list: {type(item)}. Expected a "
+                        f"string or a dictionary. (ValueError, {HOOK}:107-111)")
+        return None
+    if value is None or isinstance(value, dict):
+        return None
+    return (f"Invalid type for --lora-paths: {type(value)}. Expected a list or a dictionary. "
+            f"(ValueError, {HOOK}:132-136)")
+
+
 def _paths(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--lora-paths`: whether it holds anything, and how many adapters it lists (one LoRARef
-    per list item or dict key, lora_hook.py:74-128, counted by the assert at :162-165)."""
+    per list item or dict key, lora_hook.py:74-128, counted by the assert at :162-165); and
+    SGLang's refusal of its shape (`invalid_paths`; s67l), judged by the planner where SGLang
+    parses it."""
     count = len(value) if isinstance(value, (list, tuple, Mapping)) else int(bool(value))
-    return [Setting("lora_paths_given", bool(value), origin, layer),
-            Setting("lora_paths_count", count, origin, layer),
-            Setting("engine", SG, origin, layer)], []
+    out = [Setting("lora_paths_given", bool(value), origin, layer),
+           Setting("lora_paths_count", count, origin, layer),
+           Setting("engine", SG, origin, layer)]
+    said = invalid_paths(value)
+    if said is not None:
+        out.append(Setting("lora_paths_invalid", said, origin, layer))
+    return out, []
+
+
+def line_paths(values: Mapping[str, Any]) -> None:
+    """SGLang's `LoRAPathAction` on a pasted line's `--lora-paths` (arg_groups/
+    argparse_actions.py:8-25), run as argparse reads the flag: an item that looks like a
+    JSON object (`{...}` once stripped) is parsed, and must hold `lora_path` and `lora_name`.
+    Its failures are the parse's own (json's error, or the AssertionError), LoRA on or off."""
+    paths = values.get("lora_paths")
+    if not isinstance(paths, list):
+        return
+    for item in paths:
+        text = str(item).strip()
+        if not (text.startswith("{") and text.endswith("}")):
+            continue
+        try:
+            obj = json.loads(text)
+        except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
+            raise Refused(f"{type(exc).__name__}: {str(exc)[:100]} "
+                          f"(arg_groups/argparse_actions.py:16)") from None
+        if "lora_path" not in obj or "lora_name" not in obj:
+            raise Refused(f"AssertionError: {excerpt(text, 40)} looks like a JSON str, but "
+                          f"lacks 'lora_name' or 'lora_path' (arg_groups/argparse_actions.py:"
+                          f"17-20)")
 
 
 def _targets(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
@@ -71,6 +131,16 @@ def _targets(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
             Setting("engine", SG, origin, layer)], []
 
 
+def _enable_lora(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
+    """`enable_lora`: s50k's reading (graphfit.inputs.sglang_dsv4), and, given False (a config
+    file's; the CLI flag is store-true), `lora_disabled`: SGLang then ignores `lora_paths`
+    (lora_hook.py:39-47; s67l)."""
+    settings, notes = sglang_dsv4.KEYS["enable_lora"](origin, value, layer)
+    if value is not None and not as_bool(origin, value):
+        settings.append(Setting("lora_disabled", True, origin, layer))
+    return settings, notes
+
+
 KEYS: dict[str, Handler] = {
     "lora_backend": field_key("lora_backend", _backend, SG),
     "lora_paths": _paths,
@@ -81,6 +151,8 @@ KEYS: dict[str, Handler] = {
     "max_loaded_loras": field_key("max_loaded_loras", _signed, SG),
     "lora_drain_wait_threshold": field_key("lora_drain_wait_threshold", _number, SG),
     "enable_pdmux": field_key("enable_pdmux", as_bool, SG),
+    # after sglang_dsv4.KEYS in graphfit.inputs.sglang.FILE_KEYS, so this reading wins (s67l)
+    "enable_lora": _enable_lora,
 }
 
 
@@ -95,4 +167,4 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     return out
 
 
-__all__ = ["ENVIRONMENT", "KEYS", "environment"]
+__all__ = ["ENVIRONMENT", "KEYS", "environment", "invalid_paths", "line_paths"]

@@ -460,7 +460,9 @@ class EngineConfig:
             lora_drain_wait_threshold: float = 0.0,
             enable_pdmux: bool = False,
             lora_experimental_opti: bool = False,
-            overlap_plan_stream: bool = False) -> None: ...
+            overlap_plan_stream: bool = False,
+            lora_paths_invalid: str | None = None,
+            lora_disabled: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1564,6 +1566,16 @@ class EngineConfig:
     def overlap_plan_stream(self) -> bool:
         """SglangOptions.overlap_plan_stream."""
         return cast(bool, self._option("overlap_plan_stream"))
+
+    @property
+    def lora_paths_invalid(self) -> str | None:
+        """SglangOptions.lora_paths_invalid."""
+        return cast("str | None", self._option("lora_paths_invalid"))
+
+    @property
+    def lora_disabled(self) -> bool:
+        """SglangOptions.lora_disabled."""
+        return cast(bool, self._option("lora_disabled"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

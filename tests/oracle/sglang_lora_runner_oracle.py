@@ -5,11 +5,16 @@ own `check_server_args` (arg_groups/validation_hook.py:172-222, which runs
 graphfit's CLI on the pasted line (graphfit.planner.engines.sglang_lora_runner). s66l: the
 rest of `check_lora_server_args` (`draw_checks`: the adapter limits, overlap loading, the
 target list, PD-multiplexing, speculative decoding, the LoRA environment variables), with the
-line's environment set for SGLang (its `envs` read os.environ) and prefixed for graphfit."""
+line's environment set for SGLang (its `envs` read os.environ) and prefixed for graphfit.
+s67l: a Gemma 4 assistant draft (`FROZEN`, SGLang promotes EAGLE / NEXTN to FROZEN_KV_MTP
+with it), `--lora-paths` values of every shape from a config file (`draw_paths`: SGLang's
+side a Python caller's `ServerArgs(**data)`, `sglang_file`; graphfit's `--config` file,
+`graphfit_file`) and the CLI action's JSON items."""
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import json
 import os
@@ -136,7 +141,8 @@ def environment(env: Mapping[str, str]) -> Iterator[None]:
 
 def filled(target: Path, argv: tuple[str, ...]) -> tuple[str, ...]:
     """`argv` with the draft placeholders replaced by real directories."""
-    paths = {DRAFT: str(target), DSPARK: str(dspark_draft(target)) if DSPARK in argv else ""}
+    paths = {DRAFT: str(target), DSPARK: str(dspark_draft(target)) if DSPARK in argv else "",
+             FROZEN: str(frozen_draft(target)) if FROZEN in argv else ""}
     return tuple(paths.get(arg, arg) for arg in argv)
 
 
@@ -164,7 +170,10 @@ def sglang(target: Path, argv: tuple[str, ...], env: Mapping[str, str] | None = 
 
 
 def _sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
-    r = so.resolve(argv, model=str(target), checks=False)
+    try:
+        r = so.resolve(argv, model=str(target), checks=False)
+    except (AssertionError, ValueError) as exc:  # the --lora-paths action's own (s67l)
+        return f"{type(exc).__name__}: {exc}", False
     if isinstance(r, so.Rejected):
         return r.text, False
     with sglang_stubs.imports():
@@ -198,3 +207,119 @@ def compare(target: Path, argv: tuple[str, ...], env: Mapping[str, str] | None =
     return (verdict(theirs, at_check, code, said),
             f"{prefix + ' ' if prefix else ''}{shown}: SGLang {theirs and theirs[:100]}; "
             f"graphfit {code} {said[:120]}")
+
+
+# s67l: FROZEN_KV_MTP, --lora-paths' shapes (lora_hook.py:76-136) and the CLI action's JSON
+FROZEN = "@frozen"  # --speculative-draft-model-path: a Gemma 4 assistant beside the target
+FROZEN_STEPS = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                "--speculative-num-draft-tokens", "4")
+
+
+def frozen_draft(target: Path) -> Path:
+    """A Gemma 4 assistant draft beside the target (the frozen draft oracle's config, which
+    HF's Gemma4AssistantConfig accepts): SGLang promotes EAGLE / NEXTN to FROZEN_KV_MTP with
+    it (speculative_hook.py:81-118), and LoRA refuses FROZEN_KV_MTP (lora_hook.py:252-264)."""
+    from tests.oracle.test_sglang_frozen_draft_oracle import TEXT
+
+    draft = target.parent / "frozen-draft"
+    if not draft.exists():
+        draft.mkdir()
+        (draft / "config.json").write_text(json.dumps(
+            {"architectures": ["Gemma4AssistantForCausalLM"], "model_type": "gemma4_assistant",
+             "torch_dtype": "bfloat16", "text_config": TEXT, "backbone_hidden_size": 2048}))
+    return draft
+
+
+# list items and whole values of `lora_paths` as a config file (JSON) can give them
+ITEMS: tuple[object, ...] = ("a=/adapters/a", "b", {"lora_name": "c", "lora_path": "/c"},
+                             {"lora_name": "d"}, {"lora_path": "/e", "pinned": True},
+                             {"lora_name": "f", "lora_path": 3}, 1, 2.5, None, True, ["g"],
+                             "{\"lora_name\": \"h\"}")  # not parsed: no CLI action here
+WHOLE: tuple[object, ...] = (None, {}, {"a": "/a"}, {"a": 3}, "a=/a", "", 0, 7, False, [])
+
+
+def draw_paths(rng: random.Random, target: Path) -> dict[str, object]:
+    """A config file's SGLang keys around a drawn `lora_paths`: LoRA on, off or left to the paths,
+    rank and targets or not, and now and then a check SGLang runs before the parse (the
+    per-batch assert, the speculative check) or after it (the target list, the adapter
+    limit), so the order is drawn too."""
+    data: dict[str, object] = {}
+    if rng.random() < 0.4:  # given either way: False keeps LoRA off whatever the paths
+        data["enable_lora"] = rng.random() < 0.75
+    data["lora_paths"] = ([rng.choice(ITEMS) for _ in range(rng.randint(1, 3))]
+                          if rng.random() < 0.6 else rng.choice(WHOLE))
+    if rng.random() < 0.6:
+        data.update(max_lora_rank=8, lora_target_modules=rng.choice((["all"], ["all"],
+                                                                     ["all", "q_proj"])))
+    extra = rng.random()
+    if extra < 0.1:
+        data["max_loras_per_batch"] = 0
+    elif extra < 0.2:
+        data.update(speculative_algorithm="STANDALONE",
+                    speculative_draft_model_path=str(target))
+    elif extra < 0.3:
+        data.update(max_loras_per_batch=1, max_loaded_loras=1)
+    return data
+
+
+def sglang_file(target: Path, data: dict[str, object]) -> tuple[str | None, bool]:
+    """(SGLang's refusal or None, whether `check_server_args` raised it) for a Python caller's
+    `ServerArgs(model_path=target, tp_size=2, **data)` (what `sglang.Engine(**kwargs)` builds,
+    entrypoints/engine.py:278-297): resolved on the fake device, then its own
+    check_server_args, as the engine runs them (:1153-1165)."""
+    o = so.oracle()
+    with sglang_stubs.fake_cuda(80 * so.MIB_PER_GB), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            record = o.server_args.ServerArgs(model_path=str(target), tp_size=2, **data)
+            record.resolve_once()
+        except Exception as exc:  # SGLang's own refusal before the checks
+            return f"{type(exc).__name__}: {exc}", False
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.validation_hook import check_server_args
+    try:
+        check_server_args(record)
+    except (ValueError, AssertionError) as exc:
+        return f"{type(exc).__name__}: {exc}", True
+    return None, False
+
+
+def graphfit_file(target: Path, data: dict[str, object]) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of `graphfit plan --config` on an `engine:
+    sglang` JSON file of `data` beside the pasted `sglang serve --model-path target
+    --tp-size 2`."""
+    from graphfit.cli.application import main
+
+    body = json.dumps({"engine": "sglang", **data})
+    file = target.parent / f"lora-{hashlib.sha256(body.encode()).hexdigest()[:16]}.json"
+    file.write_text(body)
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "80", "--config", str(file), "--", "sglang",
+                  "serve", "--model-path", str(target), "--tp-size", "2"])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return code, errors[-1] if errors else ""
+
+
+def compare_file(target: Path, data: dict[str, object]) -> tuple[str, str]:
+    """(verdict, a one-line account) of one config file, as `compare` for a line."""
+    theirs, at_check = sglang_file(target, data)
+    code, said = graphfit_file(target, data)
+    shown = json.dumps({k: v for k, v in data.items() if k != "speculative_draft_model_path"})
+    return (verdict(theirs, at_check, code, said),
+            f"{shown[:120]}: SGLang {theirs and theirs[:100]}; graphfit {code} {said[:120]}")
+
+
+def draw_s67l(rng: random.Random, target: Path) -> tuple[str, str]:
+    """One drawn s67l case compared: a config file's `lora_paths` (2 in 3), else a line with
+    a Gemma 4 assistant draft under EAGLE / NEXTN / FROZEN_KV_MTP, LoRA on or off."""
+    if rng.random() < 2 / 3:
+        return compare_file(target, draw_paths(rng, target))
+    lora = rng.choice(((), ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules",
+                            "all"), ("--lora-paths", "a=/adapters/a")))
+    algo = rng.choice(("EAGLE", "NEXTN", "FROZEN_KV_MTP"))
+    return compare(target, ("--tp-size", "2", *lora, "--speculative-algorithm", algo,
+                            *FROZEN_STEPS, "--speculative-draft-model-path", FROZEN))

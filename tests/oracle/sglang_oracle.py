@@ -990,7 +990,7 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
     import torch
     from sglang.srt.model_executor.cuda_graph_buffer_registry import build_decode_registry
     from sglang.srt.model_executor.runner_utils.buffers import DecodeInputBuffers
-    from sglang.srt.runtime_context import get_exec
+    from sglang.srt.runtime_context import get_exec, get_parallel
 
     max_bs = max(capture_bs)
     # SGLang's own switch for the mamba-tracking inputs: the resolved extra buffer and no
@@ -1006,7 +1006,12 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
     buffers = DecodeInputBuffers.create(
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         hidden_size=hidden, next_token_logits_buffer=logits, dtype=mr.model_config.dtype,
-        num_dp_ranks=1, pp_size=1, is_encoder_decoder=False, require_mlp_tp_gather=mlp_gather,
+        # the runner's own count, `get_parallel().num_dp_ranks` (base_runner.py:234-235): the
+        # `global_num_tokens` buffers hold one per DP rank under the MLP gather (buffers.py:
+        # 212-217; issue 23 s67l: 1 here before, which made them coalesce in the pool with
+        # a dp-local DSPARK draft's one-count buffers)
+        num_dp_ranks=get_parallel().num_dp_ranks, pp_size=1, is_encoder_decoder=False,
+        require_mlp_tp_gather=mlp_gather,
         seq_len_fill_value=fill, encoder_len_fill_value=0, num_tokens_per_req=width,
         cache_loc_dtype=torch.int64, enable_mamba_track=track)
     if _SHARED_OUTPUT is not None:
@@ -1019,7 +1024,7 @@ def _target_runner(mr: Any, capture_bs: tuple[int, ...], width: int, pool: int, 
         device=torch.device(device), max_bs=max_bs, max_num_token=max_num_token,
         seq_len_fill_value=fill, cache_loc_dtype=torch.int64, require_gathered_buffer=gathered,
         require_mlp_tp_gather=mlp_gather, source=buffers, share_pool=False,
-        enable_mamba_track=track)
+        enable_mamba_track=track, num_dp_ranks=get_parallel().num_dp_ranks)  # as :527
     table: dict[str, Buffer] = {}
     for name in registry.slot_names():
         slot = registry.get_slot(name)

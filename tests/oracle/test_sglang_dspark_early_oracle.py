@@ -6,6 +6,11 @@ tests/oracle/sglang_dspark_early.py)."""
 
 from __future__ import annotations
 
+import os
+import types
+from pathlib import Path
+from unittest import mock
+
 import pytest
 
 from tests.oracle.paths import require
@@ -14,6 +19,8 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_dspark_compare as kc  # noqa: E402
 from tests.oracle import sglang_dspark_early as de  # noqa: E402
+from tests.oracle import sglang_oracle as so  # noqa: E402
+from tests.oracle import sglang_stubs  # noqa: E402
 
 
 def _dspark(running: int, anchor: bool, *extra: str) -> tuple[str, ...]:
@@ -27,6 +34,10 @@ ANCHOR, WIDE = _dspark(48, True), _dspark(8, False)
 # two-batch overlap fails the predicate, but on this dense target SGLang refuses it at
 # start-up without attention DP (validation_hook.py:756-772), and graphfit with it
 TBO = _dspark(8, False, "--enable-two-batch-overlap")
+# attention DP fails the predicate before two-batch overlap (s67l: the line s66b dropped; its
+# `global_num_tokens` difference was the oracle's target runner built with one DP rank)
+DP_TBO = _dspark(8, False, "--tp-size", "2", "--attn-dp-size", "2", "--enable-dp-lm-head",
+                 "--enable-two-batch-overlap")
 
 
 def _agree(flags: tuple[str, ...], value: str | None) -> dict[str, int]:
@@ -38,7 +49,7 @@ def _agree(flags: tuple[str, ...], value: str | None) -> dict[str, int]:
     return figures
 
 
-@pytest.mark.parametrize(("flags", "kept"), [(ANCHOR, 2), (WIDE, 4)])
+@pytest.mark.parametrize(("flags", "kept"), [(ANCHOR, 2), (WIDE, 4), (DP_TBO, 0)])
 def test_staged_inputs_leave_the_pool_as_in_sglang(flags: tuple[str, ...], kept: int) -> None:
     """On (SGLang's "Y" spelling) the target keeps its staged inputs: `kept` fewer shared
     tensors than with the variable off ("0") -- both sides agreeing at each."""
@@ -60,3 +71,43 @@ def test_early_metadata_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     assert got is not None
     diffs = got[0]
     assert sum("only graphfit" in d or "only SGLang" in d for d in diffs) == 4, diffs
+
+
+def _sglang_staged(flags: tuple[str, ...]) -> frozenset[str]:
+    """The slots SGLang's own `_wants_early_verify_metadata` keeps private on the resolved
+    line with the variable on: its own gather requirements of the target verify runner
+    (decode_cuda_graph_runner.py:765-773) under the line's published layout."""
+    r = so.resolve(flags)
+    assert isinstance(r, so.Resolved), getattr(r, "text", r)
+    with so.published(r):
+        from sglang.srt.model_executor.runner.decode_cuda_graph_runner import (
+            DecodeCudaGraphRunner,
+        )
+        from sglang.srt.speculative.spec_info import SpeculativeAlgorithm
+
+        mr = types.SimpleNamespace(is_draft_worker=False,
+                                   spec_algorithm=SpeculativeAlgorithm.from_string("DSPARK"))
+        mlp, attn = DecodeCudaGraphRunner.decode_graph_gather_requirements(mr)
+        with mock.patch.dict(os.environ, {de.ENV: "1"}):
+            return de.staged_exclude(mr, mlp or attn)
+
+
+def test_two_batch_overlap_clause_needs_disable_attn_tp_gather(tmp_path: Path) -> None:
+    """s67l: the predicate's two-batch-overlap clause decides only where nothing before it
+    does. SGLang starts TBO without attention DP only with an a2a backend
+    (validation_hook.py:756-772), which gathers the attention input
+    (`require_attn_tp_gather`, utils/common.py:4133-4156) unless `--disable-attn-tp-gather`:
+    so a line reaching the clause carries that flag, which graphfit refuses as not modelled."""
+    so.oracle()
+    moe = sglang_stubs.write_moe_model_dir(tmp_path / "moe")
+    draft = kc.draft_dir("block_size", 8, False, '{"hidden_size": 2048}')
+    base = ("--model-path", str(moe), "--max-running-requests", "8", "--tp-size", "2",
+            "--ep-size", "2", "--moe-a2a-backend", "deepep")
+    spec = ("--speculative-algorithm", "DSPARK", kc.DRAFT, draft)
+    off = ("--disable-attn-tp-gather",)
+    assert len(_sglang_staged((*base, *off, *spec))) == 4  # the clause is reached ...
+    assert not _sglang_staged((*base, *off, "--enable-two-batch-overlap", *spec))  # ... decides
+    assert not _sglang_staged((*base, "--enable-two-batch-overlap", *spec))  # gathered first
+    said = de.dc.pasted((*base, *off, "--enable-two-batch-overlap", *spec), 80)
+    assert said.plan is None and "--disable-attn-tp-gather" in str(said.rejected), said
+    assert "not modelled" in str(said.rejected), said

@@ -157,3 +157,90 @@ def test_s66l_planted_speculative_check_is_caught(target: Path,
     """A plant: the speculative compatibility check off is caught."""
     monkeypatch.setattr(sglang_lora_runner, "speculative_problem", lambda config: None)
     assert len(_checks_wrong(target, "--speculative-algorithm")) >= 5
+
+
+# s67l: LoRA beside a Gemma 4 assistant draft (promoted to FROZEN_KV_MTP), `--lora-paths`
+# values of every shape from a config file, the CLI action's JSON items
+FROZEN = ("--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+          "--speculative-num-draft-tokens", "4", "--speculative-draft-model-path", lro.FROZEN)
+S67L_LINES: list[tuple[tuple[str, ...], str | None]] = [
+    # (the line after --tp-size 2, the lines graphfit names: lora_hook.py's, or the action's)
+    ((*OK[:5], "--speculative-algorithm", "FROZEN_KV_MTP", *FROZEN), "lora_hook.py:252-264"),
+    ((*OK[:5], "--speculative-algorithm", "EAGLE", *FROZEN), "lora_hook.py:252-264"),
+    (("--lora-paths", "a=/a", "--speculative-algorithm", "NEXTN", *FROZEN),
+     "lora_hook.py:252-264"),
+    (("--speculative-algorithm", "FROZEN_KV_MTP", *FROZEN), None),  # no LoRA: planned
+    (("--lora-paths", '{"lora_name": "a"}'), "argparse_actions.py:17-20"),
+    (("--lora-paths", "{a=/a}"), "argparse_actions.py:16"),
+    (("--lora-paths", ' {"lora_name": "a", "lora_path": "/a", "pinned": true} '), None),
+]
+RANKED = {"max_lora_rank": 8, "lora_target_modules": ["all"]}
+S67L_FILES: list[tuple[dict[str, object], str | None]] = [
+    # (a config file's SGLang keys, the lora_hook.py lines graphfit names)
+    ({"lora_paths": [1]}, "107-111"),
+    ({"lora_paths": ["a=/a", None]}, "107-111"),
+    ({"lora_paths": [{"lora_name": "a"}]}, "96-98"),
+    ({"lora_paths": "a=/a"}, "132-136"),
+    ({"enable_lora": True, **RANKED, "lora_paths": ""}, "132-136"),
+    ({"lora_paths": ""}, None),  # LoRA stays off: nothing is parsed
+    ({"enable_lora": False, "lora_paths": [1], "max_loaded_loras": 0}, None),  # off: ignored
+    ({"enable_lora": False, "lora_paths": ["a=/a"], "moe_runner_backend": "lora_triton"},
+     "200-203"),  # the runner check still runs, and finds LoRA off
+    ({"lora_paths": [{"lora_name": "a", "lora_path": 3, "pinned": True}, "b"]}, None),
+    ({"lora_paths": {"a": "/a", "b": 2}}, None),
+    # the order: the per-batch assert and the speculative check before the parse, the
+    # target list after it
+    ({"lora_paths": [1], "max_loras_per_batch": 0}, "36"),
+    ({"lora_paths": [1], "speculative_algorithm": "STANDALONE",
+      "speculative_draft_model_path": lro.DRAFT}, "252-264"),
+    ({"lora_paths": [1], "max_lora_rank": 8, "lora_target_modules": ["all", "q_proj"]},
+     "107-111"),
+]
+
+
+def _s67l_wrong(target: Path) -> list[str]:
+    """The S67L_LINES and S67L_FILES cases where graphfit and SGLang part (or graphfit names
+    another line than SGLang's check)."""
+    wrong = []
+    for argv, where in S67L_LINES:
+        line = lro.filled(target, ("--tp-size", "2", *argv))
+        theirs, at_check = lro.sglang(target, line)
+        code, said = dc.graphfit(target, line, True)
+        if ((theirs is None) != (code == 0) or (where is None) != (theirs is None)
+                or (where is not None and where not in said)):
+            wrong.append(f"{argv}: SGLang {theirs}; graphfit {code} {said}")
+    for data, lines in S67L_FILES:
+        data = {k: str(target) if v == lro.DRAFT else v for k, v in data.items()}
+        theirs, at_check = lro.sglang_file(target, data)
+        code, said = lro.graphfit_file(target, data)
+        if ((theirs is None) != (code == 0) or (lines is None) != (theirs is None)
+                or (lines is not None and (not at_check
+                                           or f"lora_hook.py:{lines}" not in said))):
+            wrong.append(f"{data}: SGLang {theirs}; graphfit {code} {said}")
+    return wrong
+
+
+def test_s67l_fixed_cases_agree(target: Path) -> None:
+    wrong = _s67l_wrong(target)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_s67l_drawn_cases_agree(target: Path) -> None:
+    rng = random.Random(67)
+    wrong = [f"{said}: {line}" for said, line in (lro.draw_s67l(rng, target) for _ in range(4))
+             if said != "agree"]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_s67l_refusals_are_one_error_line(target: Path) -> None:
+    """Each new refusal is one `error:` line of at most 200 characters, exit 2."""
+    from tests.helpers import run_cli
+
+    for argv in (("--lora-paths", '{"lora_name": "' + "x" * 300 + '"}'),
+                 ("--lora-paths", "{" + "x" * 300 + "}")):
+        code, _, err = run_cli(["plan", "--gpu-memory-gb", "80", "--", "sglang", "serve",
+                                "--model-path", str(target), "--tp-size", "2", *argv])
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and len(lines[0]) <= 200, err
+    code, said = lro.graphfit_file(target, {"lora_paths": [{"lora_name": "y" * 300}]})
+    assert code == 2 and said.startswith("error:") and len(said) <= 200, said

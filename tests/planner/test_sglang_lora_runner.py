@@ -108,3 +108,13 @@ def test_live_server_args_give_the_s66l_fields() -> None:
         "max_loras_per_batch": 2, "max_loaded_loras": 3, "lora_drain_wait_threshold": -1.0,
         "enable_pdmux": True, "enable_lora_overlap_loading": True, "lora_paths_count": 4,
         "lora_target_all_mixed": True}
+
+
+def test_live_server_args_enable_lora_false_is_kept() -> None:
+    """s67l: a live ServerArgs whose enable_lora is False keeps LoRA off whatever its paths
+    (lora_hook.py:39-47); None (SGLang's default) says nothing."""
+    off = fields_from_sglang(types.SimpleNamespace(enable_lora=False, lora_paths=["a=/a"],
+                                                   tp_size=2))
+    assert off.get("lora_disabled") is True and off.get("lora_paths_given") is True
+    unset = fields_from_sglang(types.SimpleNamespace(enable_lora=None, tp_size=2))
+    assert "lora_disabled" not in unset

@@ -5,13 +5,17 @@ entrypoints/engine.py:1153-1165) calls `check_lora_server_args` (arg_groups/lora
 33-180), which ends in `check_lora_moe_runner_args` (:183-237). Restated, in SGLang's order:
 
 * `--max-loras-per-batch` must be positive, LoRA or not (AssertionError, :36; s66l);
-* LoRA is on with `--enable-lora` or any `--lora-paths` (:39-41);
+* LoRA is on with `--enable-lora` or any `--lora-paths` (:39-41), unless `enable_lora` is
+  given False, which keeps it off whatever the paths (:45-47; s67l);
 * with LoRA on and `--lora-backend triton_v2` beside a runner that is not lora_*, the V2 modes
   check (`_check_v2_lora_modes`, :20-30): attention DP > 1, PD-multiplexing (s66l), two-batch
   overlap, SGLANG_EXPERIMENTAL_LORA_OPTI (s66l) (:50-54);
 * with LoRA on (s66l unless said): overlap loading needs `--max-loaded-loras` at most twice
   `--max-loras-per-batch` (:61-70); the speculative compatibility check (:73,
-  `check_lora_speculative_compatibility`, :240-300; `speculative_problem`); `all` alone in
+  `check_lora_speculative_compatibility`, :240-300; `speculative_problem`); the parse of
+  `--lora-paths` (:76-136: an item neither a string nor a mapping, a mapping without
+  `lora_name` / `lora_path`, a value neither a list, a mapping nor None; s67l, read by
+  graphfit.inputs.sglang_lora.invalid_paths from a config file); `all` alone in
   `--lora-target-modules` (:146-149); no `--lora-paths` needs both `--max-lora-rank` and
   `--lora-target-modules` (s65d, :152-155); `--max-loaded-loras` at least
   `--max-loras-per-batch` and at least the adapters listed (:157-165); a non-negative
@@ -25,9 +29,7 @@ entrypoints/engine.py:1153-1165) calls `check_lora_server_args` (arg_groups/lora
   modelopt_fp4; the standard dispatch (`--moe-a2a-backend none` after the Waterfill override);
   no elastic EP (`--ep-join-mode`); trivial expert placement without EPLB or redundant experts.
 
-Not restated: ROCm in the V2 modes check (graphfit's planner does not carry the platform);
-`--lora-paths` items of a wrong type (:94-136: a config file's, the CLI's action makes strings
-or JSON objects).
+Not restated: ROCm in the V2 modes check (graphfit's planner does not carry the platform).
 """
 
 from __future__ import annotations
@@ -154,7 +156,7 @@ def problem(config: EngineSettings) -> str | None:
     if per_batch <= 0:
         return (f"--max-loras-per-batch must be positive, got {per_batch} (AssertionError, "
                 f"{HOOK}:36)")
-    on = config.enable_lora or config.lora_paths_given
+    on = config.enable_lora or (config.lora_paths_given and not config.lora_disabled)
     backend = config.moe_runner_backend or "auto"
     if on:
         if config.lora_backend == "triton_v2" and not backend.startswith("lora"):
@@ -165,7 +167,8 @@ def problem(config: EngineSettings) -> str | None:
         if config.enable_lora_overlap_loading and (loaded is None or loaded > 2 * per_batch):
             return (f"LoRA overlap loading needs --max-loaded-loras <= {2 * per_batch}, twice "
                     f"--max-loras-per-batch (AssertionError, {HOOK}:61-70)")
-        said = speculative_problem(config) or _limits_problem(config)
+        said = (speculative_problem(config) or config.lora_paths_invalid
+                or _limits_problem(config))
         if said:
             return said
     return sglang_draft_deepep.runner_flag_problem(config) or _runner_problem(config, on)

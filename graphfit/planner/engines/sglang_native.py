@@ -110,6 +110,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     # the LoRA flags the LoRA MoE runners' start-up checks read (sglang_lora_runner; s65d)
     if _get(server_args, "enable_lora") is True:
         out["enable_lora"] = True
+    elif _get(server_args, "enable_lora") is False:  # paths ignored (lora_hook.py:39-47; s67l)
+        out["lora_disabled"] = True
     lora_backend = _get(server_args, "lora_backend")
     if isinstance(lora_backend, str) and lora_backend.strip() not in ("", "csgmv"):
         out["lora_backend"] = lora_backend

@@ -576,6 +576,15 @@ class SglangOptions(EngineOptions):
         overlap_plan_stream: SGLANG_EXPERIMENTAL_LORA_OPTI / SGLANG_ENABLE_OVERLAP_PLAN_STREAM
         (EnvBools, off, environ.py:1257, 1553). Read for the rest of `check_lora_server_args`
         (lora_hook.py:20-180, 240-300; sglang_lora_runner; issue 23 s66l).
+    lora_paths_invalid: SGLang's refusal of a `lora_paths` value of a shape its parse does
+        not take (lora_hook.py:76-136: an item neither a string nor a mapping, a mapping item
+        without `lora_name` / `lora_path`, a value neither a list, a mapping nor None), in
+        its words; only a config file or a Python caller can give one (the CLI makes strings).
+        None: nothing refused. Judged where SGLang parses it, with LoRA on, after the
+        speculative check (sglang_lora_runner; issue 23 s67l).
+    lora_disabled: `enable_lora` given False (a config file's or a live ServerArgs'; the CLI
+        flag is store-true): SGLang then ignores `--lora-paths` and keeps LoRA off
+        (lora_hook.py:39-47; issue 23 s67l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -757,6 +766,8 @@ class SglangOptions(EngineOptions):
     enable_pdmux: bool = False
     lora_experimental_opti: bool = False
     overlap_plan_stream: bool = False
+    lora_paths_invalid: str | None = None
+    lora_disabled: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -800,6 +811,8 @@ class SglangOptions(EngineOptions):
             true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
         _lora_fields(self)  # issue 23 s65d
         _lora_limits(self)  # issue 23 s66l
+        _lora_paths_invalid(self)  # issue 23 s67l
+        true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
@@ -1307,6 +1320,16 @@ def _lora_limits(options: SglangOptions) -> None:
     for name in ("enable_lora_overlap_loading", "lora_target_all_mixed", "enable_pdmux",
                  "lora_experimental_opti", "overlap_plan_stream"):
         true_false(name, getattr(options, name))
+
+
+def _lora_paths_invalid(options: SglangOptions) -> None:
+    """SglangOptions.lora_paths_invalid: None or SGLang's refusal, one short line (it becomes
+    graphfit's error line)."""
+    said = options.lora_paths_invalid
+    if said is not None and not (isinstance(said, str) and 0 < len(said) <= 160
+                                 and "\n" not in said):
+        raise ConfigError(f"lora_paths_invalid: expected None or one line of at most 160 "
+                          f"characters, got {excerpt(said)}")
 
 
 def _prefill_cp_given(options: SglangOptions) -> None:
