@@ -295,6 +295,15 @@ NEXTN_DRAFTS.update({
                                   "v_head_dim": 256, "head_dim": 0}},
 })
 
+# s67d: Qwen4-Exp (SGLang's own config class, configs/qwen4_exp.py): its draft is a Qwen3.5
+# MTP over a `qwen4_exp_text` config, always a MoE layer (models/qwen3_5.py:165, 257-260); two
+# mHC streams, a small low-rank mixer
+NEXTN_DRAFTS["qwen4_exp"] = {
+    "architectures": ["Qwen4ExpForConditionalGeneration"], "model_type": "qwen4_exp",
+    "text_config": {**_QWEN3_5_TEXT, "model_type": "qwen4_exp_text", "hc_count": 2,
+                    "hc_lowrank": 32},
+    "tie_word_embeddings": False}
+
 
 def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)
                        ) -> dict[str, Path]:
