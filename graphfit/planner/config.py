@@ -460,7 +460,8 @@ class EngineConfig:
             lora_drain_wait_threshold: float = 0.0,
             enable_pdmux: bool = False,
             lora_experimental_opti: bool = False,
-            overlap_plan_stream: bool = False) -> None: ...
+            overlap_plan_stream: bool = False,
+            draft_build_failure: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1564,6 +1565,11 @@ class EngineConfig:
     def overlap_plan_stream(self) -> bool:
         """SglangOptions.overlap_plan_stream."""
         return cast(bool, self._option("overlap_plan_stream"))
+
+    @property
+    def draft_build_failure(self) -> str | None:
+        """SglangOptions.draft_build_failure."""
+        return cast("str | None", self._option("draft_build_failure"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

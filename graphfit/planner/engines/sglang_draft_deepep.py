@@ -173,10 +173,13 @@ def runner_flag_problem(config: EngineSettings) -> str | None:
 
 
 def check(config: EngineSettings) -> None:
-    """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
+    """The draft's build in SGLang's order: its layer entry's read (s67d:
+    `draft_build_failure`, graphfit.inputs.sglang_draft_layer_entries), FusedMoE's
+    constructor, which makes the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
     DeepEPMoE's body asserts (`problem`)."""
-    said = (sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
+    said = (config.draft_build_failure  # s67d: the draft's layer entry, read first
+            or sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
             or problem(config) or quantized_problem(config))
     if said:
         raise ConfigError(said)

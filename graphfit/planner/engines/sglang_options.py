@@ -576,6 +576,11 @@ class SglangOptions(EngineOptions):
         overlap_plan_stream: SGLANG_EXPERIMENTAL_LORA_OPTI / SGLANG_ENABLE_OVERLAP_PLAN_STREAM
         (EnvBools, off, environ.py:1257, 1553). Read for the rest of `check_lora_server_args`
         (lora_hook.py:20-180, 240-300; sglang_lora_runner; issue 23 s66l).
+    draft_build_failure: the exception SGLang's draft worker meets on the local draft's
+        layer entry (Step-3.5's `moe_layers_enum`, Exaone-MoE's `is_moe_layer`,
+        InternS2-Mobius's `mtp_num_experts`), as one line (graphfit.inputs.
+        sglang_draft_layer_entries); raised at the draft's build, after the target's
+        (sglang_draft_deepep.check; issue 23 s67d). None: it builds, or is not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -757,6 +762,7 @@ class SglangOptions(EngineOptions):
     enable_pdmux: bool = False
     lora_experimental_opti: bool = False
     overlap_plan_stream: bool = False
+    draft_build_failure: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -781,6 +787,10 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"draft_moe_class: expected one of "
                               f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
                               f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
+        failed = self.draft_build_failure  # issue 23 s67d
+        if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
+            raise ConfigError(f"draft_build_failure: expected one line of at most 200 "
+                              f"characters, got {excerpt(failed)}")
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
