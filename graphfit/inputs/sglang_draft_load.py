@@ -63,7 +63,8 @@ def failure(values: Mapping[str, Any]) -> str | None:
 
 def check(values: Mapping[str, Any]) -> None:
     """ConfigError with `failure`'s line where the draft does not load; then (s67d) where its
-    build fails on the entry its one layer reads (graphfit.inputs.sglang_draft_layer_entries)."""
+    config's load fails on the entry its one layer reads (graphfit.inputs.
+    sglang_draft_layer_entries.check; its build failures go to the planner)."""
     why = failure(values)
     if why is not None:
         raise ConfigError(why)
