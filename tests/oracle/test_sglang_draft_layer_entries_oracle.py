@@ -103,7 +103,7 @@ def test_step3p5_entry_agrees(tmp_path: Path) -> None:
     # each stage and exception first (absent, a bad piece at load, a list, a blank piece, a
     # number at load, a good string), then drawn values
     fixed: list[Any] = [_ABSENT, "3,4,x", [45], "3,,45", 45, "3,45"]
-    for index in range(24):
+    for index in range(16):
         value = fixed[index] if index < len(fixed) else _step_value(rng)
         data = _with(_STEP, "moe_layers_enum", value)
         arch, written = (("Step3p5ForCausalLM", data) if index % 2 else (
@@ -127,7 +127,7 @@ def test_exaone_entry_agrees(tmp_path: Path) -> None:
 
     rng = random.Random(67)
     seen = set()
-    for index in range(30):
+    for index in range(20):
         value = _exaone_value(rng)
         data = _with(_EXAONE, "is_moe_layer", value)
         theirs = _theirs(tmp_path / str(index), data, read)
