@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import model_config, sglang_draft_layer_entries, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft_path import draft_path
@@ -30,7 +30,13 @@ from graphfit.planner.engines.sglang_draft_moe_classes import (
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`draft_moe_class` where the line's draft checkpoint is a restated MoE class, else
-    nothing (no speculative a2a backend given: nothing to decide)."""
+    nothing (no speculative a2a backend given: nothing to decide); s67d: first, whether the
+    draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries)."""
+    return sglang_draft_layer_entries.settings(values) + _moe_class(values)
+
+
+def _moe_class(values: Mapping[str, Any]) -> list[Setting]:
+    """`draft_moe_class` (`settings`)."""
     if values.get("speculative_moe_a2a_backend") is None:
         return []
     draft = draft_path(values)
@@ -63,8 +69,8 @@ def layer_sparse(first: str, data: Mapping[str, Any]) -> bool:
     ids SGLang reads as `{int(x) for x in enum.split(",")}` (models/step3p5.py:543-545),
     holding the MTP block's 45; Exaone-MoE's `is_moe_layer` list true at 0
     (models/exaone_moe.py:502). True for the other architectures. A missing or malformed
-    entry reads as dense: SGLang's build then fails on the attribute itself, which graphfit
-    does not restate."""
+    entry reads as dense here: SGLang's build then fails on the entry itself, which
+    graphfit.inputs.sglang_draft_layer_entries refuses first (s67d)."""
     entry = MOE_LAYER_KEYS.get(first)
     if entry is None:
         return True

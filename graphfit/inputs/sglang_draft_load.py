@@ -23,15 +23,19 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_mla_reads, target_overrides
+from graphfit.inputs import (
+    model_config,
+    sglang_draft_layer_entries,
+    sglang_mla_reads,
+    target_overrides,
+)
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.sglang_draft_path import draft_path
-from graphfit.inputs.sglang_draft_quant import ALGORITHMS as QUANT_ALGORITHMS
 from graphfit.planner.core.errors import ConfigError
 
 # the algorithms whose draft worker builds a ModelConfig of the draft path: those the draft
 # quantization rule reads, and FROZEN_KV_MTP (frozen_kv_mtp_worker_v2.py:149-154)
-ALGORITHMS = QUANT_ALGORITHMS | {"FROZEN_KV_MTP"}
+ALGORITHMS = sglang_draft_layer_entries.ALGORITHMS
 
 
 def failure(values: Mapping[str, Any]) -> str | None:
@@ -58,10 +62,13 @@ def failure(values: Mapping[str, Any]) -> str | None:
 
 
 def check(values: Mapping[str, Any]) -> None:
-    """ConfigError with `failure`'s line where the draft does not load."""
+    """ConfigError with `failure`'s line where the draft does not load; then (s67d) where its
+    config's load fails on the entry its one layer reads (graphfit.inputs.
+    sglang_draft_layer_entries.check; its build failures go to the planner)."""
     why = failure(values)
     if why is not None:
         raise ConfigError(why)
+    sglang_draft_layer_entries.check(values)
 
 
 __all__ = ["ALGORITHMS", "check", "failure"]

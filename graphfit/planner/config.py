@@ -462,7 +462,8 @@ class EngineConfig:
             lora_experimental_opti: bool = False,
             overlap_plan_stream: bool = False,
             lora_paths_invalid: str | None = None,
-            lora_disabled: bool = False) -> None: ...
+            lora_disabled: bool = False,
+            draft_build_failure: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1576,6 +1577,11 @@ class EngineConfig:
     def lora_disabled(self) -> bool:
         """SglangOptions.lora_disabled."""
         return cast(bool, self._option("lora_disabled"))
+
+    @property
+    def draft_build_failure(self) -> str | None:
+        """SglangOptions.draft_build_failure."""
+        return cast("str | None", self._option("draft_build_failure"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

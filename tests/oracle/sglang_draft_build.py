@@ -295,6 +295,27 @@ NEXTN_DRAFTS.update({
                                   "v_head_dim": 256, "head_dim": 0}},
 })
 
+# s67d: Qwen4-Exp (SGLang's own config class, configs/qwen4_exp.py): its draft is a Qwen3.5
+# MTP over a `qwen4_exp_text` config, always a MoE layer (models/qwen3_5.py:165, 257-260); two
+# mHC streams, a small low-rank mixer
+NEXTN_DRAFTS["qwen4_exp"] = {
+    "architectures": ["Qwen4ExpForConditionalGeneration"], "model_type": "qwen4_exp",
+    "text_config": {**_QWEN3_5_TEXT, "model_type": "qwen4_exp_text", "hc_count": 2,
+                    "hc_lowrank": 32},
+    "tie_word_embeddings": False}
+# s67d: LongCat-Flash (SGLang's own config class, configs/longcat_flash.py): its NextN layer
+# is a dense decoder layer (models/longcat_flash_nextn.py:116-160, 228). Its attention reads
+# `config.rope_parameters` with `in` (:140-144); transformers 5.25's `rope_scaling` setter
+# fills it (configuration_utils.py:730-737), so a config with a null rope_scaling fails there
+# (TypeError): this one writes a default-type rope_scaling, as LongCat's checkpoints with
+# YaRN do
+NEXTN_DRAFTS["longcat_flash"] = {
+    **{k: v for k, v in _MLA.items() if k != "num_hidden_layers"},
+    "architectures": ["LongcatFlashForCausalLM"], "model_type": "longcat_flash",
+    "num_layers": 4, "num_nextn_predict_layers": 1, "ffn_hidden_size": 2048,
+    "expert_ffn_hidden_size": 256, "moe_topk": 2, "zero_expert_num": 2,
+    "rope_scaling": {"rope_type": "default", "rope_theta": 10000000.0}}
+
 
 def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)
                        ) -> dict[str, Path]:

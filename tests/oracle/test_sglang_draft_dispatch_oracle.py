@@ -76,7 +76,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "gigachat3_5_dense", "step3p5",
                                               "step3p5_dense", "step3p7", "exaone_moe",
                                               "exaone_moe_dense", "interns2_mobius",
-                                              "glm5_next"))}
+                                              "glm5_next", "qwen4_exp",
+                                              "longcat_flash"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -116,6 +117,10 @@ CASES = (  # (draft, backend, mode, extra)
     ("exaone_moe_dense", "nixl", "auto", ()),
     ("interns2_mobius", "mooncake", "normal", ()),
     ("glm5_next", "nixl", "normal", ()),  # GLM-5-Next's NextN layer, always sparse
+    # s67d: Qwen4-Exp's MTP layer, always sparse (a qwen4_exp_text config)
+    ("qwen4_exp", "mooncake", "auto", ()),
+    ("qwen4_exp", "pplx", "low_latency", ()),
+    ("longcat_flash", "mooncake", "auto", ()),  # LongCat-Flash's NextN layer: dense, builds
 )
 
 
@@ -149,4 +154,5 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     # drafts' too (s60d); the rest build
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
-                       False, True, False, True, True, False, True, True], refused
+                       False, True, False, True, True, False, True, True, True, False,
+                       False], refused

@@ -325,6 +325,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "overlap_plan_stream": st.booleans(),
     "lora_paths_invalid": st.sampled_from([None, "Invalid type for --lora-paths: <class 'str'>"]),
     "lora_disabled": st.booleans(),
+    "draft_build_failure": st.sampled_from([None, "AttributeError: no attribute 'x'"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -590,6 +591,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "overlap_plan_stream": st.sampled_from([None, "true"]),
     "lora_paths_invalid": st.sampled_from(["", 3, "x" * 161, "a\nb"]),  # s67l
     "lora_disabled": st.sampled_from([None, 0, "false"]),
+    "draft_build_failure": st.sampled_from(["", 3, "x" * 201]),
 }
 
 
@@ -908,6 +910,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_loaded_loras": None, "lora_paths_count": 0, "lora_target_all_mixed": False,
         "lora_drain_wait_threshold": 0.0, "enable_pdmux": False,
         "lora_experimental_opti": False, "overlap_plan_stream": False,
-        "lora_paths_invalid": None, "lora_disabled": False}
+        "lora_paths_invalid": None, "lora_disabled": False,
+        "draft_build_failure": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

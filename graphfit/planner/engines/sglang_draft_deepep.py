@@ -41,6 +41,8 @@ DeepEPMoE too (InternS2-Mobius's draft is a MoE Qwen3.5 MTP); Step-3.5's block
 is made without the loader's quantization config (`UNQUANTIZED_BLOCKS`), so a quantized
 Step-3.5 draft meets the unquantized assert, never the low-latency one.
 
+s67d: Qwen4-Exp's MTP draft (Qwen4ExpForCausalLMMTP), always a MoE block.
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -78,6 +80,9 @@ DEEPEP_DRAFTS: dict[str, str] = {
     "ExaoneMoEForCausalLMMTP": "models/exaone_moe.py:468, 161",
     "Glm5NextForConditionalGenerationNextN": ("models/glm5_next_nextn.py:72-77, "
                                               "deepseek_nextn.py:127-135, deepseek_v2.py:753"),
+    # s67d: Qwen4-Exp's MTP layer, always a Qwen2MoeSparseMoeBlock (its text model type)
+    "Qwen4ExpForCausalLMMTP": "models/qwen4_exp_mtp.py:59-64, qwen3_5.py:1381-1382, "
+                              "qwen2_moe.py:318",
 }
 # s66d: the draft classes whose MoE block is built without the loader's quantization config:
 # Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the
@@ -168,10 +173,13 @@ def runner_flag_problem(config: EngineSettings) -> str | None:
 
 
 def check(config: EngineSettings) -> None:
-    """The draft's build in SGLang's order: FusedMoE's constructor makes the dispatcher
+    """The draft's build in SGLang's order: its layer entry's read (s67d:
+    `draft_build_failure`, graphfit.inputs.sglang_draft_layer_entries), FusedMoE's
+    constructor, which makes the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
     DeepEPMoE's body asserts (`problem`)."""
-    said = (sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
+    said = (config.draft_build_failure  # s67d: the draft's layer entry, read first
+            or sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
             or problem(config) or quantized_problem(config))
     if said:
         raise ConfigError(said)

@@ -98,6 +98,16 @@ MOE_DRAFTS["Glm5NextForConditionalGeneration"] = (
     "Glm5NextForConditionalGenerationNextN", "configs/model_config.py:1071-1078, "
     "models/glm5_next_nextn.py:24, 72-77, models/deepseek_nextn.py:127-135, "
     "models/deepseek_v2.py:2785-2791")
+# s67d: Qwen4-Exp's draft ModelConfig renames the composite to Qwen4ExpForCausalLMMTP
+# (configs/model_config.py:1138-1153), a Qwen3.5 MTP subclass whose one layer is built with
+# `is_nextn` from the text config (models/qwen4_exp_mtp.py:35-64); the text config class is
+# Qwen4ExpTextConfig, `model_type = "qwen4_exp_text"` (configs/qwen4_exp.py:15-16), one of
+# `_QWEN3_5_MOE_TEXT_MODEL_TYPES` (models/qwen3_5.py:165, 257-260), so the layer's MLP is
+# always a sparse MoE block (qwen3_5.py:1381-1382, qwen2_moe.py:318)
+MOE_DRAFTS["Qwen4ExpForConditionalGeneration"] = (
+    "Qwen4ExpForCausalLMMTP", "configs/model_config.py:1138-1153, "
+    "models/qwen4_exp_mtp.py:35-64, configs/qwen4_exp.py:15-16, models/qwen3_5.py:165, "
+    "257-260, 1381-1382, models/qwen2_moe.py:318")
 # the architectures whose draft builds MoE layers only where a config entry names its layer:
 # the architecture -> (the key, the draft layer's id, whether the key lives in `text_config`,
 # the entry's form: "ids", a comma-separated string of layer ids (Step-3.5), or "flags", a

@@ -585,6 +585,11 @@ class SglangOptions(EngineOptions):
     lora_disabled: `enable_lora` given False (a config file's or a live ServerArgs'; the CLI
         flag is store-true): SGLang then ignores `--lora-paths` and keeps LoRA off
         (lora_hook.py:39-47; issue 23 s67l).
+    draft_build_failure: the exception SGLang's draft worker meets on the local draft's
+        layer entry (Step-3.5's `moe_layers_enum`, Exaone-MoE's `is_moe_layer`,
+        InternS2-Mobius's `mtp_num_experts`), as one line (graphfit.inputs.
+        sglang_draft_layer_entries); raised at the draft's build, after the target's
+        (sglang_draft_deepep.check; issue 23 s67d). None: it builds, or is not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -768,6 +773,7 @@ class SglangOptions(EngineOptions):
     overlap_plan_stream: bool = False
     lora_paths_invalid: str | None = None
     lora_disabled: bool = False
+    draft_build_failure: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -792,6 +798,10 @@ class SglangOptions(EngineOptions):
             raise ConfigError(f"draft_moe_class: expected one of "
                               f"{', '.join(sorted(DRAFT_MOE_CLASSES))}, got "
                               f"{excerpt(self.draft_moe_class)}")  # issue 23 s54e
+        failed = self.draft_build_failure  # issue 23 s67d
+        if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
+            raise ConfigError(f"draft_build_failure: expected one line of at most 200 "
+                              f"characters, got {excerpt(failed)}")
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
