@@ -69,12 +69,29 @@ class HookLine:
     """What the attention hook's refusals read off a prefill-CP line (`attention_first`):
     the base backend after `_attention_backend_default` (overrides.py:1127-1131: a prefill
     backend equal to the decode one becomes the base; None where SGLang's default fills it),
-    the split flags and the KV cache dtype (None: auto)."""
+    the split flags and the KV cache dtype (None: auto). `reads`: the line's keys SGLang's
+    default backend reads (`DEFAULT_READS`; issue 23 s67p), which fills the base where it is
+    None (`default_base`)."""
 
     base: str | None = None
     prefill: str | None = None
     decode: str | None = None
     kv_cache_dtype: str | None = None
+    reads: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        for key, _ in self.reads:
+            if key not in DEFAULT_READS:
+                raise ConfigError(f"HookLine.reads: {key!r} is not one of DEFAULT_READS")
+
+
+# what graphfit.inputs.sglang_draft_default.default_target_backend reads off a line: the
+# model, the three backend flags (whether all are unset), the speculative keys, the page
+# size, the KV dtype and deterministic inference (overrides.py:1092-1115)
+DEFAULT_READS = ("model_path", "attention_backend", "prefill_attention_backend",
+                 "decode_attention_backend", "speculative_algorithm", "speculative_eagle_topk",
+                 "page_size", "kv_cache_dtype", "enable_deterministic_inference",
+                 "rl_on_policy_target")
 
 
 # `_handle_deprecated_args` (serving_hook.py:303-330, SGLang's first pass, pipeline.py:128):
@@ -89,7 +106,7 @@ def _named(values: Mapping[str, Any], key: str) -> str | None:
     return value.strip().lower() or None if isinstance(value, str) else None
 
 
-def _renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+def renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
     """The line's base, prefill and decode backends after `_handle_deprecated_args`: the
     old names renamed, a cutedsl_mla prefill so renamed made trtllm_mla (:321-323)."""
     base, prefill, decode = (ALIASES.get(n, n) if n is not None else None
@@ -100,17 +117,36 @@ def _renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | N
 
 
 def hook_line(values: Mapping[str, Any]) -> HookLine:
-    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `_renamed`:
-    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330;
-    SGLang's generic default, which fills an unset base, picks none of the backends the hook
-    refuses on the GPU it runs on)."""
-    base, prefill, decode = _renamed(values)
+    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `renamed`:
+    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330),
+    with what SGLang's default backend reads off it (`DEFAULT_READS`, `default_base`)."""
+    base, prefill, decode = renamed(values)
     if prefill is not None and prefill == decode:
         base = prefill
     kv = _named(values, "kv_cache_dtype")
     if TOKENSPEED in (_named(values, PHASES[0]), _named(values, PHASES[2])):
         kv = "fp8_e4m3"
-    return HookLine(base, prefill, decode, kv)
+    reads = tuple((key, values[key]) for key in DEFAULT_READS if values.get(key) is not None)
+    return HookLine(base, prefill, decode, kv, reads)
+
+
+def default_base(hook: HookLine, gpu_given: object) -> str | None:
+    """The base backend the attention hook checks: the line's, else the one SGLang's default
+    writes before the checks (`_attention_backend_default`, overrides.py:1126-1140, run at
+    attention_hook.py:120; issue 23 s67p), with the model override's pick before it: e.g.
+    DeepSeek-V3's trtllm_mla on SM100 for a line naming no backend
+    (model_overrides/deepseek_v2.py:178-187), which meets the MLA KV dtype check
+    (overrides.py:1214-1217) with an fp8_e5m2 KV cache. The default fills an unset base
+    beside split flags too (the generic pick there, flashinfer for that model on SM100,
+    model_override_base.py:335-340). None where graphfit.inputs.sglang_draft_default.
+    default_target_backend does not restate it: no local config.json, or an architecture
+    whose override graphfit restates on its own (sglang_arch_overrides.RESTATED; their
+    picks are not checked here)."""
+    from graphfit.inputs.sglang_draft_default import default_target_backend
+
+    if hook.base is not None or not hook.reads:
+        return hook.base
+    return default_target_backend(dict(hook.reads), gpu_given)
 
 
 def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | None:
@@ -127,7 +163,8 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     if hook is None or gpu is None:
         return None
     try:
-        attention_hook(gpu, hook.base, hook.prefill, hook.decode, hook.kv_cache_dtype)
+        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode,
+                       hook.kv_cache_dtype)
     except ConfigError as refused:
         return refused
     return None
@@ -141,7 +178,7 @@ def v4_hip(values: Mapping[str, Any]) -> str | None:
     177-186, in the model hook at pipeline.py:225, before the attention hook): the V4
     override makes the base dsv4 whatever the line names (model_overrides/deepseek_v4.py:
     24), so a split flag naming another backend is refused; SGLang's sentence, or None."""
-    _, prefill, decode = _renamed(values)
+    _, prefill, decode = renamed(values)
     prefill, decode = prefill or DSV4, decode or DSV4
     if (prefill, decode) == (DSV4, DSV4):
         return None
@@ -204,4 +241,4 @@ def _hip_sentence(arch: str) -> str:
 
 
 __all__ = ["AfterHip", "HookLine", "after_hip", "attention_first", "backends_of", "check",
-           "hook_line", "v4_hip"]
+           "default_base", "hook_line", "renamed", "v4_hip"]
