@@ -21,6 +21,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_draft_default,
+    sglang_dspark_env,
     sglang_inkling_prefill,
     sglang_mamba_flags,
     sglang_minimax_draft,
@@ -139,8 +140,10 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
     if line.engine is Engine.VLLM:
         return settle_vllm(line, resolved, gpu_given, skip)
     if line.engine is Engine.SGLANG:
-        # the model facts read here see the override args too (graphfit.inputs.target_overrides)
-        with target(line.engine, line.model, line.values):
+        # the model facts read here see the override args too (graphfit.inputs.target_overrides);
+        # the backend checks the line's environment (the skip-softmax variable, issue 23 s67p)
+        with target(line.engine, line.model, line.values), \
+                sglang_dspark_env.line_environment(line.environ):
             # MiniMax-M3 NVFP4's DSPARK / DFLASH hook checks (issue 23, s53d): resolution first
             sglang_minimax_target.settle_hook(line.values, line.environ, gpu_given)
             # multi-layer EAGLE's draft backend: SGLang's default by GPU and model

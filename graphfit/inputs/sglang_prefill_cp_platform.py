@@ -151,8 +151,9 @@ def default_base(hook: HookLine, gpu_given: object) -> str | None:
 
 def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | None:
     """On a named GPU, the attention hook's refusal of the line's backends (trtllm_mla and
-    cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 prefill
-    on SM120: graphfit.planner.engines.sglang_backend_checks.attention_hook), which SGLang
+    cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 or
+    skip-softmax prefill on SM120: graphfit.planner.engines.sglang_backend_checks.
+    attention_hook; the base SGLang's default writes, `default_base`, issue 23 s67p), which SGLang
     meets (pipeline.py:242) before the DP refusal (:274) and the CP hook (:278): its HIP
     check on ROCm (issue 23 s64p for trtllm_mha, s66p for the rest); else None (no hook:
     a DeepSeek-V4 line, whose model hook sets its own backends first)."""
@@ -162,9 +163,11 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     gpu = gpu_kind(gpu_given)
     if hook is None or gpu is None:
         return None
-    try:
+    from graphfit.inputs.sglang_skip_softmax import line_active
+
+    try:  # the pasted line's skip-softmax variable (graphfit.inputs.sglang_skip_softmax)
         attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode,
-                       hook.kv_cache_dtype)
+                       hook.kv_cache_dtype, line_active())
     except ConfigError as refused:
         return refused
     return None
