@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
+from graphfit.inputs.sglang_kv_auto import rule as kv_rule
 from graphfit.planner.core.errors import ConfigError
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:117
@@ -78,8 +79,14 @@ class HookLine:
     decode: str | None = None
     kv_cache_dtype: str | None = None
     reads: tuple[tuple[str, Any], ...] = ()
+    # the model's rule for the KV dtype the hook sees (graphfit.inputs.sglang_kv_auto; s67p)
+    kv_rule: str | None = None
 
     def __post_init__(self) -> None:
+        from graphfit.inputs.sglang_kv_auto import RULES
+
+        if self.kv_rule is not None and self.kv_rule not in RULES:
+            raise ConfigError(f"HookLine.kv_rule: {self.kv_rule!r} is not one of {RULES}")
         for key, _ in self.reads:
             if key not in DEFAULT_READS:
                 raise ConfigError(f"HookLine.reads: {key!r} is not one of DEFAULT_READS")
@@ -127,7 +134,11 @@ def hook_line(values: Mapping[str, Any]) -> HookLine:
     if TOKENSPEED in (_named(values, PHASES[0]), _named(values, PHASES[2])):
         kv = "fp8_e4m3"
     reads = tuple((key, values[key]) for key in DEFAULT_READS if values.get(key) is not None)
-    return HookLine(base, prefill, decode, kv, reads)
+    model = values.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    found = data.get("architectures") if data is not None else None
+    arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
+    return HookLine(base, prefill, decode, kv, reads, kv_rule(data, arch))
 
 
 def default_base(hook: HookLine, gpu_given: object) -> str | None:
@@ -163,11 +174,13 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     gpu = gpu_kind(gpu_given)
     if hook is None or gpu is None:
         return None
+    from graphfit.inputs.sglang_kv_auto import resolved as resolved_kv
     from graphfit.inputs.sglang_skip_softmax import line_active
 
+    kv = resolved_kv(hook.kv_cache_dtype, hook.kv_rule, gpu)  # the model's `auto` (s67p)
     try:  # the pasted line's skip-softmax variable (graphfit.inputs.sglang_skip_softmax)
-        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode,
-                       hook.kv_cache_dtype, line_active())
+        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode, kv,
+                       line_active())
     except ConfigError as refused:
         return refused
     return None

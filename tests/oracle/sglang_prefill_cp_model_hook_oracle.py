@@ -30,8 +30,10 @@ Case = cp.Case
 # list (model_hook.py:515-543, 615-630, 682-692); Gemma 4 is pc's `gemma4`
 CLASSES = {"gptoss": "GptOssForCausalLM", "llama4": "Llama4ForCausalLM",
            "olmo2": "Olmo2ForCausalLM"}
-# the drawn targets: those, and the MLA / MHA ones whose default the attention hook checks
-MODELS = (*CLASSES, "gemma4", "mla", "llama")
+# the drawn targets: those, the MLA / MHA ones whose default the attention hook checks, and
+# the two whose `auto` KV dtype the model resolves (graphfit.inputs.sglang_kv_auto): a DSA
+# target and Muse Spark (pc's `muse`)
+MODELS = (*CLASSES, "gemma4", "mla", "llama", "dsa", "muse")
 # the backend flags drawn: on and off the model hook's lists, split flags, none
 BACKENDS: tuple[tuple[str, ...], ...] = (
     ("--attention-backend", "flashinfer"), ("--attention-backend", "trtllm_mla"),
@@ -45,7 +47,12 @@ KV = ((), ("--kv-cache-dtype", "fp8_e4m3"), ("--kv-cache-dtype", "fp8_e5m2"),
 
 
 def model_dir(name: str) -> str:
-    """cp.model_dir's directory; CLASSES' written and registered there first."""
+    """cp.model_dir's directory; CLASSES' written and registered there first, the DSA
+    oracle's `dsa` target its own."""
+    if name == "dsa":
+        from tests.oracle import sglang_prefill_cp_dsa_oracle as dsa
+
+        return dsa.model_dir(name)
     if name in CLASSES and name not in pc._MODELS:
         root = Path(tempfile.mkdtemp(prefix="graphfit-prefill-cp-model-hook-")) / name
         sglang_stubs.write_model_dir(root, architecture=CLASSES[name])

@@ -4,8 +4,10 @@ Llama 4's, Gemma 4's and Olmo2's backend lists (model_hook.py:515-692) before th
 hook (:242), which checks the base SGLang's default (or the model override) wrote where the
 line names none (overrides.py:1126-1140; DeepSeek-V3's trtllm_mla on SM100,
 model_overrides/deepseek_v2.py:178-187), before the DP refusal (:274) and the CP hook (:278).
-SGLang resolves each line on its fake GPU (sglang_prefill_cp_model_hook_oracle); graphfit reads
-it as a pasted line and as its own config file."""
+The hook also reads the KV dtype the model resolved (Muse Spark's and a DSA target's `auto`,
+overrides.py:309-320, 490-547). SGLang resolves each line on its fake GPU
+(sglang_prefill_cp_model_hook_oracle); graphfit reads it as a pasted line and as its own config
+file."""
 
 from __future__ import annotations
 
@@ -49,6 +51,14 @@ CASES: list[tuple[mh.Case, str]] = [
     # split flags: no override pick, the generic MLA default (flashinfer) passes
     (((*CP, *ZIG, *E5M2, "--prefill-attention-backend", "triton",
        "--decode-attention-backend", "flashinfer"), "B200", "mla"), "served"),
+    # the model's `auto` KV dtype (overrides.py:309-320, 490-547): fp8_e4m3 for FMHAv2 on
+    # SM120 (attention_hook.py:207-221), before the CP check (:228-237) and on a planned line
+    (((*CP, "--prefill-attention-backend", "trtllm_mha"), "RTX5090", "dsa"), "same refusal"),
+    (((*CP, *ZIG, "--prefill-attention-backend", "trtllm_mha"), "RTX5090", "muse"),
+     "same refusal"),
+    # a DSA target's bf16 becomes bfloat16, off trtllm_mla's list (overrides.py:1214-1217)
+    (((*CP, *INTER, "--attention-backend", "trtllm_mla", "--kv-cache-dtype", "bf16"), "B200",
+      "dsa"), "same refusal"),
 ]
 
 
@@ -89,6 +99,15 @@ def test_plant_model_hook_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hook, "check", lambda values, data, arch: None)
     assert mh.compare(CASES[0][0])[0] != "same refusal"
     assert mh.compare(CASES[3][0], True)[0] != "same refusal"
+
+
+def test_plant_kv_dtype_as_the_line_gives_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphfit.inputs import sglang_kv_auto
+
+    monkeypatch.setattr(sglang_kv_auto, "resolved", lambda kv, found, gpu: kv)
+    assert mh.compare(CASES[12][0])[0] != "same refusal"
+    assert mh.compare(CASES[13][0], True)[0] != "same refusal"
+    assert mh.compare(CASES[14][0])[0] != "same refusal"
 
 
 def test_plant_no_default_base(monkeypatch: pytest.MonkeyPatch) -> None:
