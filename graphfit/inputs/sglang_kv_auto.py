@@ -11,14 +11,19 @@ after the model hook (pipeline.py:225) rewrote `--kv-cache-dtype`:
   GPU of capability 10 or more without learnable attention sinks, else bfloat16, and `bf16`
   bfloat16 (which trtllm_mla's list then refuses: it names bf16 only).
 
-DeepSeek-V4's own `auto` (overrides.py:892-910) meets no hook check here: its model hook sets
-its backends first (graphfit.inputs.sglang_prefill_cp_platform.attention_first).
+`dsa_asserts` restates that function's refusals of a DSA target's dtype (an fp8_e5m2 cache,
+say), which the prefill-CP reading raises after the family's widths (graphfit.inputs.
+sglang_prefill_cp). DeepSeek-V4's own `auto` (overrides.py:892-910) meets no hook check
+here: its model hook sets its backends first (graphfit.inputs.sglang_prefill_cp_platform.
+attention_first).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from graphfit.planner.core.errors import ConfigError
 
 MUSE = "MuseSparkForConditionalGeneration"  # overrides.py:309-311
 RULES = ("muse", "dsa", "dsa_sinks")
@@ -48,4 +53,19 @@ def resolved(kv: str | None, found: str | None, gpu: str) -> str | None:
     return kv
 
 
-__all__ = ["MUSE", "RULES", "resolved", "rule"]
+def dsa_asserts(kv: str | None, found: str | None) -> None:
+    """`_dsa_kv_cache_dtype_default`'s refusals of a DSA target's `--kv-cache-dtype` (None:
+    auto), in its order, with its sentences: learnable sinks need a bfloat16 cache
+    (overrides.py:524-531), and the resolved dtype must be bfloat16 or fp8_e4m3 (:541-544).
+    Neither depends on the GPU (`auto` resolves to one of the two)."""
+    if found not in ("dsa", "dsa_sinks"):
+        return
+    if found == "dsa_sinks" and kv not in (None, "auto", "bf16", "bfloat16"):
+        raise ConfigError(f"Learnable DSA attention sinks require a bfloat16 KV cache; got "
+                          f"kv_cache_dtype={kv}. (SGLang refuses, overrides.py:524-531)")
+    if resolved(kv, found, "") not in ("bfloat16", "fp8_e4m3"):
+        raise ConfigError("DeepSeek DSA only supports bf16/bfloat16 or fp8_e4m3 "
+                          "kv_cache_dtype (SGLang refuses, overrides.py:541-544)")
+
+
+__all__ = ["MUSE", "RULES", "dsa_asserts", "resolved", "rule"]

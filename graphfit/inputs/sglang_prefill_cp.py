@@ -53,6 +53,7 @@ from dataclasses import replace
 from typing import Any
 
 from graphfit.inputs import (
+    sglang_kv_auto,
     sglang_prefill_cp_dsa,
     sglang_prefill_cp_family,
     sglang_prefill_cp_hooks,
@@ -210,6 +211,10 @@ def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, stra
     carries them, graphfit.inputs.sglang_prefill_cp_platform.after_hip)."""
     # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
     found = sglang_prefill_cp_dsa.widths(values, data, arch)
+    # then the model hook's DSA KV dtype asserts (model_hook.py:343; issue 23 s67p)
+    kv = values.get("kv_cache_dtype")
+    sglang_kv_auto.dsa_asserts(kv if isinstance(kv, str) else None,
+                               sglang_kv_auto.rule(data, arch))
     # the attention hook (pipeline.py:242): trtllm_mha on the resolved CP width (issue 23
     # s63p), and its GPU refusals of the line's backends (s64p trtllm_mha, s66p the rest)
     text = _text(data) if data is not None else {}

@@ -59,6 +59,9 @@ CASES: list[tuple[mh.Case, str]] = [
     # a DSA target's bf16 becomes bfloat16, off trtllm_mla's list (overrides.py:1214-1217)
     (((*CP, *INTER, "--attention-backend", "trtllm_mla", "--kv-cache-dtype", "bf16"), "B200",
       "dsa"), "same refusal"),
+    # ... and refuses another dtype (overrides.py:541-544), on a line graphfit planned
+    (((*CP[:3], "--tp-size", "8", *INTER, "--attn-cp-size", "4", "--attention-backend",
+       "flashinfer", *E5M2), "H100", "dsa"), "same refusal"),
 ]
 
 
@@ -79,6 +82,17 @@ def test_generated_lines() -> None:
         for file in (False, True):
             outcome, diffs = mh.compare(case, file)
             assert outcome in ("same refusal", "served", "not modelled"), (case, file, diffs)
+
+
+def test_dsa_lines_with_backend_flags() -> None:
+    """DeepSeek-family lines with backend flags, KV dtypes and GPUs drawn
+    (sglang_prefill_cp_dsa_backends_oracle), as a pasted line and a config file."""
+    from tests.oracle import sglang_prefill_cp_dsa_backends_oracle as db
+
+    for case in db.generate(3, 67):
+        for file in (False, True):
+            outcome, diffs = db.compare(case, file)
+            assert outcome in ("same refusal", "agree", "served", "not modelled"), (case, diffs)
 
 
 def test_cli_refusal_is_one_line() -> None:
