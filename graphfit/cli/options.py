@@ -565,13 +565,16 @@ def read_pasted(words: Sequence[str] | None,
     named (`--engine-version`, else `engine_version` in the `--config` file), if any."""
     if words is None:
         return None
-    from graphfit.inputs.commandline import read
+    from graphfit.inputs.commandline import read, shell_words
+    from graphfit.inputs.sglang_dspark_env import line_environment
     from graphfit.inputs.sglang_prefill_cp_platform import AfterHip, after_hip
 
     try:
         return read(words, _asked_version(values or {}))
     except AfterHip as exc:  # SGLang's HIP refusal comes first on a ROCm GPU (issue 23 s60r)
-        raise after_hip(exc, (values or {}).get("gpu_memory_gb")) from None
+        # the attention hook reads the line's environment too (skip-softmax, issue 23 s67p)
+        with line_environment(shell_words(words)[0]):
+            raise after_hip(exc, (values or {}).get("gpu_memory_gb")) from None
 
 
 def _asked_version(values: Mapping[str, Any]) -> str | None:

@@ -21,6 +21,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_draft_default,
+    sglang_dspark_env,
     sglang_inkling_prefill,
     sglang_mamba_flags,
     sglang_minimax_draft,
@@ -143,14 +144,17 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
         with target(line.engine, line.model, line.values):
             # MiniMax-M3 NVFP4's DSPARK / DFLASH hook checks (issue 23, s53d): resolution first
             sglang_minimax_target.settle_hook(line.values, line.environ, gpu_given)
-            # multi-layer EAGLE's draft backend: SGLang's default by GPU and model
-            resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
+            # multi-layer EAGLE's draft backend: SGLang's default by GPU and model; the
+            # attention hook's checks there read the line's skip-softmax variable (s67p)
+            with sglang_dspark_env.line_environment(line.environ):
+                resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
             # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # unified memory's backend checks: SGLang's default for an unnamed phase
             resolved = sglang_unified_backends.settle(line.values, resolved, gpu_given)
             # prefill CP's breakable graphs: SGLang's default prefill backend (issue 23 s54g)
-            resolved = sglang_prefill_cp_bcg.settle(line.values, resolved, gpu_given)
+            with sglang_dspark_env.line_environment(line.environ):
+                resolved = sglang_prefill_cp_bcg.settle(line.values, resolved, gpu_given)
             # Qwen3-Next / Qwen3.5's SM100 page size (graphfit.inputs.sglang_qwen3_5_page)
             resolved = sglang_qwen3_5_page.settle(line.values, resolved, gpu_given)
             # UNO naming no backend: SGLang's default must be FA3 (graphfit.inputs.sglang_uno)

@@ -183,12 +183,17 @@ def _check_generic(line: Mapping[str, Any], inputs: AttentionDefaultInputs,
 
 def pool_flags(line: Mapping[str, Any]) -> dict[str, bool]:
     """The line's pool flags `kv4` reads (graphfit.planner.engines.sglang_backend_checks.
-    ResolvedAttention): unified memory, PD disaggregation, a host cache tier."""
+    ResolvedAttention): unified memory, PD disaggregation, a host cache tier; and the
+    skip-softmax variable the attention hook reads off the pasted line's environment
+    (graphfit.inputs.sglang_skip_softmax; issue 23 s67p)."""
+    from graphfit.inputs.sglang_skip_softmax import line_active
+
     mode = _flag(line, "disaggregation_mode")
     return {"unified_memory": line.get("enable_unified_memory") is True,
             "disaggregated": mode not in (None, "null"),
             "host_pool": line.get("enable_hierarchical_cache") is True
-            or line.get("enable_lmcache") is True}
+            or line.get("enable_lmcache") is True,
+            "skip_softmax": line_active()}
 
 
 def _algorithm(line: Mapping[str, Any]) -> str | None:

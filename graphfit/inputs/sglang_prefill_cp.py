@@ -7,6 +7,8 @@ SGLang's refusals, in the order its resolution pipeline meets them (arg_groups/p
 
 * `--dcp-size` > 1: "--dcp-size > 1 does not support --enable-prefill-cp."
   (parallel_hook.py:249-250);
+* the model hook's backend asserts (GPT-OSS, Llama 4, Gemma 4, ...: model_hook.py:515-722,
+  graphfit.inputs.sglang_prefill_cp_model_hook; issue 23 s67p);
 * an HYV4 target: its attention has no DSA context-parallel metadata
   (model_overrides/deepseek_v2.py:60-68);
 * a DeepSeek-V4 target: `--cp-strategy` must be interleave or zigzag, and zigzag needs the NPU
@@ -51,9 +53,11 @@ from dataclasses import replace
 from typing import Any
 
 from graphfit.inputs import (
+    sglang_kv_auto,
     sglang_prefill_cp_dsa,
     sglang_prefill_cp_family,
     sglang_prefill_cp_hooks,
+    sglang_prefill_cp_model_hook,
     sglang_prefill_cp_platform,
 )
 from graphfit.inputs.model_config import local_config
@@ -162,6 +166,9 @@ def line(values: Mapping[str, Any], bcg: bool = False, family: bool = False) -> 
     data = local_config(model) if isinstance(model, str) else None
     arch = _architecture(data)
     attn_cp = _int(values.get("attn_cp_size"), 1)
+    # the model hook's backend asserts (pipeline.py:225), before the attention hook's GPU
+    # refusals, the DP refusal and the CP hook (issue 23 s67p)
+    sglang_prefill_cp_model_hook.check(values, data, arch)
     if arch in HYV4:
         # SGLang's sentence goes on "Got architecture=... and enable_prefill_cp=True.":
         # left out here to keep the error line short
@@ -204,6 +211,10 @@ def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, stra
     carries them, graphfit.inputs.sglang_prefill_cp_platform.after_hip)."""
     # the DeepSeek family's DSA / MLA widths and asserts (pipeline.py:225, s54c)
     found = sglang_prefill_cp_dsa.widths(values, data, arch)
+    # then the model hook's DSA KV dtype asserts (model_hook.py:343; issue 23 s67p)
+    kv = values.get("kv_cache_dtype")
+    sglang_kv_auto.dsa_asserts(kv if isinstance(kv, str) else None,
+                               sglang_kv_auto.rule(data, arch))
     # the attention hook (pipeline.py:242): trtllm_mha on the resolved CP width (issue 23
     # s63p), and its GPU refusals of the line's backends (s64p trtllm_mha, s66p the rest)
     text = _text(data) if data is not None else {}
@@ -362,7 +373,10 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              # s63p / s64p: the attention hook's trtllm_mha checks (`backends_of`)
              "attention_backend", "prefill_attention_backend", "decode_attention_backend",
              # s66p: the attention hook's KV dtype checks (`hook_line`)
-             "kv_cache_dtype")
+             "kv_cache_dtype",
+             # s67p: what SGLang's default backend reads (sglang_prefill_cp_platform.
+             # DEFAULT_READS)
+             "page_size", "enable_deterministic_inference", "rl_on_policy_target")
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

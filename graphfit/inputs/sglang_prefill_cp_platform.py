@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
+from graphfit.inputs.sglang_kv_auto import rule as kv_rule
 from graphfit.planner.core.errors import ConfigError
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:117
@@ -69,12 +70,35 @@ class HookLine:
     """What the attention hook's refusals read off a prefill-CP line (`attention_first`):
     the base backend after `_attention_backend_default` (overrides.py:1127-1131: a prefill
     backend equal to the decode one becomes the base; None where SGLang's default fills it),
-    the split flags and the KV cache dtype (None: auto)."""
+    the split flags and the KV cache dtype (None: auto). `reads`: the line's keys SGLang's
+    default backend reads (`DEFAULT_READS`; issue 23 s67p), which fills the base where it is
+    None (`default_base`)."""
 
     base: str | None = None
     prefill: str | None = None
     decode: str | None = None
     kv_cache_dtype: str | None = None
+    reads: tuple[tuple[str, Any], ...] = ()
+    # the model's rule for the KV dtype the hook sees (graphfit.inputs.sglang_kv_auto; s67p)
+    kv_rule: str | None = None
+
+    def __post_init__(self) -> None:
+        from graphfit.inputs.sglang_kv_auto import RULES
+
+        if self.kv_rule is not None and self.kv_rule not in RULES:
+            raise ConfigError(f"HookLine.kv_rule: {self.kv_rule!r} is not one of {RULES}")
+        for key, _ in self.reads:
+            if key not in DEFAULT_READS:
+                raise ConfigError(f"HookLine.reads: {key!r} is not one of DEFAULT_READS")
+
+
+# what graphfit.inputs.sglang_draft_default.default_target_backend reads off a line: the
+# model, the three backend flags (whether all are unset), the speculative keys, the page
+# size, the KV dtype and deterministic inference (overrides.py:1092-1115)
+DEFAULT_READS = ("model_path", "attention_backend", "prefill_attention_backend",
+                 "decode_attention_backend", "speculative_algorithm", "speculative_eagle_topk",
+                 "page_size", "kv_cache_dtype", "enable_deterministic_inference",
+                 "rl_on_policy_target")
 
 
 # `_handle_deprecated_args` (serving_hook.py:303-330, SGLang's first pass, pipeline.py:128):
@@ -89,7 +113,7 @@ def _named(values: Mapping[str, Any], key: str) -> str | None:
     return value.strip().lower() or None if isinstance(value, str) else None
 
 
-def _renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
+def renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
     """The line's base, prefill and decode backends after `_handle_deprecated_args`: the
     old names renamed, a cutedsl_mla prefill so renamed made trtllm_mla (:321-323)."""
     base, prefill, decode = (ALIASES.get(n, n) if n is not None else None
@@ -100,23 +124,47 @@ def _renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | N
 
 
 def hook_line(values: Mapping[str, Any]) -> HookLine:
-    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `_renamed`:
-    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330;
-    SGLang's generic default, which fills an unset base, picks none of the backends the hook
-    refuses on the GPU it runs on)."""
-    base, prefill, decode = _renamed(values)
+    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `renamed`:
+    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330),
+    with what SGLang's default backend reads off it (`DEFAULT_READS`, `default_base`)."""
+    base, prefill, decode = renamed(values)
     if prefill is not None and prefill == decode:
         base = prefill
     kv = _named(values, "kv_cache_dtype")
     if TOKENSPEED in (_named(values, PHASES[0]), _named(values, PHASES[2])):
         kv = "fp8_e4m3"
-    return HookLine(base, prefill, decode, kv)
+    reads = tuple((key, values[key]) for key in DEFAULT_READS if values.get(key) is not None)
+    model = values.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    found = data.get("architectures") if data is not None else None
+    arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
+    return HookLine(base, prefill, decode, kv, reads, kv_rule(data, arch))
+
+
+def default_base(hook: HookLine, gpu_given: object) -> str | None:
+    """The base backend the attention hook checks: the line's, else the one SGLang's default
+    writes before the checks (`_attention_backend_default`, overrides.py:1126-1140, run at
+    attention_hook.py:120; issue 23 s67p), with the model override's pick before it: e.g.
+    DeepSeek-V3's trtllm_mla on SM100 for a line naming no backend
+    (model_overrides/deepseek_v2.py:178-187), which meets the MLA KV dtype check
+    (overrides.py:1214-1217) with an fp8_e5m2 KV cache. The default fills an unset base
+    beside split flags too (the generic pick there, flashinfer for that model on SM100,
+    model_override_base.py:335-340). None where graphfit.inputs.sglang_draft_default.
+    default_target_backend does not restate it: no local config.json, or an architecture
+    whose override graphfit restates on its own (sglang_arch_overrides.RESTATED; their
+    picks are not checked here)."""
+    from graphfit.inputs.sglang_draft_default import default_target_backend
+
+    if hook.base is not None or not hook.reads:
+        return hook.base
+    return default_target_backend(dict(hook.reads), gpu_given)
 
 
 def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | None:
     """On a named GPU, the attention hook's refusal of the line's backends (trtllm_mla and
-    cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 prefill
-    on SM120: graphfit.planner.engines.sglang_backend_checks.attention_hook), which SGLang
+    cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 or
+    skip-softmax prefill on SM120: graphfit.planner.engines.sglang_backend_checks.
+    attention_hook; the base SGLang's default writes, `default_base`, issue 23 s67p), which SGLang
     meets (pipeline.py:242) before the DP refusal (:274) and the CP hook (:278): its HIP
     check on ROCm (issue 23 s64p for trtllm_mha, s66p for the rest); else None (no hook:
     a DeepSeek-V4 line, whose model hook sets its own backends first)."""
@@ -126,8 +174,13 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     gpu = gpu_kind(gpu_given)
     if hook is None or gpu is None:
         return None
-    try:
-        attention_hook(gpu, hook.base, hook.prefill, hook.decode, hook.kv_cache_dtype)
+    from graphfit.inputs.sglang_kv_auto import resolved as resolved_kv
+    from graphfit.inputs.sglang_skip_softmax import line_active
+
+    kv = resolved_kv(hook.kv_cache_dtype, hook.kv_rule, gpu)  # the model's `auto` (s67p)
+    try:  # the pasted line's skip-softmax variable (graphfit.inputs.sglang_skip_softmax)
+        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode, kv,
+                       line_active())
     except ConfigError as refused:
         return refused
     return None
@@ -141,7 +194,7 @@ def v4_hip(values: Mapping[str, Any]) -> str | None:
     177-186, in the model hook at pipeline.py:225, before the attention hook): the V4
     override makes the base dsv4 whatever the line names (model_overrides/deepseek_v4.py:
     24), so a split flag naming another backend is refused; SGLang's sentence, or None."""
-    _, prefill, decode = _renamed(values)
+    _, prefill, decode = renamed(values)
     prefill, decode = prefill or DSV4, decode or DSV4
     if (prefill, decode) == (DSV4, DSV4):
         return None
@@ -204,4 +257,4 @@ def _hip_sentence(arch: str) -> str:
 
 
 __all__ = ["AfterHip", "HookLine", "after_hip", "attention_first", "backends_of", "check",
-           "hook_line", "v4_hip"]
+           "default_base", "hook_line", "renamed", "v4_hip"]

@@ -31,7 +31,14 @@ REASONS = {"TRTLLM MHA backend for prefill requires": "attention_hook.py:199-206
            "TensorRT-LLM MLA backend only supports": "overrides.py:1214-1217",
            "CuteDSL MLA only supports decoding": "overrides.py:1241-1243",
            "CuteDSL MLA backend is only supported": "overrides.py:1244-1247",
-           "CuteDSL MLA backend only supports": "overrides.py:1248-1256"}
+           "CuteDSL MLA backend only supports": "overrides.py:1248-1256",
+           # the model hook's asserts, before the attention hook (issue 23 s67p)
+           "GptOssForCausalLM requires one of": "model_hook.py:515-543",
+           "fa3, aiter, triton, ascend, trtllm_mha or intel_xpu is required for Llama4":
+           "model_hook.py:615-630",
+           "Gemma4 only supports": "model_hook.py:636-660",
+           "One of the attention backends in": "model_hook.py:668-681",
+           "FlashInfer backend can significantly degrade": "model_hook.py:682-692"}
 # the backend flags drawn: the trtllm_mha phases, and none of them
 BACKENDS: tuple[tuple[str, ...], ...] = (
     ("--attention-backend", "trtllm_mha"), ("--prefill-attention-backend", "trtllm_mha"),

@@ -107,7 +107,7 @@ def test_plant_attention_hook_after_the_cp_hook(monkeypatch: pytest.MonkeyPatch)
 def test_plant_mla_checks_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
     from graphfit.planner.engines import sglang_backend_checks as bc
 
-    monkeypatch.setattr(bc, "attention_hook", lambda gpu, base, pre, dec, kv:
+    monkeypatch.setattr(bc, "attention_hook", lambda gpu, base, pre, dec, kv, *skip:
                         bc.trtllm_mha_gpu(gpu, pre or base, dec or base))
     assert ah.compare(CASES[4][0])[0] != "same refusal"
     assert ah.compare(CASES[13][0], True)[0] != "same refusal"

@@ -207,6 +207,9 @@ class OverrideInputs:
     # Blackwell checks (minimax_m3.py:103-114)
     moe_a2a: str = "none"
     moe_runner: str = "auto"
+    # (s67p) SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_SCALE_FACTOR above 0 on the pasted line
+    # (ResolvedAttention.skip_softmax)
+    skip_softmax: bool = False
 
     def __post_init__(self) -> None:
         if self.mode not in MODES:
@@ -574,7 +577,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
                       decode, fa4_page(d.gpu, d.mla, d.topk, d.architecture)),
         d.kv_cache_dtype, ngram=inp.ngram, mla=d.mla, algorithm=inp.algorithm,
         draft_backend=written.get(DRAFT) or inp.draft_flag, unified_memory=inp.unified_memory,
-        disaggregated=inp.disaggregated, host_pool=inp.host_pool))
+        disaggregated=inp.disaggregated, host_pool=inp.host_pool,
+        skip_softmax=inp.skip_softmax))
     if qsa:
         return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill

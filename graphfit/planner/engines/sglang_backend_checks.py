@@ -22,8 +22,8 @@ sglang_attn_default) meets the same checks later in SGLang's argument pipeline
      decode only, needs SM100 and a KV cache dtype of fp8_e4m3 / bf16 / auto;
    * `_handle_attention_backend_compatibility` (arg_groups/attention_hook.py:198-227):
      trtllm_mha as the prefill or decode backend needs Hopper / SM100 / SM120, and as the
-     prefill backend on SM120 no fp8_e4m3 KV cache (SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_
-     SCALE_FACTOR unset assumed);
+     prefill backend on SM120 no fp8_e4m3 KV cache and no skip-softmax (SGLANG_SKIP_SOFTMAX_
+     PREFILL_THRESHOLD_SCALE_FACTOR above 0 on the pasted line, issue 23 s67p);
    * `_handle_eagle_family` (arg_groups/speculative_hook.py:1176-1180): trtllm_mha as the
      prefill or decode backend needs topk 1;
    * (:1267-1282) topk > 1 with a resolved page size > 1 needs a base backend of flashinfer,
@@ -178,6 +178,8 @@ class ResolvedAttention:
     unified_memory: bool = False
     disaggregated: bool = False
     host_pool: bool = False
+    # SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_SCALE_FACTOR above 0 (`attention_hook`; s67p)
+    skip_softmax: bool = False
 
     def __post_init__(self) -> None:
         for name in ("topk", "page_size"):
@@ -187,12 +189,14 @@ class ResolvedAttention:
 
 
 def attention_hook(gpu: str, base: str | None, prefill: str | None, decode: str | None,
-                   kv_cache_dtype: str | None) -> None:
+                   kv_cache_dtype: str | None, skip_softmax: bool = False) -> None:
     """The refusals `handle_attention_backend_compatibility` makes of a backend set on a GPU
     kind, in its order (arg_groups/attention_hook.py:186-227): trtllm_mla as the base or
     decode backend (`_mla_kv_cache_dtype_checks`, overrides.py:1203-1219), cutedsl_mla in any
     field (`_cutedsl_prefill_backend_fill`, :1232-1259), then trtllm_mha per phase and
-    FMHAv2's fp8_e4m3 prefill on SM120. Why a function of its own: a prefill-CP line meets
+    FMHAv2's fp8_e4m3 or skip-softmax prefill on SM120 (`skip_softmax`:
+    SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_SCALE_FACTOR above 0, graphfit.inputs.
+    sglang_skip_softmax; issue 23 s67p). Why a function of its own: a prefill-CP line meets
     them before the CP hook's refusals (graphfit.inputs.sglang_prefill_cp_platform, issue 23
     s66p), not only once the plan's backend is final (`check_resolved`)."""
     pre, dec = _phases(base, prefill, decode)
@@ -222,13 +226,17 @@ def attention_hook(gpu: str, base: str | None, prefill: str | None, decode: str 
         raise _refused("trtllm_mha (FMHAv2) prefill with fp8_e4m3 KV on SM120",
                        "arg_groups/attention_hook.py:207-221",
                        f"use another --kv-cache-dtype or {other}")
+    if pre == "trtllm_mha" and gpu in FP8_E4M3_PREFILL_REFUSED and skip_softmax:
+        raise _refused("trtllm_mha (FMHAv2) prefill with skip-softmax on SM120",
+                       "arg_groups/attention_hook.py:207-221",
+                       f"unset SGLANG_SKIP_SOFTMAX_PREFILL_THRESHOLD_SCALE_FACTOR or {other}")
 
 
 def check_resolved(r: ResolvedAttention) -> None:
     """Stage 2 (module docstring), in SGLang's order; ConfigError in SGLang's words."""
     pre, dec = _phases(r.base, r.prefill, r.decode)
     other = "name another attention backend"
-    attention_hook(r.gpu, r.base, r.prefill, r.decode, r.kv_cache_dtype)
+    attention_hook(r.gpu, r.base, r.prefill, r.decode, r.kv_cache_dtype, r.skip_softmax)
     kv4(r, pre, dec)
     if r.ngram:
         ngram_page(r)
