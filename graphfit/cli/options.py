@@ -795,9 +795,12 @@ def config_options(func: F | None = None, *,
 
         if output_format not in FORMATS:
             raise fail(f"format: {output_format!r} is not one of {', '.join(FORMATS)}")
+        from graphfit.inputs.reading import one_read_per_file
+
         token = FORMAT.set(output_format)
         try:
-            return _run(values, args, kwargs)
+            with one_read_per_file():  # the command's readers share each JSON file's parse
+                return _run(values, args, kwargs)
         finally:
             FORMAT.reset(token)
 

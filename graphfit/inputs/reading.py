@@ -22,11 +22,15 @@ value cut to a short excerpt.
 from __future__ import annotations
 
 import codecs
+import contextlib
+import contextvars
+import copy
 import json
 import math
 import os
 import re
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -179,8 +183,48 @@ def check_depth(origin: str, data: Any) -> None:
 
 
 def load_json(path: str | Path, what: str = "file", *, limit: int = MAX_FILE_BYTES) -> Any:
-    """A JSON file, read and parsed strictly."""
-    return parse_json(read_text(path, what, limit=limit), f"{what} {shown_path(path)}")
+    """A JSON file, read and parsed strictly; inside `one_read_per_file`, parsed once per
+    file version and handed out as a fresh copy each time."""
+    reads = _READS.get()
+    key = None if reads is None else _version(path, limit)
+    if key is None or reads is None:
+        return parse_json(read_text(path, what, limit=limit), f"{what} {shown_path(path)}")
+    if key not in reads:  # a file graphfit refuses raises here, every time: never stored
+        reads[key] = parse_json(read_text(path, what, limit=limit),
+                                f"{what} {shown_path(path)}")
+    return copy.deepcopy(reads[key])
+
+
+# One command's JSON reads: the readers of a line each load the model's config.json again
+# (about 50 times for one pasted SGLang line), each reader keeping its own error text. Scoped
+# to one command, never process-wide, and keyed on the file's identity, size and times, so a
+# file that changes between or during commands is read again.
+_READS: contextvars.ContextVar[dict[tuple[Any, ...], Any] | None] = contextvars.ContextVar(
+    "graphfit_json_reads", default=None)
+
+
+@contextlib.contextmanager
+def one_read_per_file() -> Iterator[None]:
+    """Within: `load_json` parses each file version once (nested scopes share the outer one);
+    every caller still gets its own copy, so a reader that edits its dict edits only its own."""
+    token = _READS.set({}) if _READS.get() is None else None
+    try:
+        yield
+    finally:
+        if token is not None:
+            _READS.reset(token)
+
+
+def _version(path: str | Path, limit: int) -> tuple[Any, ...] | None:
+    """A regular file's identity and version (None otherwise: read as usual, and refused)."""
+    try:
+        info = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        return None
+    return (os.fspath(path), limit, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+            info.st_ctime_ns)
 
 
 # -- YAML ------------------------------------------------------------------------------------

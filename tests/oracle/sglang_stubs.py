@@ -26,7 +26,9 @@ own logic:
   cached "is triton installed" answer is taken before the first stub exists, for the same
   reason.
 * Speed only (`_struct_fields_once`): `msgspec.structs.fields` answers each class once; SGLang
-  builds its parser from ServerArgs' fields on every line, and the fields never change.
+  builds its parser from ServerArgs' fields on every line, and the fields never change; and
+  `sglang_parser_cache`: that parser itself is built once per key, each line parsing with its
+  own copy (server_args.py:679-680 rebuilt it on every line).
 """
 
 from __future__ import annotations
@@ -287,6 +289,10 @@ def install(root: Path) -> None:
     with fake_cuda():
         import sglang.srt.server_args
         import sglang.srt.utils.common as common
+
+        from tests.oracle import sglang_parser_cache
+
+        sglang_parser_cache.install(sys.modules["sglang.srt.server_args"])
 
         _cache_platform_probes(common)
         # the model config and the layers it imports bind the platform at import
