@@ -460,7 +460,9 @@ class EngineConfig:
             lora_drain_wait_threshold: float = 0.0,
             enable_pdmux: bool = False,
             lora_experimental_opti: bool = False,
-            overlap_plan_stream: bool = False) -> None: ...
+            overlap_plan_stream: bool = False,
+            enable_torch_compile: bool = False,
+            pp_spec: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1564,6 +1566,16 @@ class EngineConfig:
     def overlap_plan_stream(self) -> bool:
         """SglangOptions.overlap_plan_stream."""
         return cast(bool, self._option("overlap_plan_stream"))
+
+    @property
+    def enable_torch_compile(self) -> bool:
+        """SglangOptions.enable_torch_compile."""
+        return cast(bool, self._option("enable_torch_compile"))
+
+    @property
+    def pp_spec(self) -> bool:
+        """SglangOptions.pp_spec."""
+        return cast(bool, self._option("pp_spec"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -323,6 +323,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_pdmux": st.booleans(),
     "lora_experimental_opti": st.booleans(),
     "overlap_plan_stream": st.booleans(),
+    "enable_torch_compile": st.booleans(),  # s67b
+    "pp_spec": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -586,6 +588,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_pdmux": st.sampled_from([None, 1]),
     "lora_experimental_opti": st.sampled_from(["1", 0]),
     "overlap_plan_stream": st.sampled_from([None, "true"]),
+    "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
+    "pp_spec": st.sampled_from(["1", 0]),
 }
 
 
@@ -903,6 +907,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "max_loras_per_batch": 8, "enable_lora_overlap_loading": False,
         "max_loaded_loras": None, "lora_paths_count": 0, "lora_target_all_mixed": False,
         "lora_drain_wait_threshold": 0.0, "enable_pdmux": False,
-        "lora_experimental_opti": False, "overlap_plan_stream": False}
+        "lora_experimental_opti": False, "overlap_plan_stream": False,
+        "enable_torch_compile": False, "pp_spec": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -576,6 +576,10 @@ class SglangOptions(EngineOptions):
         overlap_plan_stream: SGLANG_EXPERIMENTAL_LORA_OPTI / SGLANG_ENABLE_OVERLAP_PLAN_STREAM
         (EnvBools, off, environ.py:1257, 1553). Read for the rest of `check_lora_server_args`
         (lora_hook.py:20-180, 240-300; sglang_lora_runner; issue 23 s66l).
+    enable_torch_compile, pp_spec: `--enable-torch-compile` and SGLANG_ENABLE_PP_SPEC (an
+        EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
+        assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
+        119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -757,6 +761,8 @@ class SglangOptions(EngineOptions):
     enable_pdmux: bool = False
     lora_experimental_opti: bool = False
     overlap_plan_stream: bool = False
+    enable_torch_compile: bool = False
+    pp_spec: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -800,6 +806,8 @@ class SglangOptions(EngineOptions):
             true_false("moe_nvfp4_dispatch", self.moe_nvfp4_dispatch)
         _lora_fields(self)  # issue 23 s65d
         _lora_limits(self)  # issue 23 s66l
+        for name in ("enable_torch_compile", "pp_spec"):
+            true_false(name, getattr(self, name))  # issue 23 s67b
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
