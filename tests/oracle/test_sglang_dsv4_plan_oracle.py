@@ -535,7 +535,10 @@ REPLAY_LINES = [
     (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "256"]),
     (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "700", "--tp", "2",
             "--dp", "2", "--enable-dp-attention"]),  # 350 per attention-DP rank
-    # a chunk the page (256, deepseek_v4.py:51-61) divides (validation_hook.py:243-246)
+    # 384 is not a multiple of the page (256, deepseek_v4.py:51-61): check_server_args
+    # refuses it (validation_hook.py:243-246; issue 23 s67b); 512 is
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
+            "--chunked-prefill-size", "384"]),
     (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
             "--chunked-prefill-size", "512"]),
     (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "prefill"]),
@@ -564,7 +567,7 @@ def test_v41_replay_refusals_are_sglangs() -> None:
             assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
             # the window sized (s50k; its figures: test_replay_window_is_sized_as_sglang_does)
             assert isinstance(got, dict) and got["swa"] == 0, got
-    assert len(sentences) == 6, sentences  # the budget's sentence twice
+    assert len(sentences) == 7, sentences  # the budget's sentence twice
     code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
                               *pl.line(case), *REPLAY_LINES[6][1]])
     assert code == 2 and out == "" and err.startswith("error: "), err
