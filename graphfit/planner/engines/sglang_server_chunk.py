@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_attn_default import DEEPSEEK_FAMILY, DSA_ARCHITECTURES
 from graphfit.planner.engines.sglang_mamba_pool import (
@@ -62,6 +63,11 @@ PAGE_OVERRIDES = frozenset({
 # DeepSeek-V4's override writes page 256 over any line off NPU (deepseek_v4.py:51-61); its
 # dsv4 backend is in no page rule
 DEEPSEEK_V4, DEEPSEEK_V4_PAGE = "DeepseekV4ForCausalLM", 256
+# SM100 (B200): plain MHA architectures with no model override, MLA or sinks, whose default
+# backend is trtllm_mha or fa4 (sm100_floor)
+SM100, SM100_FLOOR = 100, 64
+SM100_PLAIN_MHA = frozenset({"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                             "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "MixtralForCausalLM"})
 # CUDA capability majors whose default backends keep the page (Turing, Ampere / Ada, Hopper)
 KEEPING_GPUS = (7, 8, 9)
 
@@ -105,9 +111,29 @@ def page_at_check(config: EngineSettings) -> int | None:
     return page
 
 
+def sm100_floor(config: EngineSettings) -> int | None:
+    """On SM100 the page SGLang's default backend leaves is at least 64 for a plain MHA
+    architecture (SM100_PLAIN_MHA: no model override, no MLA, no sinks) with no backend flag,
+    no page given and no speculation: trtllm_mha makes page 1 into 64 (overrides.py:1173-1187),
+    fa4 (asymmetric K/V) into 128 (:1273-1297; model_override_base.py:277-352). None
+    elsewhere."""
+    flags = (config.attention_backend_flag, config.decode_attention_backend,
+             config.prefill_attention_backend, config.draft_attention_backend)
+    if (config.gpu_capability != SM100 or config.architecture not in SM100_PLAIN_MHA
+            or any(flags) or config.page_size != 1
+            or config.spec_method is not SpecMethod.NONE):
+        return None
+    return SM100_FLOOR
+
+
 def chunk_page_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
     """:243-246."""
     chunk, page = chunk_at_check(config, changes), page_at_check(config)
+    floor = sm100_floor(config)
+    if page is None and floor is not None and chunk is not None and chunk > 0 \
+            and config.disaggregation_mode != "decode" and chunk % floor:
+        return _refused(f"chunked_prefill_size must be divisible by page_size ({chunk} at the "
+                        f"check, page {floor} or 128)", "243-246")
     if (chunk is None or page is None or chunk <= 0 or config.disaggregation_mode == "decode"
             or chunk % page == 0):
         return None
