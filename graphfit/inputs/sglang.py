@@ -31,6 +31,7 @@ from graphfit.inputs import (
     sglang_lora,
     sglang_mamba_flags,
     sglang_post_capture,
+    sglang_server_flags,
 )
 from graphfit.inputs.keys import Handler, field_key
 from graphfit.inputs.reading import parse_json
@@ -577,6 +578,9 @@ FILE_KEYS: dict[str, Handler] = {
     # the LoRA MoE runners' start-up checks (graphfit.planner.engines.sglang_lora_runner;
     # issue 23 s65d)
     **sglang_lora.KEYS,
+    # check_server_args's node-count, torch-compile and PP checks (graphfit.planner.engines.
+    # sglang_server_checks; issue 23 s67b)
+    **sglang_server_flags.KEYS,
 }
 # keys a config file may hold that a pasted line's reader consumes itself
 MODEL_KEYS: dict[str, Handler] = {"model_path": model_path}
@@ -615,7 +619,7 @@ IGNORED = frozenset({
     "tokenizer_path",
     "decode_attention_backend", "prefill_attention_backend", "speculative_draft_model_path",
     "speculative_draft_model_revision", "schedule_policy",
-    "enable_torch_compile", "torch_compile_max_bs", "log_level", "random_seed",
+    "torch_compile_max_bs", "log_level", "random_seed",
     "enable_metrics", "speculative_accept_threshold_single",
     "speculative_accept_threshold_acc", "speculative_token_map", "speculative_attention_mode",
     "kv_cache_dtype", "served_model_name", "trust_remote_code", "host",

@@ -463,7 +463,9 @@ class EngineConfig:
             overlap_plan_stream: bool = False,
             lora_paths_invalid: str | None = None,
             lora_disabled: bool = False,
-            draft_build_failure: str | None = None) -> None: ...
+            draft_build_failure: str | None = None,
+            enable_torch_compile: bool = False,
+            pp_spec: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1582,6 +1584,16 @@ class EngineConfig:
     def draft_build_failure(self) -> str | None:
         """SglangOptions.draft_build_failure."""
         return cast("str | None", self._option("draft_build_failure"))
+
+    @property
+    def enable_torch_compile(self) -> bool:
+        """SglangOptions.enable_torch_compile."""
+        return cast(bool, self._option("enable_torch_compile"))
+
+    @property
+    def pp_spec(self) -> bool:
+        """SglangOptions.pp_spec."""
+        return cast(bool, self._option("pp_spec"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

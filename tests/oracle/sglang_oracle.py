@@ -7,10 +7,9 @@ Everything here calls SGLang's code (sources under `paths.require("sglang")`, st
   (server_args.py:823, i.e. `ServerArgs.add_cli_args` + `from_cli_args`) then
   `ServerArgs.resolve_once` (server_args.py:246 -> arg_groups/pipeline.py:20), which runs
   the CUDA-graph hook (cuda_graph_hook.py:392), the GPU-memory hook (memory_hook.py:47) and the
-  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM), then the
-  two-batch-overlap check of its start-up checks (`check_two_batch_overlap`, arg_groups/
-  validation_hook.py:756-772, run by `check_server_args` at :346 once
-  entrypoints/engine.py:1152-1165 has resolved the line; issue 23 s66b); a resolved
+  speculative hook (speculative_hook.py:121 -> 1072 EAGLE family / 1285 NGRAM), then its
+  start-up checks (the whole `check_server_args`, arg_groups/validation_hook.py:172-381, run
+  once entrypoints/engine.py:1152-1165 has resolved the line; issue 23 s66b, s67b); a resolved
   Mooncake EP line then builds SGLang's MoE dispatcher (tests.oracle.sglang_mooncake_build),
   which raises in auto / normal mode (token_dispatcher/mooncake.py:343-344).
 * `runners(resolved)` -> `{name: Runner}`: publishes the record (runtime_context.py:1489) and
@@ -44,6 +43,7 @@ import dataclasses
 import functools
 import io
 import json
+import os
 import tempfile
 import types
 from dataclasses import dataclass, field
@@ -180,10 +180,10 @@ def resolve(argv: list[str] | tuple[str, ...], gpu_mem_gb: float | None = 80,
                             else err.getvalue().strip(), "argparse")
         try:
             record.resolve_once()
-            # then two-batch overlap's start-up check, as SGLang's engine runs it on the
-            # resolved record (entrypoints/engine.py:1165, validation_hook.py:346; s66b)
+            # then its start-up checks, as SGLang's engine runs them on the resolved record
+            # (entrypoints/engine.py:1165, validation_hook.py:172-381; s66b, s67b)
             if checks:
-                _start_up_checks(record)
+                _start_up_checks(record, argv)
         except Exception as exc:  # SGLang's own rejection of the resolved combination
             return Rejected(argv, f"{type(exc).__name__}: {exc}", type(exc).__name__)
         resolved = _resolved(argv, gpu_mem_gb, record)
@@ -217,14 +217,27 @@ def tbo(argv: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return ("--attn-dp-size", "2", *tail) if tp > 1 and tp % (2 * cp) == 0 else tail
 
 
-def _start_up_checks(record: Any) -> None:
-    """SGLang's own `check_two_batch_overlap` (arg_groups/validation_hook.py:756-772): the
-    part of `check_server_args` (:172-381) every resolution grid runs. The whole of it runs
-    in the oracles of the checks graphfit restates from it (sglang_lora_runner_oracle,
-    sglang_server_checks_oracle)."""
-    from sglang.srt.arg_groups.validation_hook import check_two_batch_overlap
+def _start_up_checks(record: Any, argv: tuple[str, ...] = ()) -> None:
+    """SGLang's whole `check_server_args` (arg_groups/validation_hook.py:172-381), as its
+    engine runs it on the resolved record (entrypoints/engine.py:1165): every resolution grid
+    runs it (issue 23 s67b; before, only `check_two_batch_overlap`, :756-772, s66b). It costs
+    about 0.1 ms of a ~20 ms resolution. With GRAPHFIT_ORACLE_CHECK_LOG set, a line that only
+    the checks other than two-batch overlap refuse is appended to that file (the measure of
+    what running the whole function changed)."""
+    from sglang.srt.arg_groups.validation_hook import check_server_args, check_two_batch_overlap
 
-    check_two_batch_overlap(record)
+    try:
+        check_server_args(record)
+    except Exception as exc:
+        log = os.environ.get("GRAPHFIT_ORACLE_CHECK_LOG")
+        if log:
+            try:
+                check_two_batch_overlap(record)
+            except Exception:
+                raise exc from None
+            with open(log, "a", encoding="utf-8") as out:
+                out.write(f"{' '.join(argv)} | {type(exc).__name__}: {str(exc)[:120]!r}\n")
+        raise
 
 
 def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> Resolved:

@@ -326,8 +326,11 @@ def test_v41_feature_refusals_are_sglangs() -> None:
 
 
 HISPARSE_LINES = (
+    # HiSparse needs the radix cache off (hisparse_hook.py:109-111; issue 23 s67b: the oracle
+    # now runs all of check_server_args, where that check runs)
+    ["--enable-hisparse", "--disable-radix-cache"],
+    ["--enable-hisparse", "--disable-radix-cache", "--pp-size", "2"],
     ["--enable-hisparse"],
-    ["--enable-hisparse", "--pp-size", "2"],
     ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
      "--enable-hisparse"],
     ["--disaggregation-mode", "decode", "--disaggregation-decode-enable-radix-cache",
@@ -341,8 +344,10 @@ def test_hisparse_refusals_are_sglangs() -> None:
     """--enable-hisparse read as a setting (s45k): SGLang refuses it with the decode radix
     cache (pd_disaggregation_hook.py:100-104, before the fake backend's :105-109, any model)
     and on DeepSeek-V4.1 (deepseek_v4_hook.py:333-353, second in its list, before PP; the PD
-    hook runs first, pipeline.py:147 vs 225); graphfit refuses each line SGLang refuses with
-    SGLang's sentence and, where SGLang resolves the line (DeepSeek-V4), says the pools."""
+    hook runs first, pipeline.py:147 vs 225), and with the radix cache on at its
+    `check_server_args` slot (hisparse_hook.py:109-111, s67b); graphfit refuses each line
+    SGLang refuses with SGLang's sentence and, where SGLang resolves the line (DeepSeek-V4),
+    says the pools."""
     from tests.oracle import sglang_oracle as so
 
     refused = said = 0
@@ -359,7 +364,7 @@ def test_hisparse_refusals_are_sglangs() -> None:
             else:
                 said += 1
                 assert isinstance(got, str) and "not restated (HiSparse" in got, (extra, got)
-    assert refused == 8 and said == 2  # V4: only the radix-cache lines are refused
+    assert refused == 10 and said == 2  # V4: only the radix-cache lines are refused
 
 
 def test_hisparse_with_the_decode_radix_cache_on_another_model() -> None:
@@ -530,8 +535,12 @@ REPLAY_LINES = [
     (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "256"]),
     (80.0, ["--enable-encoder-swa-bounded-replay", "--chunked-prefill-size", "700", "--tp", "2",
             "--dp", "2", "--enable-dp-attention"]),  # 350 per attention-DP rank
+    # 384 is not a multiple of the page (256, deepseek_v4.py:51-61): check_server_args
+    # refuses it (validation_hook.py:243-246; issue 23 s67b); 512 is
     (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
             "--chunked-prefill-size", "384"]),
+    (80.0, ["--enable-encoder-swa-bounded-replay", PREFILL, "breakable",
+            "--chunked-prefill-size", "512"]),
     (80.0, ["--enable-encoder-swa-bounded-replay", "--disaggregation-mode", "prefill"]),
 ]
 
@@ -558,7 +567,7 @@ def test_v41_replay_refusals_are_sglangs() -> None:
             assert extra in (REPLAY_LINES[-2][1], REPLAY_LINES[-1][1]), r
             # the window sized (s50k; its figures: test_replay_window_is_sized_as_sglang_does)
             assert isinstance(got, dict) and got["swa"] == 0, got
-    assert len(sentences) == 6, sentences  # the budget's sentence twice
+    assert len(sentences) == 7, sentences  # the budget's sentence twice
     code, out, err = run_cli(["plan", "--gpu-memory-gb", "80", "--weights-gb", "40", "--",
                               *pl.line(case), *REPLAY_LINES[6][1]])
     assert code == 2 and out == "" and err.startswith("error: "), err

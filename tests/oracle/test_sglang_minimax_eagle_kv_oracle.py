@@ -49,16 +49,19 @@ def cases() -> dict[str, dict[str, Any]]:
     return {
         "eagle3-H100": t.case([0, 1, 1], more=spec("EAGLE3", d["eagle3"])),
         "eagle-2-layers-hisparse": t.case([0, 1, 1], more=(*spec("EAGLE", d["eagle2"]),
-                                                           "--enable-hisparse")),
-        "eagle3-pp2": t.case([0, 1, 1], pp=2, more=spec("EAGLE3", d["eagle3"])),
+                                                           *t.HISPARSE)),
+        # PP with speculation starts only EAGLE on a prefill server (validation_hook.py:
+        # 132-138, 161-164; issue 23 s67b: EAGLE3 under PP is refused on both sides)
+        "eagle-pp2": t.case([0, 1, 1], pp=2, more=(*spec("EAGLE", d["eagle2"]),
+                                                   "--disaggregation-mode", "prefill")),
         "nextn-field-wins": t.case([0, 1, 1], more=spec("EAGLE", d["nextn1"])),
         "standalone": t.case([0, 1, 1], more=spec("STANDALONE", d["llama2"])),
         "hisparse3-tp2": t.case([0, 1, 1, 1], [0, 0, 1, 0], tp=(2, 1), more=(
-            *spec("EAGLE3", d["qwen3"]), "--enable-hisparse", "--hisparse-config",
+            *spec("EAGLE3", d["qwen3"]), *t.HISPARSE, "--hisparse-config",
             '{"host_to_device_ratio": 3}')),
         # int(cell x 1 / 3) x 3 is not the cell: the floor before the hisparse scale
         "eagle3-hisparse3-floor": t.case([0, 1, 1], more=(
-            *spec("EAGLE3", d["eagle3"]), "--enable-hisparse", "--hisparse-config",
+            *spec("EAGLE3", d["eagle3"]), *t.HISPARSE, "--hisparse-config",
             '{"host_to_device_ratio": 3}')),
         "B200-fp8-vl": t.case([1, 0], [1, 0], head_dim=64, nested=True, gpu="B200",
                               more=(*spec("EAGLE3", d["eagle3"]), "--kv-cache-dtype",
@@ -128,7 +131,7 @@ def test_plants_are_caught(monkeypatch: pytest.MonkeyPatch) -> None:
 
     plants = {
         "eagle-2-layers-hisparse": ("eagle_share", lambda p, d, n, s: share(p, d, n, 1)),
-        "eagle3-pp2": ("eagle_share", lambda p, d, n, s: share(p, d, 3, s)),
+        "eagle-pp2": ("eagle_share", lambda p, d, n, s: share(p, d, 3, s)),
         "nextn-field-wins": ("eagle_shape", unread_nextn),
     }
     for name, (what, planted) in plants.items():

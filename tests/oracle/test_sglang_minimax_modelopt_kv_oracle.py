@@ -183,7 +183,7 @@ FORMS = {
     # s62m's one differing line: SGLang 5376 B, graphfit 6656 B before
     "vl-w4a16-A100-hisparse": vl(t.case([0, 1, 0, 1], layers=4, head_dim=64, index_dim=128,
                                         tp=(4, 1), gpu="A100", more=(
-        "--attention-backend", "triton", "--enable-hisparse", "--hisparse-config",
+        "--attention-backend", "triton", *t.HISPARSE, "--hisparse-config",
         '{"host_to_device_ratio": 4}', "--page-size", "64")),
         {**MO, "quant_algo": "W4A16_NVFP4", "kv_cache_scheme": FP8_SCHEME},
         {"quantization": {"quant_algo": "W4A16_NVFP4", "kv_cache_scheme": FP8_SCHEME,

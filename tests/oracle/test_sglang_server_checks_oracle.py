@@ -87,6 +87,6 @@ def test_drawn_lines_agree(targets: dict[str, Path]) -> None:
 def test_planted_rule_off_is_caught(targets: dict[str, Path],
                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """A plant: the rule off (graphfit plans what SGLang refuses) is caught."""
-    monkeypatch.setattr(sglang_server_checks, "problem", lambda config: None)
+    monkeypatch.setattr(sglang_server_checks, "problem", lambda config, changes=None: None)
     said, _ = sco.compare(targets["moe"], FIXED[0][1])
     assert said == "differ"

@@ -326,6 +326,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "lora_paths_invalid": st.sampled_from([None, "Invalid type for --lora-paths: <class 'str'>"]),
     "lora_disabled": st.booleans(),
     "draft_build_failure": st.sampled_from([None, "AttributeError: no attribute 'x'"]),
+    "enable_torch_compile": st.booleans(),  # s67b
+    "pp_spec": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -592,6 +594,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "lora_paths_invalid": st.sampled_from(["", 3, "x" * 161, "a\nb"]),  # s67l
     "lora_disabled": st.sampled_from([None, 0, "false"]),
     "draft_build_failure": st.sampled_from(["", 3, "x" * 201]),
+    "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
+    "pp_spec": st.sampled_from(["1", 0]),
 }
 
 
@@ -911,6 +915,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_drain_wait_threshold": 0.0, "enable_pdmux": False,
         "lora_experimental_opti": False, "overlap_plan_stream": False,
         "lora_paths_invalid": None, "lora_disabled": False,
-        "draft_build_failure": None}
+        "draft_build_failure": None,
+        "enable_torch_compile": False, "pp_spec": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

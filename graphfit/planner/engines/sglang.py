@@ -796,8 +796,11 @@ class SglangModel:
         sglang_unified_memory.check_config(config, changes)
         # check_server_args after the resolution hooks: LoRA, the lora_* draft runner (s63d),
         # the lora_* target runner (s65d)
+        sglang_server_checks.check_before_lora(config, changes)  # :177-202 (s67b)
         sglang_lora_runner.check(config)
-        sglang_server_checks.check(config)  # then two-batch overlap's (:346; s66b)
+        # then chunked prefill / page, PD multiplexing (:243-262; s67b), two-batch overlap's
+        # (:346; s66b)
+        sglang_server_checks.check(config, changes)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)

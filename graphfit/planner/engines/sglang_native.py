@@ -123,6 +123,7 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         if _get(server_args, given):
             out[field] = True
     out.update(_lora_limits(server_args))  # the rest of check_lora_server_args (s66l)
+    out.update(_server_check_flags(server_args))  # check_server_args's own (s67b)
     put("speculative_moe_a2a_backend", _get(server_args, "speculative_moe_a2a_backend"))
     # --quantization: megamoe's NVFP4 rule and FlashInfer's runner asserts
     # (graphfit.planner.engines.sglang_megamoe, sglang_flashinfer_a2a)
@@ -403,6 +404,20 @@ def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool
         "hybrid_swa": hybrid_swa, "mamba": mamba,
         "spec_algorithm": None if algorithm is None else str(algorithm),
         "dcp_size": int(_get(server_args, "dcp_size") or 1)}  # declines (overrides.py:1807)
+
+
+def _server_check_flags(server_args: Any) -> dict[str, Any]:
+    """`--nnodes` and `--enable-torch-compile` for `check_server_args`'s node-count and
+    torch-compile padding asserts (validation_hook.py:177-202; graphfit.planner.engines.
+    sglang_server_checks, issue 23 s67b), where live ServerArgs hold values of the option's
+    type."""
+    out: dict[str, Any] = {}
+    nodes = _get(server_args, "nnodes")
+    if isinstance(nodes, int) and not isinstance(nodes, bool) and 1 <= nodes <= MAX_INT:
+        out["nnodes"] = nodes
+    if _get(server_args, "enable_torch_compile") is True:
+        out["enable_torch_compile"] = True
+    return out
 
 
 def _lora_limits(server_args: Any) -> dict[str, Any]:

@@ -590,6 +590,10 @@ class SglangOptions(EngineOptions):
         InternS2-Mobius's `mtp_num_experts`), as one line (graphfit.inputs.
         sglang_draft_layer_entries); raised at the draft's build, after the target's
         (sglang_draft_deepep.check; issue 23 s67d). None: it builds, or is not read.
+    enable_torch_compile, pp_spec: `--enable-torch-compile` and SGLANG_ENABLE_PP_SPEC (an
+        EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
+        assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
+        119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -774,6 +778,8 @@ class SglangOptions(EngineOptions):
     lora_paths_invalid: str | None = None
     lora_disabled: bool = False
     draft_build_failure: str | None = None
+    enable_torch_compile: bool = False
+    pp_spec: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -823,6 +829,8 @@ class SglangOptions(EngineOptions):
         _lora_limits(self)  # issue 23 s66l
         _lora_paths_invalid(self)  # issue 23 s67l
         true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
+        for name in ("enable_torch_compile", "pp_spec"):
+            true_false(name, getattr(self, name))  # issue 23 s67b
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "

@@ -1,10 +1,19 @@
-"""SGLang 0.5.23's `check_server_args` after its LoRA checks, where graphfit reads the flags
-(issue 23, s66b).
+"""SGLang 0.5.23's `check_server_args` around its LoRA checks, where graphfit reads the flags
+(issue 23, s66b; s67b).
 
 `check_server_args` (arg_groups/validation_hook.py:172-381) runs once the resolution hooks have
-resolved the line (entrypoints/engine.py:1153-1165). Its LoRA checks (:222) are
-graphfit.planner.engines.sglang_lora_runner; after them, restated here in SGLang's order:
+resolved the line (entrypoints/engine.py:1153-1165). In its order:
 
+* before its LoRA checks (:177-202): the node counts, torch.compile with padding off and the
+  pipeline-parallel checks (graphfit.planner.engines.sglang_server_nodes, s67b);
+* its LoRA checks (:222): graphfit.planner.engines.sglang_lora_runner;
+* the speculative mixed-chunk assert (:224-238) cannot fire on a resolved line: the
+  speculative hook has already turned `--enable-mixed-chunk` off for every algorithm that
+  lacks it (speculative_hook.py:596-601, 1002-1007, 1108-1116, 1305-1308);
+* chunked prefill against the page size and PD multiplexing (:240-262):
+  graphfit.planner.engines.sglang_server_chunk (s67b);
+* HiSparse's validation at its slot (:296-300): graphfit.planner.engines.
+  sglang_server_hisparse (s67b);
 * two-batch overlap (`check_two_batch_overlap`, :756-772, called at :346): with
   `--enable-two-batch-overlap`, a resolved `moe_a2a_backend` of "none" needs attention DP
   (`attn_dp_enabled_of`, runtime_context.py:191-199: `--attn-dp-size` > 1 or an elastic-EP
@@ -15,19 +24,25 @@ graphfit.planner.engines.sglang_lora_runner; after them, restated here in SGLang
   the prefill-CP family override's deepep (model_overrides/deepseek_v2.py:115-118, 200-202)
   and DWDP's none (parallel_hook.py:495-499) are already in the line graphfit plans.
 
-The other checks of `check_server_args` read flags graphfit does not take, are restated
-elsewhere, or cannot fire on a resolved line (the speculative mixed-chunk assert, :224-238:
-the speculative hook has already turned `--enable-mixed-chunk` off for every algorithm that
-lacks it, speculative_hook.py:596-601, 1002-1007, 1108-1116, 1305-1308):
-docs/engines/sglang-coverage.md, "Two-batch overlap's start-up check" lists them.
+The other checks read flags graphfit does not take: docs/engines/sglang-coverage.md, "Two-batch
+overlap's start-up check", lists them all.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import (
+    sglang_server_chunk,
+    sglang_server_hisparse,
+    sglang_server_nodes,
+)
 from graphfit.planner.engines.sglang_minimax_kv import hook_writes_megamoe
 from graphfit.planner.engines.sglang_moe_a2a import live_backend, runtime_backend
+from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 
 HOOK = "arg_groups/validation_hook.py"
 
@@ -37,11 +52,6 @@ def resolved_a2a(config: EngineSettings) -> str:
     if hook_writes_megamoe(config):
         return "megamoe"
     return live_backend(runtime_backend(config))
-
-
-def attn_dp_enabled(config: EngineSettings) -> bool:
-    """`attn_dp_enabled_of` (runtime_context.py:191-199)."""
-    return config.attn_dp_size > 1 or config.ep_join_mode == "scale"
 
 
 def tbo_problem(config: EngineSettings) -> str | None:
@@ -54,16 +64,32 @@ def tbo_problem(config: EngineSettings) -> str | None:
     return None
 
 
-def problem(config: EngineSettings) -> str | None:
+def before_lora(config: EngineSettings, changes: Mapping[str, Any] | None = None
+                ) -> str | None:
+    """The first refusal of `check_server_args` before its LoRA checks (sglang_server_nodes),
+    or None; `changes`: the engine model's resolved fields."""
+    return sglang_server_nodes.problem(config, changes or {})
+
+
+def problem(config: EngineSettings, changes: Mapping[str, Any] | None = None) -> str | None:
     """The first refusal of `check_server_args` after its LoRA checks that graphfit restates
     (module docstring), or None."""
-    return tbo_problem(config)
+    return (sglang_server_chunk.problem(config, changes or {})
+            or sglang_server_hisparse.problem(config, changes or {}) or tbo_problem(config))
 
 
-def check(config: EngineSettings) -> None:
-    said = problem(config)
+def check_before_lora(config: EngineSettings, changes: Mapping[str, Any] | None = None
+                      ) -> None:
+    said = before_lora(config, changes)
     if said:
         raise ConfigError(said)
 
 
-__all__ = ["attn_dp_enabled", "check", "problem", "resolved_a2a", "tbo_problem"]
+def check(config: EngineSettings, changes: Mapping[str, Any] | None = None) -> None:
+    said = problem(config, changes)
+    if said:
+        raise ConfigError(said)
+
+
+__all__ = ["attn_dp_enabled", "before_lora", "check", "check_before_lora", "problem",
+           "resolved_a2a", "tbo_problem"]

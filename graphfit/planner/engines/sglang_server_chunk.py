@@ -1,0 +1,182 @@
+"""SGLang 0.5.23's `check_server_args` on chunked prefill and PD multiplexing, after its LoRA
+and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
+
+* Chunked prefill against the page size (:243-246): with chunking on and not a decode server,
+  `chunked_prefill_size % page_size == 0`, both as the hooks leave them. The chunk size is
+  `--chunked-prefill-size` or the memory default (memory_hook.py:89-180), divided by the
+  attention-DP width under attention DP (parallel_hook.py:326-332), so `--page-size 64
+  --chunked-prefill-size 192 --attn-dp-size 2` is refused (96). The page size is judged only
+  where graphfit knows what the hooks make of it: an NVIDIA GPU before Blackwell (named with
+  its capability), whose default backends (fa3, flashinfer, triton) keep the page, and an
+  architecture whose model override writes no page, nor a backend that changes it, on such a
+  GPU (PAGE_OVERRIDES; DeepSeek-V4's 256 is known on every GPU); there the backend flags'
+  page rules apply
+  (`_mla_backend_page_constraints`, overrides.py:1144-1200: flashmla 64, trtllm_mla /
+  cutedsl_mla 32 or 64, trtllm_mha 16 to 128 else 64, hpc_ops 64) and an unset page is 1
+  (`_page_size_default`, :1341-1363). Elsewhere (Blackwell's fa4 / trtllm_mha picks and
+  model overrides, ROCm) it is not judged.
+* `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
+  off (`--chunked-prefill-size -1`, which graphfit reads as not modelled, so every PD-
+  multiplexing line graphfit would plan is refused here unless a model hook turns chunking
+  off, CHUNK_OFF_ARCHS, which is not judged); no disaggregation; the overlap schedule off
+  (`--disable-overlap-schedule`, or the hybrid-mamba no_buffer resolution that turns it off,
+  overrides.py:453-486).
+
+Why: graphfit planned these lines (a plain `--enable-pdmux`, a page size the chunk does not
+fill) and SGLang refuses each before it builds a graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.planner.core.enums import SpecMethod
+from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_attn_default import DEEPSEEK_FAMILY, DSA_ARCHITECTURES
+from graphfit.planner.engines.sglang_mamba_pool import (
+    MAMBAISH_ONLY_ARCHS,
+    cache_of,
+    is_hybrid_mamba,
+)
+from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
+
+HOOK = "arg_groups/validation_hook.py"
+# multimodal architectures SGLang serves with chunked prefill off
+# (`is_multimodal_chunked_prefill_supported`, configs/model_config.py:2553-2567, applied at
+# model_hook.py:1024-1032), and HRM-Text (:768-781): their chunk size at the check is -1
+CHUNK_OFF_ARCHS = frozenset({
+    "Grok1VForCausalLM", "Grok1AForCausalLM", "LlavaLlamaForCausalLM",
+    "MllamaForConditionalGeneration", "MossVLForConditionalGeneration", "CLIPModel",
+    "HrmTextForCausalLM"})
+# model overrides that write a page size, or a backend that changes it, on a GPU before
+# Blackwell (the others write theirs on SM100 / ROCm only: qwen3_5.py:26, nemotron_h.py:122,
+# gpt_oss.py:29, llama4.py:24, olmo2.py, exaone.py, qwen3_vl.py's aiter): Beam's trtllm_mha
+# on Hopper (beam.py:27-31), DeepSeek-V4 (deepseek_v4.py:51-61), MiniMax-M3 (minimax_m3.py:
+# 92-115, 160-187), Kimi-K3 (kimi_k3.py), Qwen4-Exp's QSA (qwen4_exp.py:89-96) and the
+# DeepSeek family's DSA pages (deepseek_v2.py:150-190)
+PAGE_OVERRIDES = frozenset({
+    "BeamForCausalLM", "DeepseekV4ForCausalLM", "MiniMaxM3SparseForCausalLM",
+    "MiniMaxM3SparseForConditionalGeneration", "KimiK3ForConditionalGeneration",
+    "Qwen4ExpForConditionalGeneration"}) | DEEPSEEK_FAMILY | DSA_ARCHITECTURES
+# DeepSeek-V4's override writes page 256 over any line off NPU (deepseek_v4.py:51-61); its
+# dsv4 backend is in no page rule
+DEEPSEEK_V4, DEEPSEEK_V4_PAGE = "DeepseekV4ForCausalLM", 256
+# SM100 (B200): plain MHA architectures with no model override, MLA or sinks, whose default
+# backend is trtllm_mha or fa4 (sm100_floor)
+SM100, SM100_FLOOR = 100, 64
+SM100_PLAIN_MHA = frozenset({"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
+                             "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "MixtralForCausalLM"})
+# CUDA capability majors whose default backends keep the page (Turing, Ampere / Ada, Hopper)
+KEEPING_GPUS = (7, 8, 9)
+
+
+def _refused(said: str, lines: str) -> str:
+    return f"{said} (AssertionError, {HOOK}:{lines})"
+
+
+def chunk_at_check(config: EngineSettings, changes: Mapping[str, Any]) -> int | None:
+    """`chunked_prefill_size` as `check_server_args` reads it (module docstring); None where
+    a model hook may have turned chunking off (CHUNK_OFF_ARCHS)."""
+    if config.architecture in CHUNK_OFF_ARCHS:
+        return None
+    chunk = (changes.get("chunked_prefill_size") or config.chunked_prefill_size
+             or default_chunked_prefill_size(config.gpu_memory_gb))
+    return chunk // config.attn_dp_size if attn_dp_enabled(config) else chunk
+
+
+def page_at_check(config: EngineSettings) -> int | None:
+    """`page_size` as `check_server_args` reads it where graphfit knows it (module
+    docstring), else None."""
+    if config.architecture == DEEPSEEK_V4:
+        return DEEPSEEK_V4_PAGE  # on every CUDA GPU, after any flag (deepseek_v4.py:51-61)
+    cap = config.gpu_capability
+    if (cap is None or cap // 10 not in KEEPING_GPUS or config.architecture is None
+            or config.architecture in PAGE_OVERRIDES):
+        return None
+    base, decode = config.attention_backend_flag, config.decode_attention_backend
+    prefill, draft = config.prefill_attention_backend, config.draft_attention_backend
+    page = config.page_size
+    if "flashmla" in (base, decode):
+        page = 64
+    if "trtllm_mla" in (base, decode) and page not in (32, 64):
+        page = 64
+    if "cutedsl_mla" in (base, decode, prefill) and page not in (32, 64):
+        page = 64
+    if "trtllm_mha" in (base, decode, prefill, draft) and page not in (16, 32, 64, 128):
+        page = 64
+    if "hpc_ops" in (base, decode, prefill):
+        page = 64
+    return page
+
+
+def sm100_floor(config: EngineSettings) -> int | None:
+    """On SM100 the page SGLang's default backend leaves is at least 64 for a plain MHA
+    architecture (SM100_PLAIN_MHA: no model override, no MLA, no sinks) with no backend flag,
+    no page given and no speculation: trtllm_mha makes page 1 into 64 (overrides.py:1173-1187),
+    fa4 (asymmetric K/V) into 128 (:1273-1297; model_override_base.py:277-352). None
+    elsewhere."""
+    flags = (config.attention_backend_flag, config.decode_attention_backend,
+             config.prefill_attention_backend, config.draft_attention_backend)
+    if (config.gpu_capability != SM100 or config.architecture not in SM100_PLAIN_MHA
+            or any(flags) or config.page_size != 1
+            or config.spec_method is not SpecMethod.NONE):
+        return None
+    return SM100_FLOOR
+
+
+def chunk_page_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
+    """:243-246."""
+    chunk, page = chunk_at_check(config, changes), page_at_check(config)
+    floor = sm100_floor(config)
+    if page is None and floor is not None and chunk is not None and chunk > 0 \
+            and config.disaggregation_mode != "decode" and chunk % floor:
+        return _refused(f"chunked_prefill_size must be divisible by page_size ({chunk} at the "
+                        f"check, page {floor} or 128)", "243-246")
+    if (chunk is None or page is None or chunk <= 0 or config.disaggregation_mode == "decode"
+            or chunk % page == 0):
+        return None
+    return _refused(f"chunked_prefill_size must be divisible by page_size ({chunk} at the "
+                    f"check, page {page})", "243-246")
+
+
+def overlap_on(config: EngineSettings) -> bool:
+    """The overlap schedule after the hooks: `--disable-overlap-schedule` turns it off, and
+    so does a hybrid-mamba model's no_buffer resolution (sglang_mamba_pool.MambaCache.
+    resolved) and pipeline parallelism (overrides.py:1623-1628)."""
+    if config.disable_overlap_schedule or config.pp_size > 1:
+        return False
+    arch = config.architecture
+    if (arch is not None and arch not in MAMBAISH_ONLY_ARCHS
+            and is_hybrid_mamba(arch, config.mamba_state_shape)):
+        return cache_of(config).resolved()[1]
+    return True
+
+
+def pdmux_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
+    """:249-262, in SGLang's order."""
+    if not config.enable_pdmux:
+        return None
+    chunk = chunk_at_check(config, changes)
+    for bad, said, lines in (
+            (config.pp_size != 1, "PD-Multiplexing is only supported with pipeline "
+                                  "parallelism disabled (pp_size=1)", "250-252"),
+            (chunk is not None and chunk != -1, "PD-Multiplexing is not compatible with "
+                                                "chunked prefill", "253-255"),
+            (config.disaggregation_mode != "null", "PD-Multiplexing is not compatible with "
+                                                   "disaggregation mode", "256-258"),
+            (overlap_on(config), "PD-Multiplexing is not compatible with overlap schedule",
+             "259-261")):
+        if bad:
+            return _refused(said, lines)
+    return None
+
+
+def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
+    """The first of these refusals in SGLang's order, or None."""
+    return chunk_page_problem(config, changes) or pdmux_problem(config, changes)
+
+
+__all__ = ["CHUNK_OFF_ARCHS", "chunk_at_check", "chunk_page_problem", "overlap_on",
+           "page_at_check", "pdmux_problem", "problem"]

@@ -1,0 +1,62 @@
+"""SGLang 0.5.23's HiSparse validation at its `check_server_args` slot (issue 23, s67b):
+`run_post_process_pass(server_args, _hisparse_validation)` (arg_groups/validation_hook.py:
+296-300, overrides.py:1221-1229) runs `validate_hisparse` (hisparse_hook.py:87-165) once the
+line is resolved, after the PD-multiplexing asserts and before two-batch overlap.
+
+Restated for DeepSeek-V4 and MiniMax-M3 sparse targets, which pass its model-class assert
+(:100-107; `is_deepseek_v4`, `is_minimax_sparse`, configs/model_config.py:395-400, 426-431),
+in its order: the radix cache off (:109-111: `--disable-radix-cache`, or a decode server, whose
+radix cache the PD hook turns off unless `--disaggregation-decode-enable-radix-cache`,
+pd_disaggregation_hook.py:98-127), no mixed chunk (:79-84), speculation linear only
+(:114-122) and not adaptive (:123-127). graphfit planned such lines. Not restated: the class
+assert on other models (a DSA checkpoint is told by its `index_topk`), DeepSeek-V4's KV dtype and
+DSA backend checks (:154-165), ROCm's unified-KV guard (:131-148).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.planner.core.enums import SpecMethod
+from graphfit.planner.core.settings import EngineSettings
+
+HOOK = "arg_groups/hisparse_hook.py"
+# `is_deepseek_v4` / `is_minimax_sparse` (configs/model_config.py:395-400, 426-431)
+HISPARSE_TARGETS = frozenset({
+    "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark",
+    "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"})
+
+
+def radix_on(config: EngineSettings) -> bool:
+    """The radix cache after the hooks (module docstring)."""
+    if config.disable_radix_cache:
+        return False
+    return (config.disaggregation_mode != "decode"
+            or config.disaggregation_decode_enable_radix_cache)
+
+
+def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
+    """`validate_hisparse`'s first refusal on a DeepSeek-V4 / MiniMax-M3 sparse line, or None;
+    `changes`: the engine model's resolved fields (adaptive speculation SGLang turned off)."""
+    if not config.enable_hisparse or config.architecture not in HISPARSE_TARGETS:
+        return None
+    spec = config.spec_method is not SpecMethod.NONE
+    adaptive = changes.get("speculative_adaptive", config.speculative_adaptive)
+    for bad, said, lines, kind in (
+            (radix_on(config), "Hierarchical sparse attention currently requires "
+                               "--disable-radix-cache.", "109-111", "AssertionError"),
+            (config.enable_mixed_chunk, "--enable-hisparse does not support "
+                                        "--enable-mixed-chunk yet.", "79-84", "ValueError"),
+            (spec and (config.speculative_eagle_topk or 1) != 1,
+             "The minimal HiSparse spec integration supports linear speculation only; use "
+             "--speculative-eagle-topk 1.", "118-122", "ValueError"),
+            (spec and bool(adaptive), "HiSparse speculative decoding uses statically sized "
+                                      "swap state; --speculative-adaptive is not supported.",
+             "123-127", "ValueError")):
+        if bad:
+            return f"{said} ({kind}, {HOOK}:{lines})"
+    return None
+
+
+__all__ = ["HISPARSE_TARGETS", "problem", "radix_on"]
