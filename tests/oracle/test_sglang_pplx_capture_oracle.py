@@ -106,3 +106,54 @@ def test_generated_lines_agree_or_are_not_modelled(rng: object) -> None:
     """measure_sglang_pplx_capture's lines."""
     line = measure.draw(rng)
     assert measure.verdict(line)[0] != "differ", line
+
+
+# a MoE draft under pplx (issue 23 s67m): EAGLE, 3 steps, chain of 4 draft tokens, the
+# oracle's Qwen3-MoE model as its own MTP draft; the draft's pplx needs low_latency
+# (token_dispatcher/pplx.py:442-445, sglang_draft_dispatch.pplx_problem)
+DRAFT_PPLX = ("--speculative-moe-a2a-backend", "pplx", "--deepep-mode", "low_latency",
+              "--tp-size", "2", "--attn-dp-size", "2")
+
+
+def _eagle() -> tuple[str, ...]:
+    return ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+            "--speculative-draft-model-path", mc.model_dir(), "--model-path", mc.model_dir())
+
+
+@pytest.mark.parametrize(("budget", "extra", "fails"), [
+    (16, (), True), (16, ("--disaggregation-mode", "decode"), True), (200, (), False)])
+def test_a_moe_draft_under_pplx_meets_the_assert_at_capture(
+        budget: int, extra: tuple[str, ...], fails: bool) -> None:
+    """Under a target without pplx no start-up hook checks the draft's budget: SGLang starts
+    the pipeline and runners and the draft's first capture asserts (its draft-decode runner,
+    24 x 1 tokens past 16); graphfit refuses naming that runner and batch."""
+    line = (f"{po.PPLX_ENV}={budget}", *DRAFT_PPLX, *extra, *_eagle())
+    assert mc.sglang(line).rejected is None and po.draft_backend(line) == "pplx"
+    found = po.sglang_draft(line)
+    ours = mc.graphfit_cli(line).rejected
+    if not fails:
+        assert found is None and ours is None, (found, ours)
+        return
+    assert found is not None and ours is not None, (found, ours)
+    runner, batch = found
+    assert runner == "draft" and f"drafter batch {batch} x 1 " in ours, (found, ours)
+    assert ours.startswith("error: ") and len(ours) <= 200 and " ... " not in ours
+
+
+def test_an_inherited_pplx_draft_is_bounded_by_the_target() -> None:
+    """The draft inherits the target's pplx (layers/moe/utils.py:463-468): its widths (top-k,
+    steps + 1) are at most the target's verify width, so the target's rule answers first."""
+    line = (f"{po.PPLX_ENV}=40", *PPLX, "--disaggregation-mode", "decode", *_eagle())
+    assert po.draft_backend(line) == "pplx"
+    refused, batch = po.sglang(line)
+    assert refused is None and batch is not None
+    ours = mc.graphfit_cli(line).rejected
+    assert ours is not None and f"decode batch {batch} x 4 " in ours, ours
+
+
+def test_dropping_the_draft_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mc, "graphfit_cli", mc.graphfit_cli.__wrapped__)
+    monkeypatch.setattr(rule, "draft_problem", lambda config, runners: None)
+    line = (f"{po.PPLX_ENV}=16", *DRAFT_PPLX, *_eagle())
+    assert po.sglang_draft(line) is not None and mc.graphfit_cli(line).rejected is None
