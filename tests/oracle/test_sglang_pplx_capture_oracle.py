@@ -121,23 +121,30 @@ def _eagle() -> tuple[str, ...]:
             "--speculative-draft-model-path", mc.model_dir(), "--model-path", mc.model_dir())
 
 
-@pytest.mark.parametrize(("budget", "extra", "fails"), [
-    (16, (), True), (16, ("--disaggregation-mode", "decode"), True), (200, (), False)])
+NO_PPLX = ("--speculative-moe-a2a-backend", "none", "--tp-size", "2", "--attn-dp-size", "2")
+
+
+@pytest.mark.parametrize(("budget", "a2a", "extra", "runner"), [
+    (16, DRAFT_PPLX, (), "draft"), (16, DRAFT_PPLX, ("--disaggregation-mode", "decode"), "draft"),
+    (24, DRAFT_PPLX, (), "draft_extend"), (200, DRAFT_PPLX, (), None), (16, NO_PPLX, (), None)])
 def test_a_moe_draft_under_pplx_meets_the_assert_at_capture(
-        budget: int, extra: tuple[str, ...], fails: bool) -> None:
+        budget: int, a2a: tuple[str, ...], extra: tuple[str, ...], runner: str | None) -> None:
     """Under a target without pplx no start-up hook checks the draft's budget: SGLang starts
     the pipeline and runners and the draft's first capture asserts (its draft-decode runner,
-    24 x 1 tokens past 16); graphfit refuses naming that runner and batch."""
-    line = (f"{po.PPLX_ENV}={budget}", *DRAFT_PPLX, *extra, *_eagle())
-    assert mc.sglang(line).rejected is None and po.draft_backend(line) == "pplx"
+    24 x 1 tokens past 16; at 24 that one fits and the draft-extend runner's 24 x 4 does
+    not); graphfit refuses naming that runner and batch. Without pplx anywhere both plan."""
+    line = (f"{po.PPLX_ENV}={budget}", *a2a, *extra, *_eagle())
+    assert mc.sglang(line).rejected is None
+    assert po.draft_backend(line) == ("pplx" if a2a == DRAFT_PPLX else "none")
     found = po.sglang_draft(line)
     ours = mc.graphfit_cli(line).rejected
-    if not fails:
+    if runner is None:
         assert found is None and ours is None, (found, ours)
         return
     assert found is not None and ours is not None, (found, ours)
-    runner, batch = found
-    assert runner == "draft" and f"drafter batch {batch} x 1 " in ours, (found, ours)
+    name, batch = found
+    shown = {"draft": "drafter", "draft_extend": "draft_extend"}[name]
+    assert name == runner and f"{shown} batch {batch} x " in ours, (found, ours)
     assert ours.startswith("error: ") and len(ours) <= 200 and " ... " not in ours
 
 
