@@ -56,8 +56,8 @@ def draw(rng: Any) -> tuple[str, ...]:
 def verdict(line: tuple[str, ...]) -> tuple[str, str | None]:
     """("agree" / "differ" / "not modelled" / "other rule", the detail of a difference)."""
     from tests.oracle import sglang_moe_a2a_compare as mc
-    from tests.oracle import sglang_pplx_capture_oracle as po
     from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_pplx_capture_oracle as po
 
     answer = mc.sglang(line)
     ours = mc.graphfit_cli(line).rejected

@@ -77,14 +77,17 @@ DRAFT_RUNNERS = ("drafter", "draft_extend")  # graphfit.planner.engines.sglang._
 def draft_problem(config: EngineSettings, runners: Sequence[BatchRunner]) -> str | None:
     """The assert's reason for the first EAGLE draft runner (in capture order) with a captured
     batch past the budget, naming its largest such batch, when a MoE draft built inside the
-    a2a context dispatches through pplx (module docstring); None otherwise."""
+    a2a context dispatches through pplx (module docstring); None otherwise, and with more than
+    one attention rank per DP group, whose rows per rank graphfit does not restate (such
+    lines stay planned, as before: test_sglang_draft_dispatch_oracle's lines without
+    attention DP)."""
     if config.draft_moe_class is None or not in_context(config):
         return None
     target = sglang_moe_a2a.runtime_backend(config)
     budget = config.pplx_dispatch_tokens_per_rank
     if sglang_moe_a2a.draft_backend(target, config.speculative_moe_a2a_backend) != "pplx" \
-            or budget <= 0:
-        return None
+            or budget <= 0 or config.tp_size != config.attn_dp_size:
+        return None  # sharded rows (attention TP / CP): planned as before, not restated
     for runner in runners:
         if not runner.name.startswith(DRAFT_RUNNERS):
             continue
@@ -92,11 +95,9 @@ def draft_problem(config: EngineSettings, runners: Sequence[BatchRunner]) -> str
         if not over:
             continue
         bs = max(over)
-        said = (f"{ENV}={budget} < {runner.name} batch {bs} x {runner.width} = "
-                f"{bs * runner.width} tokens")
-        if config.tp_size != config.attn_dp_size:
-            return f"{said}: not modelled: rows per rank follow the attention sharding ({SITE})"
-        return f"{said}: the MoE draft's pplx dispatch asserts at capture ({SITE})"
+        return (f"{ENV}={budget} < {runner.name} batch {bs} x {runner.width} = "
+                f"{bs * runner.width} tokens: the MoE draft's pplx dispatch asserts at capture "
+                f"({SITE})")
     return None
 
 
