@@ -75,11 +75,17 @@ def differences(argv: tuple[str, ...]) -> list[str]:
 
 
 def measure(count: int, seed: int) -> None:
+    tally(draws(count, seed))
+
+
+def tally(drawn_lines: list[tuple[str, str, str, str, str | None]]) -> None:
+    """Print each drawn line that differs and the counts (shared with
+    measure_sglang_flashinfer_a2a_gpu_runner)."""
     from tests.oracle import sglang_moe_a2a_compare as m
 
     logging.disable(logging.WARNING)
     counts: Counter[str] = Counter()
-    for drawn in draws(count, seed):
+    for drawn in drawn_lines:
         argv = line(*drawn)
         counts["sglang " + ("refuses" if m.sglang(argv).rejected is not None
                             or m.sglang(argv).runners is None else "starts")] += 1

@@ -7,7 +7,12 @@ graphfit.planner.engines.sglang_nvfp4_moe.
 
 `model_refusal` is what a model load adds after the server arguments, for a model directory
 whose config.json declares a ModelOpt NVFP4 checkpoint and routed experts (its FusedMoE
-layers build the method): the oracle knows its own model's experts from config.json."""
+layers build the method): the oracle knows its own model's experts from config.json. A
+checkpoint with routed experts and no quantization config at all under `--quantization
+modelopt_fp4` quantizes its experts at load (`ONLINE`): `get_quant_config` builds
+`ModelOptFp4Config.for_online_weight_quantization` (model_loader/weight_utils.py:382-389),
+whose FusedMoE method is ModelOptNvFp4OnlineFusedMoEMethod (nvfp4_online.py:176-188, 225-229),
+the NVFP4 method's `__init__` first (issue 23 s67m)."""
 
 from __future__ import annotations
 
@@ -22,6 +27,8 @@ from tests.oracle import sglang_stubs
 
 _EXPERT_KEYS = ("num_experts", "n_routed_experts", "num_local_experts")
 _ALGOS = ("NVFP4", "W4A16_NVFP4")
+ONLINE = "online"  # no quantization config: modelopt_fp4 quantizes the experts at load
+EXPERTS_PREFIX = "model.layers.0.mlp.experts"  # a FusedMoE layer's prefix (logging only)
 # the two sentences `ModelOptNvFp4FusedMoEMethod.__init__` raises (modelopt_quant.py:2375, 2383)
 LORA_WORDS = "NVFP4 MoE LoRA requires"
 PLATFORM_WORDS = "Current platform does not support NVFP4"
@@ -47,17 +54,22 @@ def method_refusals(capability: int, runners: tuple[str, ...], quant_algo: str =
             ModelOptFp4Config,
             ModelOptNvFp4FusedMoEMethod,
         )
+        from sglang.srt.layers.quantization.nvfp4_online import (
+            ModelOptNvFp4OnlineFusedMoEMethod,
+        )
 
-        config = ModelOptFp4Config.from_config(
-            {"quantization": {"quant_algo": quant_algo, "group_size": 16,
-                              "exclude_modules": []}})
+        config = (ModelOptFp4Config.for_online_weight_quantization({}) if quant_algo == ONLINE
+                  else ModelOptFp4Config.from_config(
+                      {"quantization": {"quant_algo": quant_algo, "group_size": 16,
+                                        "exclude_modules": []}}))
         flags = moe_utils.get_flags().moe
         saved = flags.runner_backend
         try:
             for runner in runners:
                 flags.runner_backend = moe_utils.MoeRunnerBackend(runner)
                 try:
-                    method = ModelOptNvFp4FusedMoEMethod(config)
+                    method = (ModelOptNvFp4OnlineFusedMoEMethod(config, EXPERTS_PREFIX)
+                              if quant_algo == ONLINE else ModelOptNvFp4FusedMoEMethod(config))
                 except ValueError as exc:
                     out[runner] = str(exc)
                     continue
@@ -110,6 +122,8 @@ def model_refusal(model_dir: str | None, record: Any, capability: tuple[int, int
     graphfit does not assume)."""
     algo = nvfp4_moe_model(model_dir)
     quant = getattr(record, "quantization", None)
+    if algo is None and quant == "modelopt_fp4" and unquantized_moe_model(model_dir):
+        algo = ONLINE
     if algo is None or capability is None or quant not in (None, "modelopt", "modelopt_fp4"):
         return None
     runner = str(getattr(record, "moe_runner_backend", "auto"))
@@ -123,3 +137,17 @@ def runners() -> tuple[str, ...]:
         from sglang.srt.layers.moe.utils import MoeRunnerBackend
 
         return tuple(member.value for member in MoeRunnerBackend)
+
+
+def unquantized_moe_model(model_dir: str | None) -> bool:
+    """A model directory with routed experts in config.json and no quantization config: none
+    in config.json (`resolve_checkpoint_quant_spec`) and no hf_quant_config.json, ModelOpt's
+    file (weight_utils.py:281, 376-389)."""
+    if model_dir is None or (Path(model_dir) / "hf_quant_config.json").exists():
+        return False
+    path = Path(model_dir) / "config.json"
+    if not path.is_file():
+        return False
+    data: dict[str, Any] = json.loads(path.read_text())
+    experts = any(isinstance(data.get(k), int) and data[k] > 0 for k in _EXPERT_KEYS)
+    return experts and not data.get("quantization_config")

@@ -66,3 +66,48 @@ def sglang(line: tuple[str, ...]) -> tuple[str | None, int | None]:
     budget = budget_of(line)
     over = [bs for bs in target.capture_bs if dispatch_asserts(bs * target.width, budget)]
     return None, (max(over) if over else None)
+
+
+# the EAGLE worker's draft runners in capture order (eagle_worker_v2.py:476-600), as
+# tests.oracle.sglang_oracle.runners names them
+DRAFT_RUNNERS = ("draft", "draft_extend")
+
+
+def draft_backend(line: tuple[str, ...]) -> str:
+    """The draft's all-to-all backend by SGLang's own default (layers/moe/utils.py:463-468,
+    498-502) from the resolved arguments."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+    from tests.oracle import sglang_oracle as so
+
+    resolved = mc.sglang(line).resolved
+    assert isinstance(resolved, so.Resolved)
+    record = resolved.record
+    with sglang_stubs.imports():
+        from sglang.srt.layers.moe import utils as moe_utils
+
+        given = record.speculative_moe_a2a_backend
+        if given is not None:
+            return str(moe_utils.MoeA2ABackend(given).value)
+        target = moe_utils.MoeA2ABackend(record.moe_a2a_backend)
+        return str(moe_utils._default_speculative_a2a_backend(target).value)
+
+
+def sglang_draft(line: tuple[str, ...]) -> tuple[str, int] | None:
+    """(the first draft runner whose captured batch's dispatch asserts, its largest such
+    batch) for a line SGLang starts whose MoE draft (this oracle's Qwen3-MoE MTP draft) uses
+    pplx: the draft's capture runs inside `speculative_moe_a2a_backend_context`
+    (eagle_worker_v2.py:286-296); None where none asserts (issue 23 s67m)."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+
+    answer = mc.sglang(line)
+    if answer.rejected is not None or answer.runners is None or draft_backend(line) != "pplx":
+        return None
+    budget = budget_of(line)
+    for name in DRAFT_RUNNERS:
+        runner = answer.runners.get(name)
+        if runner is None:
+            continue
+        over = [bs for bs in runner.capture_bs if dispatch_asserts(bs * runner.width, budget)]
+        if over:
+            return name, max(over)
+    return None

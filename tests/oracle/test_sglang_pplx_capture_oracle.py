@@ -106,3 +106,61 @@ def test_generated_lines_agree_or_are_not_modelled(rng: object) -> None:
     """measure_sglang_pplx_capture's lines."""
     line = measure.draw(rng)
     assert measure.verdict(line)[0] != "differ", line
+
+
+# a MoE draft under pplx (issue 23 s67m): EAGLE, 3 steps, chain of 4 draft tokens, the
+# oracle's Qwen3-MoE model as its own MTP draft; the draft's pplx needs low_latency
+# (token_dispatcher/pplx.py:442-445, sglang_draft_dispatch.pplx_problem)
+DRAFT_PPLX = ("--speculative-moe-a2a-backend", "pplx", "--deepep-mode", "low_latency",
+              "--tp-size", "2", "--attn-dp-size", "2")
+
+
+def _eagle() -> tuple[str, ...]:
+    return ("--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+            "--speculative-draft-model-path", mc.model_dir(), "--model-path", mc.model_dir())
+
+
+NO_PPLX = ("--speculative-moe-a2a-backend", "none", "--tp-size", "2", "--attn-dp-size", "2")
+
+
+@pytest.mark.parametrize(("budget", "a2a", "extra", "runner"), [
+    (16, DRAFT_PPLX, (), "draft"), (16, DRAFT_PPLX, ("--disaggregation-mode", "decode"), "draft"),
+    (24, DRAFT_PPLX, (), "draft_extend"), (200, DRAFT_PPLX, (), None), (16, NO_PPLX, (), None)])
+def test_a_moe_draft_under_pplx_meets_the_assert_at_capture(
+        budget: int, a2a: tuple[str, ...], extra: tuple[str, ...], runner: str | None) -> None:
+    """Under a target without pplx no start-up hook checks the draft's budget: SGLang starts
+    the pipeline and runners and the draft's first capture asserts (its draft-decode runner,
+    24 x 1 tokens past 16; at 24 that one fits and the draft-extend runner's 24 x 4 does
+    not); graphfit refuses naming that runner and batch. Without pplx anywhere both plan."""
+    line = (f"{po.PPLX_ENV}={budget}", *a2a, *extra, *_eagle())
+    assert mc.sglang(line).rejected is None
+    assert po.draft_backend(line) == ("pplx" if a2a == DRAFT_PPLX else "none")
+    found = po.sglang_draft(line)
+    ours = mc.graphfit_cli(line).rejected
+    if runner is None:
+        assert found is None and ours is None, (found, ours)
+        return
+    assert found is not None and ours is not None, (found, ours)
+    name, batch = found
+    shown = {"draft": "drafter", "draft_extend": "draft_extend"}[name]
+    assert name == runner and f"{shown} batch {batch} x " in ours, (found, ours)
+    assert ours.startswith("error: ") and len(ours) <= 200 and " ... " not in ours
+
+
+def test_an_inherited_pplx_draft_is_bounded_by_the_target() -> None:
+    """The draft inherits the target's pplx (layers/moe/utils.py:463-468): its widths (top-k,
+    steps + 1) are at most the target's verify width, so the target's rule answers first."""
+    line = (f"{po.PPLX_ENV}=40", *PPLX, "--disaggregation-mode", "decode", *_eagle())
+    assert po.draft_backend(line) == "pplx"
+    refused, batch = po.sglang(line)
+    assert refused is None and batch is not None
+    ours = mc.graphfit_cli(line).rejected
+    assert ours is not None and f"decode batch {batch} x 4 " in ours, ours
+
+
+def test_dropping_the_draft_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(mc, "graphfit_cli", mc.graphfit_cli.__wrapped__)
+    monkeypatch.setattr(rule, "draft_problem", lambda config, runners: None)
+    line = (f"{po.PPLX_ENV}=16", *DRAFT_PPLX, *_eagle())
+    assert po.sglang_draft(line) is not None and mc.graphfit_cli(line).rejected is None

@@ -876,7 +876,9 @@ class SglangModel:
 
     def components(self, config: EngineSettings, ladders: EngineLadders
                    ) -> tuple[ComponentModel, ...]:
-        decode = batch_components(config, sglang_runners(config, ladders.config))
+        runners = sglang_runners(config, ladders.config)
+        sglang_pplx_capture.check_drafts(config, runners)  # a MoE draft's pplx capture (s67m)
+        decode = batch_components(config, runners)
         # a draft vocabulary of its own is a (max_rows, vocab) tensor (sglang_shared)
         decode = draft_logits_rows(decode, config.vocab_size)
         if multi_layer_eagle(config):  # graphfit.planner.engines.sglang_mtp_graphs

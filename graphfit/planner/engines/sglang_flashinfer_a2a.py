@@ -17,8 +17,9 @@ default (cuda_graph_hook.py:223-229); no memory reserve of its own (memory_hook.
   flashinfer_cutlass / _cutedsl / _trtllm / _trtllm_routed or deep_gemm (moe_hook.py:
   531-540), and each FlashInfer runner takes only some `--quantization` values
   (`handle_moe_kernel_config`, moe_hook.py:80-147). Both read the flag a model class's
-  override settled, e.g. copied from config.json (`settled_flag`), and mxfp8's runner
-  resolution (`quant_runner`; issue 23 s66m);
+  override settled, e.g. copied from config.json (`settled_flag`), and the runner as
+  `_moe_runner_backend_quant_constraints` resolves it (`quant_runner`: mxfp8, issue 23 s66m;
+  nvfp4_online on SM100 and modelopt_fp4 on SM110 / SM120, `gpu_runner`, issue 23 s67m);
 * `validate_flashinfer_a2a_token_budget` (moe_hook.py:734-774, run after speculation,
   pipeline.py:318): the prefill chunk per rank, a prefill graph max the line fixes, and the
   largest decode / verify graph must fit the workspace,
@@ -32,6 +33,7 @@ from collections.abc import Mapping
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_eplb_checks import check_runner_ep
 from graphfit.planner.engines.sglang_layernorm_sp import flashinfer_sp_topology
 from graphfit.planner.engines.sglang_megamoe import decode_forward
 from graphfit.planner.engines.sglang_quantization import (
@@ -70,25 +72,55 @@ def quant_runner(runner: str, quant: str | None) -> str:
     (arg_groups/overrides.py:1485-1512): mxfp8 turns `auto`, or a runner outside
     MXFP8_MOE_RUNNER_BACKEND_CHOICES (arg_groups/choices.py:161), into flashinfer_trtllm;
     FlashInfer A2A's runner assert (moe_hook.py:531-540) then sees that one."""
-    if quant == "mxfp8" and runner == "auto":
+    if quant in ("mxfp8", "nvfp4_online") and runner == "auto":
+        # nvfp4_online: flashinfer_trtllm off flashinfer_megamoe (overrides.py:1462-1465); its
+        # GPU and explicit-runner refusals come first (sglang_quantization.check_runner)
         return "flashinfer_trtllm"
     return kernel_runner(runner, quant)
 
 
+# SGLang's `is_sm110` / `is_sm120` (capability major 11 / 12, CUDA >= 12.8 assumed as for
+# SM100: utils/common.py:304-308, 323-327; runtime_context.py:1834-1835)
+CUTLASS_FP4_MAJORS = (11, 12)
+
+
+def gpu_runner(runner: str, quant: str | None, capability: int | None,
+               hopper_or_sm100: bool) -> str:
+    """`quant_runner`, then the GPU's pick: an auto runner under modelopt_fp4 becomes
+    flashinfer_cutlass on SM110 / SM120 (overrides.py:1513-1522: trtllm-gen's MoE kernels are
+    SM100-only) and stays auto elsewhere, which FlashInfer A2A's runner assert refuses.
+    `capability`: major * 10 + minor, None where unknown; `hopper_or_sm100`: the line's GPU
+    is known to be SM90 or SM100 though its capability is not. An unknown GPU is not
+    modelled: the answer depends on it (graphfit called every such line not modelled before
+    issue 23 s67m)."""
+    runner = quant_runner(runner, quant)
+    if runner != "auto" or quant != "modelopt_fp4":
+        return runner
+    if capability is None:
+        if hopper_or_sm100:
+            return runner
+        raise ConfigError("flashinfer: --quantization modelopt_fp4 with the auto MoE runner is "
+                          "flashinfer_cutlass on SM110 / SM120 only (arg_groups/overrides.py:"
+                          "1513-1522); the GPU is unknown: name it (--gpu-memory-gb B200 / "
+                          "RTX5090 ...): not modelled")
+    return "flashinfer_cutlass" if capability // 10 in CUTLASS_FP4_MAJORS else runner
+
+
 def _runner_quantization(config: EngineSettings) -> None:
     """`handle_moe_kernel_config`'s runner / quantization rules (moe_hook.py:70-147, which
-    run before the topology assert, pipeline.py:294-295) on the settled flag."""
+    run before the topology assert, pipeline.py:294-295) on the settled flag and the runner
+    `_moe_runner_backend_quant_constraints` settles (moe_hook.py:77), whose expert-parallel
+    assert (moe_hook.py:89-92, 102-105) a runner it picked meets too."""
     quant = settled_flag(config)
-    if quant == "nvfp4_online" or (quant == "modelopt_fp4" and config.moe_runner_backend == "auto"
-                                   and not (config.sm90 or config.sm100)):
-        raise ConfigError(f"flashinfer: --quantization {quant} resolves the MoE runner by GPU "
-                          f"and checkpoint (arg_groups/overrides.py:1449-1520): not modelled")
-    runner = kernel_runner(config.moe_runner_backend, quant)  # overrides.py:1500-1512
+    runner = gpu_runner(config.moe_runner_backend, quant, config.gpu_capability,
+                        bool(config.sm90 or config.sm100))
     allowed = RUNNER_QUANT.get(runner)
     if allowed is not None and quant not in allowed:
         raise ConfigError(f"flashinfer: the {runner} MoE runner does not take --quantization "
                           f"{quant}: SGLang asserts (moe_hook.py:80-147; hybrid NVFP4 "
                           f"metadata is not read)")
+    if runner != config.moe_runner_backend:  # the given runner's: sglang_quantization's check
+        check_runner_ep(runner, quant, config.ep_size, config.tp_size, "flashinfer")
 
 
 def _prefill_max(config: EngineSettings) -> int:
@@ -121,7 +153,8 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
                           f"(--attn-dp-size == --tp-size, here {config.attn_dp_size} and "
                           f"{config.tp_size}): SGLang asserts (moe_hook.py:471-488)")
     # a model class's override may pick it from auto, then the flag may (overrides.py:1449-1520)
-    runner = quant_runner(class_runner(config)[1], settled_flag(config))
+    runner = gpu_runner(class_runner(config)[1], settled_flag(config), config.gpu_capability,
+                        bool(config.sm90 or config.sm100))
     if runner not in RUNNERS:
         raise ConfigError(f"flashinfer runs with --moe-runner-backend {', '.join(RUNNERS)}, "
                           f"not {runner}: SGLang asserts (moe_hook.py:531-540)")
@@ -144,5 +177,5 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
                           f"refuses (moe_hook.py:749-774)")
 
 
-__all__ = ["DEFAULT_WORKSPACE_FLOOR", "ENV", "RUNNERS", "RUNNER_QUANT", "check", "quant_runner",
-           "settled_flag", "workspace_tokens"]
+__all__ = ["CUTLASS_FP4_MAJORS", "DEFAULT_WORKSPACE_FLOOR", "ENV", "RUNNERS", "RUNNER_QUANT",
+           "check", "gpu_runner", "quant_runner", "settled_flag", "workspace_tokens"]

@@ -16,8 +16,16 @@ attention CP) nothing is gathered or scattered (sglang_moe_a2a.gathers_attention
 the batch times the runner's tokens per request. With wider attention groups the rows are
 sharded in ways graphfit does not restate: a batch whose tokens pass the budget is then not
 modelled. A budget of 0 or below is sglang_budget_floor's (checked earlier). A class whose
-experts make no dispatcher (sglang_deepep_class.NO_DISPATCHER) never reaches the assert. The
-draft runners' dispatch is not compared here.
+experts make no dispatcher (sglang_deepep_class.NO_DISPATCHER) never reaches the assert.
+
+A MoE draft (issue 23 s67m): the EAGLE worker captures its draft-decode and draft-extend graphs
+inside `speculative_moe_a2a_backend_context` (speculative/eagle_worker_v2.py:286-296, the
+draft runner first, :476-600), where the draft's FusedMoE layers dispatch through the draft's
+backend: `--speculative-moe-a2a-backend`, else the target's (layers/moe/utils.py:463-468,
+498-502). Under pplx each captured draft batch meets the same assert, and no start-up hook
+checks the draft's pplx (the moe hook reads the target's backend): with a target that is not
+pplx, e.g. none, and a small budget, SGLang fails at the draft's capture while graphfit
+planned the line (`draft_problem`).
 """
 
 from __future__ import annotations
@@ -27,7 +35,9 @@ from collections.abc import Sequence
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_moe_a2a
+from graphfit.planner.engines.batch import BatchRunner
 from graphfit.planner.engines.sglang_deepep_class import NO_DISPATCHER
+from graphfit.planner.engines.sglang_draft_dispatch import in_context
 
 ENV = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 SITE = "token_dispatcher/pplx.py:290-295"
@@ -61,4 +71,41 @@ def check(config: EngineSettings, captured: Sequence[int]) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["ENV", "SITE", "check", "problem"]
+DRAFT_RUNNERS = ("drafter", "draft_extend")  # graphfit.planner.engines.sglang._eagle_drafts
+
+
+def draft_problem(config: EngineSettings, runners: Sequence[BatchRunner]) -> str | None:
+    """The assert's reason for the first EAGLE draft runner (in capture order) with a captured
+    batch past the budget, naming its largest such batch, when a MoE draft built inside the
+    a2a context dispatches through pplx (module docstring); None otherwise, and with more than
+    one attention rank per DP group, whose rows per rank graphfit does not restate (such
+    lines stay planned, as before: test_sglang_draft_dispatch_oracle's lines without
+    attention DP)."""
+    if config.draft_moe_class is None or not in_context(config):
+        return None
+    target = sglang_moe_a2a.runtime_backend(config)
+    budget = config.pplx_dispatch_tokens_per_rank
+    if sglang_moe_a2a.draft_backend(target, config.speculative_moe_a2a_backend) != "pplx" \
+            or budget <= 0 or config.tp_size != config.attn_dp_size:
+        return None  # sharded rows (attention TP / CP): planned as before, not restated
+    for runner in runners:
+        if not runner.name.startswith(DRAFT_RUNNERS):
+            continue
+        over = [bs for bs in runner.sizes if bs * runner.width > budget]
+        if not over:
+            continue
+        bs = max(over)
+        return (f"{ENV}={budget} < {runner.name} batch {bs} x {runner.width} = "
+                f"{bs * runner.width} tokens: the MoE draft's pplx dispatch asserts at capture "
+                f"({SITE})")
+    return None
+
+
+def check_drafts(config: EngineSettings, runners: Sequence[BatchRunner]) -> None:
+    """Raise `draft_problem`'s reason."""
+    said = draft_problem(config, runners)
+    if said:
+        raise ConfigError(said)
+
+
+__all__ = ["DRAFT_RUNNERS", "ENV", "SITE", "check", "check_drafts", "draft_problem", "problem"]
