@@ -17,45 +17,14 @@ and how many show bytes anyway.
 
 from __future__ import annotations
 
-import re
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
-from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, TOKENS, hf_file, write_line
+# the AUTO measure's count applies unchanged: it loads the reference from this directory too,
+# so `--before` is judged by the same one
+from tests.oracle.measure_trtllm_moe_auto import ARCHS, QUANTS, emit
 
 BACKENDS = [None, "AUTO", "CUTLASS", "TRTLLM", "CUTEDSL", "DENSEGEMM"]
-
-
-def emit(lines: list[dict[str, Any]]) -> list[int]:
-    """[lines, sized, shown exactly, not sized, no bytes given, bytes shown anyway], the
-    reference loaded from beside this script (so `--before` is judged by the same one)."""
-    from graphfit import plan
-    from graphfit.cli.options import build_config
-    from tests.helpers import load_module
-
-    ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
-                      "moe_legacy_trtllm_reference")
-    c = [0] * 6
-    with tempfile.TemporaryDirectory() as tmp:
-        for i, item in enumerate(lines):
-            c[0] += 1
-            data, quant, words, environ = write_line(Path(tmp), i, item)
-            shown = str(dict(plan(build_config({}, environ, words)).engine_inputs)
-                        .get("moe_a2a_workspace"))
-            match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
-            got = int(match[1]) if match else None
-            if ref.moe_a2a_auto_sized(item["backend"], item["configurable"], data,
-                                      hf_file(quant, ref)):
-                c[1] += 1
-                c[2] += got == ref.moe_a2a_workspace_size(item["tp"], item["top_k"], TOKENS,
-                                                          4096, 2)
-            else:
-                c[3] += 1
-                c[4] += got is None
-                c[5] += got is not None
-    return c
 
 
 def _print(label: str, c: list[int]) -> None:
