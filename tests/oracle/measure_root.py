@@ -13,6 +13,7 @@ import collections
 import json
 import logging
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -219,6 +220,28 @@ def print_agreement(count: int, compare_one: Callable[[], tuple[str, str]]) -> d
         print("  " + line)
     print(f"SGLang refused {refused} of {count}")
     print(counts)
+    return counts
+
+
+def tally_verdicts(count: int, seed: int, draw: Callable[[random.Random], tuple[str, ...]],
+                   verdict: Callable[[tuple[str, ...]], tuple[str, str | None]]
+                   ) -> dict[str, int]:
+    """`count` lines drawn with `random.Random(seed)`, each judged by `verdict` (agree /
+    differ / not modelled / other rule, a detail): the counts, then up to 8 differing lines
+    (their paths left out), as the per-verdict measures print them."""
+    logging.disable(logging.WARNING)
+    rng = random.Random(seed)
+    counts = {"agree": 0, "differ": 0, "not modelled": 0, "other rule": 0}
+    shown: list[str] = []
+    for _ in range(count):
+        line = draw(rng)
+        said, detail = verdict(line)
+        counts[said] += 1
+        if detail and said == "differ" and len(shown) < 8:
+            shown.append(f"{' '.join(w for w in line if not w.startswith('/'))} :: {detail}")
+    print(counts)
+    for text in shown:
+        print("  " + text[:400])
     return counts
 
 

@@ -18,12 +18,10 @@ BEFORE_ROOT (default /work/main): the same draw scored with that checkout's grap
 
 from __future__ import annotations
 
-import logging
-import random
 import sys
 from typing import Any
 
-from tests.oracle.measure_root import main_with_before
+from tests.oracle.measure_root import main_with_before, tally_verdicts
 
 BUDGETS = ("16", "32", "64", "100", "128", "256", "512", "1024")
 
@@ -60,20 +58,7 @@ def verdict(line: tuple[str, ...]) -> tuple[str, str | None]:
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    logging.disable(logging.WARNING)
-    rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0, "other rule": 0}
-    shown: list[str] = []
-    for _ in range(count):
-        line = draw(rng)
-        said, detail = verdict(line)
-        counts[said] += 1
-        if detail and said == "differ" and len(shown) < 8:
-            shown.append(f"{' '.join(w for w in line if not w.startswith('/'))} :: {detail}")
-    print(counts)
-    for text in shown:
-        print("  " + text[:400])
-    return counts
+    return tally_verdicts(count, seed, draw, verdict)
 
 
 if __name__ == "__main__":

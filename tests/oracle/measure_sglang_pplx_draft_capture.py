@@ -19,12 +19,10 @@ token_dispatcher/pplx.py:442-445).
 
 from __future__ import annotations
 
-import logging
-import random
 import sys
 from typing import Any
 
-from tests.oracle.measure_root import main_with_before
+from tests.oracle.measure_root import main_with_before, tally_verdicts
 from tests.oracle.measure_sglang_pplx_capture import BUDGETS
 
 # graphfit's runner names for the oracle's (graphfit.planner.engines.sglang._eagle_drafts)
@@ -83,20 +81,7 @@ def verdict(line: tuple[str, ...]) -> tuple[str, str | None]:
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    logging.disable(logging.WARNING)
-    rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0, "other rule": 0}
-    shown: list[str] = []
-    for _ in range(count):
-        line = draw(rng)
-        said, detail = verdict(line)
-        counts[said] += 1
-        if detail and said == "differ" and len(shown) < 8:
-            shown.append(f"{' '.join(w for w in line if not w.startswith('/'))} :: {detail}")
-    print(counts)
-    for text in shown:
-        print("  " + text[:400])
-    return counts
+    return tally_verdicts(count, seed, draw, verdict)
 
 
 if __name__ == "__main__":
