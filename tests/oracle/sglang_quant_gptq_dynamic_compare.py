@@ -450,7 +450,7 @@ def _settled_flag(architecture: str, folder: str, flag: str | None) -> Any:
                    model=folder, capability=(10, 0))
     if isinstance(r, so.Rejected):
         return r
-    with so.sglang_stubs.stubbed():
+    with so.sglang_stubs.imports():  # the module is loaded by resolve already
         from sglang.srt.arg_groups.overrides import resolved_view
 
         return resolved_view(r.record).quantization  # the passes' decisions on the record

@@ -284,8 +284,9 @@ def test_switches_that_change_the_pools_are_said(tmp_path: Path) -> None:
     model = _model(tmp_path)
     (tmp_path / "v41").mkdir()
     v41 = _model(tmp_path / "v41", model_type="deepseek_v41")
-    assert "not restated (HiSparse" in _pools(_pasted(model, ["--enable-hisparse"],
-                                                      weights_gb=40.0))
+    # HiSparse needs the radix cache off (hisparse_hook.py:109-111, SGLang's check_server_args)
+    assert "not restated (HiSparse" in _pools(_pasted(
+        model, ["--enable-hisparse", "--disable-radix-cache"], weights_gb=40.0))
     # encoder replay's window is sized since s50k (no SWA pool); beside a DSPARK draft, said
     assert ", SWA 0, " in _pools(
         _pasted(v41, ["--enable-encoder-swa-bounded-replay"], weights_gb=40.0))
