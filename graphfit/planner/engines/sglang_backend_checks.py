@@ -393,21 +393,24 @@ def ngram_page(r: ResolvedAttention) -> None:
 
 
 def resolved_page(page: int | None, base: str | None, prefill: str | None,
-                  decode: str | None, fa4: int | None = None) -> int:
+                  decode: str | None, fa4: int | None = None, *,
+                  draft: str | None = None) -> int:
     """The page size the speculative hook sees (module docstring), from the one after the
-    model override (None: unset): `_mla_backend_page_constraints` (overrides.py:1144-1187)
-    makes it 64 for flashmla, 32 or 64 for trtllm_mla / cutedsl_mla and 16 to 128 for
-    trtllm_mha; then `_fa4_page_constraint` (attention_hook.py:241, overrides.py:1273-1297)
-    sets `fa4` (`fa4_page`: 128, or None where its conditions fail) over any page when fa4
-    is one of the three backends; else `_page_size_default` (overrides.py:1341-1363) makes
-    an unset one 1."""
+    model override (None: unset): `_mla_backend_page_constraints` (overrides.py:1144-1197)
+    makes it 64 for flashmla, 32 or 64 for trtllm_mla / cutedsl_mla, 16 to 128 for
+    trtllm_mha (the draft's backend too, where the caller passes `draft`) and 64 for hpc_ops;
+    then `_fa4_page_constraint` (attention_hook.py:241, overrides.py:1273-1297) sets `fa4`
+    (`fa4_page`: 128, or None where its conditions fail) over any page when fa4 is one of the
+    three backends; else `_page_size_default` (overrides.py:1341-1363) makes an unset one 1."""
     names = {base, decode}
     if "flashmla" in names:
         page = 64
     if names & {"trtllm_mla", "cutedsl_mla"} or prefill == "cutedsl_mla":
         page = page if page in (32, 64) else 64
-    if "trtllm_mha" in names or prefill == "trtllm_mha":
+    if "trtllm_mha" in (base, decode, prefill, draft):
         page = page if page in (16, 32, 64, 128) else 64
+    if "hpc_ops" in (base, decode, prefill):
+        page = 64
     if fa4 is not None and FA4 in {base, prefill, decode}:
         page = fa4
     return page or 1

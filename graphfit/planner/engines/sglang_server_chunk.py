@@ -10,11 +10,9 @@ and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
   its capability), whose default backends (fa3, flashinfer, triton) keep the page, and an
   architecture whose model override writes no page, nor a backend that changes it, on such a
   GPU (PAGE_OVERRIDES; DeepSeek-V4's 256 is known on every GPU); there the backend flags'
-  page rules apply
-  (`_mla_backend_page_constraints`, overrides.py:1144-1200: flashmla 64, trtllm_mla /
-  cutedsl_mla 32 or 64, trtllm_mha 16 to 128 else 64, hpc_ops 64) and an unset page is 1
-  (`_page_size_default`, :1341-1363). Elsewhere (Blackwell's fa4 / trtllm_mha picks and
-  model overrides, ROCm) it is not judged.
+  page rules apply (sglang_backend_checks.resolved_page: `_mla_backend_page_constraints`,
+  overrides.py:1144-1197, and `_page_size_default`, :1341-1363). Elsewhere (Blackwell's fa4 /
+  trtllm_mha picks and model overrides, ROCm) it is not judged.
 * `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
   off (`--chunked-prefill-size -1`, which graphfit reads as not modelled, so every PD-
   multiplexing line graphfit would plan is refused here unless a model hook turns chunking
@@ -34,6 +32,7 @@ from typing import Any
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_attn_default import DEEPSEEK_FAMILY, DSA_ARCHITECTURES
+from graphfit.planner.engines.sglang_backend_checks import resolved_page
 from graphfit.planner.engines.sglang_mamba_pool import (
     MAMBAISH_ONLY_ARCHS,
     cache_of,
@@ -95,20 +94,9 @@ def page_at_check(config: EngineSettings) -> int | None:
     if (cap is None or cap // 10 not in KEEPING_GPUS or config.architecture is None
             or config.architecture in PAGE_OVERRIDES):
         return None
-    base, decode = config.attention_backend_flag, config.decode_attention_backend
-    prefill, draft = config.prefill_attention_backend, config.draft_attention_backend
-    page = config.page_size
-    if "flashmla" in (base, decode):
-        page = 64
-    if "trtllm_mla" in (base, decode) and page not in (32, 64):
-        page = 64
-    if "cutedsl_mla" in (base, decode, prefill) and page not in (32, 64):
-        page = 64
-    if "trtllm_mha" in (base, decode, prefill, draft) and page not in (16, 32, 64, 128):
-        page = 64
-    if "hpc_ops" in (base, decode, prefill):
-        page = 64
-    return page
+    return resolved_page(config.page_size, config.attention_backend_flag,
+                         config.prefill_attention_backend, config.decode_attention_backend,
+                         draft=config.draft_attention_backend)
 
 
 def sm100_floor(config: EngineSettings) -> int | None:
