@@ -5,8 +5,10 @@ from __future__ import annotations
 import importlib.util
 import io
 import json
+import logging
 import sys
-from contextlib import redirect_stderr, redirect_stdout
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stderr, redirect_stdout
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -23,6 +25,19 @@ ROOT = Path(__file__).resolve().parents[1]
 needs_matplotlib = pytest.mark.skipif(
     importlib.util.find_spec("matplotlib") is None,
     reason="matplotlib is not installed: pip install -e '.[report]' (or '.[test]')")
+
+
+@contextmanager
+def quiet_logging() -> Iterator[None]:
+    """Logging below WARNING off for the block (SGLang's pipeline logs at INFO), and the
+    process's own level given back after it, since later modules read log output (the
+    plugin's check line, vLLM's metrics log)."""
+    before = logging.root.manager.disable
+    logging.disable(logging.WARNING)
+    try:
+        yield
+    finally:
+        logging.disable(before)
 
 
 def run_cli(argv: list[str]) -> tuple[int, str, str]:

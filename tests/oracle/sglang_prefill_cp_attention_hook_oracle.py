@@ -68,6 +68,23 @@ def compare(case: Case, file: bool = False) -> tuple[str, list[str]]:
     return ro.judged(case, sglang_refusal(case), file)
 
 
+def rebackend(argv: tuple[str, ...], rng: random.Random,
+              backends: tuple[tuple[str, ...], ...], kv: tuple[tuple[str, ...], ...],
+              kv_share: float) -> list[str]:
+    """A prefill-CP line with its own `--attention-backend` replaced by one of `backends`, a
+    KV dtype of `kv` on a `kv_share` of lines and attention DP on a fifth of them (the draw
+    the prefill-CP hook oracles share; the rng's calls in this order)."""
+    words = list(argv)
+    if "--attention-backend" in words:
+        at = words.index("--attention-backend")
+        del words[at:at + 2]
+    words += rng.choice(backends)
+    words += rng.choice(kv) if rng.random() < kv_share else ()
+    if rng.random() < 0.2:
+        words += ["--dp-size", "2", "--attn-dp-size", "2"]
+    return words
+
+
 def generate(count: int, seed: int) -> list[Case]:
     """`count` prefill-CP lines (sglang_prefill_cp_oracle.generate's shapes) on a GPU of
     GPUS, the line's own backend replaced by one of BACKENDS, a KV dtype now and then, and
@@ -75,14 +92,7 @@ def generate(count: int, seed: int) -> list[Case]:
     rng = random.Random(seed)
     out: list[Case] = []
     for argv, _gpu, model in cp.generate(count, rng.randrange(1 << 30)):
-        words = list(argv)
-        if "--attention-backend" in words:
-            at = words.index("--attention-backend")
-            del words[at:at + 2]
-        words += rng.choice(BACKENDS)
-        words += rng.choice(KV) if rng.random() < 0.4 else ()
-        if rng.random() < 0.2:
-            words += ["--dp-size", "2", "--attn-dp-size", "2"]
+        words = rebackend(argv, rng, BACKENDS, KV, 0.4)
         out.append((tuple(words), rng.choice(GPUS),
                     rng.choice((model, "longcat")) if rng.random() < 0.2 else model))
     return out

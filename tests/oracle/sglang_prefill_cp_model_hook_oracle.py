@@ -72,13 +72,6 @@ def generate(count: int, seed: int) -> list[Case]:
     rng = random.Random(seed)
     out: list[Case] = []
     for argv, _gpu, _model in cp.generate(count, rng.randrange(1 << 30)):
-        words = list(argv)
-        if "--attention-backend" in words:
-            at = words.index("--attention-backend")
-            del words[at:at + 2]
-        words += rng.choice(BACKENDS)
-        words += rng.choice(KV) if rng.random() < 0.5 else ()
-        if rng.random() < 0.2:
-            words += ["--dp-size", "2", "--attn-dp-size", "2"]
+        words = ah.rebackend(argv, rng, BACKENDS, KV, 0.5)
         out.append((tuple(words), rng.choice(ah.GPUS), rng.choice(MODELS)))
     return out

@@ -9,7 +9,6 @@ the check reaches the layers (graphfit: not modelled, naming the variable and th
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -23,6 +22,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.planner.core.enums import SpecMethod  # noqa: E402
 from graphfit.planner.engines import sglang_budget_floor as floor  # noqa: E402
+from tests.helpers import quiet_logging  # noqa: E402
 from tests.oracle import measure_sglang_budget_floor as measure  # noqa: E402
 from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
 
@@ -36,12 +36,8 @@ def _quiet_logs() -> Iterator[None]:
     """SGLang's pipeline logs at INFO; quiet it for this module's tests only and give the
     process its logging back, since later modules read log output (the plugin's check
     line, vLLM's metrics log)."""
-    before = logging.root.manager.disable
-    logging.disable(logging.WARNING)
-    try:
+    with quiet_logging():
         yield
-    finally:
-        logging.disable(before)
 
 
 def _answers(line: tuple[str, ...]) -> tuple[str | None, str | None, list[str]]:

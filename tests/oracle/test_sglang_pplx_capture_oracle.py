@@ -11,7 +11,6 @@ graphfit refuses naming the batch.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Iterator
 from types import SimpleNamespace
 
@@ -24,6 +23,7 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.planner.engines import sglang_pplx_capture as rule  # noqa: E402
+from tests.helpers import quiet_logging  # noqa: E402
 from tests.oracle import measure_sglang_pplx_capture as measure  # noqa: E402
 from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
 from tests.oracle import sglang_pplx_capture_oracle as po  # noqa: E402
@@ -34,12 +34,8 @@ PPLX = ("--moe-a2a-backend", "pplx", "--tp-size", "2", "--attn-dp-size", "2")
 @pytest.fixture(autouse=True)
 def _quiet_logs() -> Iterator[None]:
     """SGLang's pipeline logs at INFO; quiet it here and give the process its logging back."""
-    before = logging.root.manager.disable
-    logging.disable(logging.WARNING)
-    try:
+    with quiet_logging():
         yield
-    finally:
-        logging.disable(before)
 
 
 def test_sglangs_assert_is_rows_against_the_budget() -> None:
