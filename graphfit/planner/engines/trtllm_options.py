@@ -29,7 +29,11 @@ CP_TYPES = ("ulysses", "star", "ring", "helix")
 # `moe_auto_checkpoint`'s quantizations: which of the two algorithms `resolve_moe_backend`
 # tests a checkpoint's quant config sets (graphfit.inputs.trtllm_a2a; w4a16_nvfp4: s66t)
 # "other" (s67t): an algorithm that is neither, which the legacy route's get_moe_cls may read
-AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other")
+# s68t: the algorithms the legacy route's get_moe_cls tells apart, appended (each is "none"
+# to resolve_moe_backend): nvfp4, mxfp4, w4a8_nvfp4_fp8, fp8 (per tensor), w4a8_awq, and
+# "modeless" (an algorithm setting none of the quant modes get_moe_cls tests)
+AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other", "nvfp4", "mxfp4",
+                      "w4a8_nvfp4_fp8", "fp8", "w4a8_awq", "modeless")
 
 
 @dataclass(frozen=True)
