@@ -65,13 +65,17 @@ def draw_lines(n: int) -> list[dict[str, Any]]:
     return out
 
 
-def _write(tmp: Path, i: int, item: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-    """Line `i`'s checkpoint and options file; (config.json's dict, the serving words)."""
+def _write(tmp: Path, i: int, item: dict[str, Any]
+           ) -> tuple[dict[str, Any], dict[str, str], list[str]]:
+    """Line `i`'s checkpoint and options file; (config.json's dict, the environment, the
+    serving words). An item may name its `dtype` (default bfloat16) and its
+    ENABLE_CONFIGURABLE_MOE (`configurable`, default "0"; None: unset), s68t's float32
+    measure."""
     model = tmp / f"m{i}"
     model.mkdir()
     data: dict[str, Any] = {"hidden_size": 4096, "num_experts_per_tok": item["top_k"],
                             "num_hidden_layers": 2, "num_attention_heads": 32,
-                            "torch_dtype": "bfloat16"}
+                            "torch_dtype": item.get("dtype", "bfloat16")}
     if item["arch"] is not None:
         data["architectures"] = [item["arch"]]
     if item["inline"] is not None:
@@ -85,8 +89,10 @@ def _write(tmp: Path, i: int, item: dict[str, Any]) -> tuple[dict[str, Any], lis
     if item["backend"] is not None:
         extra["moe_config"] = {"backend": item["backend"]}
     options.write_text(json.dumps(extra))
+    environ = {} if item.get("configurable", "0") is None else {
+        "ENABLE_CONFIGURABLE_MOE": item.get("configurable", "0")}
     tp = str(item["tp"])
-    return data, ["trtllm-serve", str(model), "--tp_size", tp, "--ep_size", tp,
+    return data, environ, ["trtllm-serve", str(model), "--tp_size", tp, "--ep_size", tp,
                   "--extra_llm_api_options", str(options)]
 
 
@@ -102,9 +108,9 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
-            data, words = _write(Path(tmp), i, item)
+            data, environ, words = _write(Path(tmp), i, item)
             given = {} if item["gpu"] is None else {"gpu_memory_gb": item["gpu"]}
-            config = build_config(given, {"ENABLE_CONFIGURABLE_MOE": "0"}, words)
+            config = build_config(given, environ, words)
             shown = str(dict(plan(config).engine_inputs).get("moe_a2a_workspace"))
             match = re.search(r"payload, (\d+) bytes \([\d.]+ MiB\) in all", shown)
             got = int(match[1]) if match else None

@@ -30,8 +30,8 @@ from tests.oracle.measure_trtllm_moe_auto import (
     hf_file,
 )
 from tests.oracle.test_trtllm_moe_auto_gpu_reference import a2a
-from tests.oracle.test_trtllm_moe_auto_reference import _line, _total
-from tests.oracle.test_trtllm_moe_config_reference import TOKENS
+from tests.oracle.test_trtllm_moe_auto_reference import _line, _total, checkpoint
+from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
 
 LEGACY = {"ENABLE_CONFIGURABLE_MOE": "0"}
 WHY = (ref.cite_fact("moe_legacy_cls"), ref.cite_fact("moe_densegemm_no_a2a"))
@@ -127,3 +127,40 @@ def test_every_algorithm_builds_the_engines_class() -> None:
                 except ref.NotModelled:
                     want = None
                 assert moe_class(backend, quant, sm) == want, (algo, backend, sm, WHY)
+
+
+# a float32 checkpoint (s68t): (quantization, backend, ENABLE_CONFIGURABLE_MOE, the class it
+# builds, its quant algorithm for the reference)
+FLOAT32_CASES: list[tuple[Any, str | None, str | None, str, str | None]] = [
+    (None, None, None, "CutlassFusedMoE", None),
+    (None, "TRTLLM", "0", "CutlassFusedMoE", None),
+    (_modelopt("NVFP4"), "TRTLLM", None, "TRTLLMGenFusedMoE", "NVFP4"),  # wrapped, sized
+    (COMPRESSED_NVFP4, "CUTEDSL", "0", "CuteDslFusedMoE", "NVFP4"),
+    (_modelopt("FP8"), "TRTLLM", "0", "CutlassFusedMoE", "FP8"),  # quantized runner: not read
+    (None, "DEEPGEMM", None, "DeepGemmFusedMoE", None),
+]
+
+
+def test_float32_names_the_class_it_builds(tmp_path: Path) -> None:
+    """A float32 line keeps its four-byte total and names what the class it builds does with
+    float32 tokens where the reference restates it (`ref.moe_float32_fails`:
+    `ref.cite_fact("moe_cutlass_dtypes")`, `ref.cite_fact("moe_trtllm_gen_bf16")`), else says
+    it was not read."""
+    import json
+
+    want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 4)
+    for quant, backend, configurable, cls, algo in FLOAT32_CASES:
+        environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
+        data = checkpoint(tmp_path, "MixtralForCausalLM", quant)
+        (tmp_path / "ckpt" / "config.json").write_text(
+            json.dumps({**data, "torch_dtype": "float32"}))
+        got = str(line(tmp_path, str(tmp_path / "ckpt"), 4, True,
+                       None if backend is None else {"backend": backend}, environ))
+        assert _total(got) == want, (quant, backend, got)
+        assert ref.moe_get_cls(backend or "CUTLASS", algo, "MixtralForCausalLM") == cls
+        try:
+            known = ref.moe_float32_fails(cls, algo)
+        except ref.NotModelled:
+            assert f"whether {cls} runs float32 activations was not read" in got, got
+        else:
+            assert known and cls in got and "first run" in got, (quant, backend, got)

@@ -3838,3 +3838,34 @@ CITES.update({
                        "alias", 0),
 })
 LINES.update({"modelopt_marker": (100, 112), "modelopt_parse": (146, 173)})
+
+
+# --------------------------------------------------------------------------------------------
+# A float32 checkpoint in the class the line builds (issue 23, s68t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_trtllm_gen.py @7b437aaa73 (27,965 characters; the one
+# stored copy, older than the pinned create_moe: its constructor takes no `without_comm`),
+# counted from offset 0 to 252 over the first page. `TRTLLMGenFusedMoE._get_quant_method`
+# (142-162) raises NotImplementedError "TRTLLMGenFusedMoE doesn't support fp16/bf16/fp32 MoE."
+# without a quant config (162); `forward_impl` (241-) asserts `x.dtype == torch.bfloat16`
+# (252), so float32 activations fail at the layer's first forward.
+PINS["fused_moe_trtllm_gen"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py",
+                                "7b437aaa73bf5a44b1102aee5c631074da763b8f")
+COUNTED_TO["fused_moe_trtllm_gen"] = 252
+CITES["moe_trtllm_gen_bf16"] = ("fused_moe_trtllm_gen", "TRTLLMGenFusedMoE.forward_impl: "
+                                "assert x.dtype == torch.bfloat16", 0)
+LINES["moe_trtllm_gen_bf16"] = (241, 252)
+
+
+def moe_float32_fails(cls: str, algo: str | None) -> bool:
+    """Whether MoE class `cls` over a checkpoint of quant algorithm `algo` fails on float32
+    activations: CutlassFusedMoE's unquantized runner has no float32 pair
+    (`cite_fact("moe_cutlass_dtypes")`), TRTLLMGenFusedMoE asserts bfloat16
+    (`cite_fact("moe_trtllm_gen_bf16")`); NotModelled for any other class or a quantized
+    CutlassFusedMoE."""
+    if cls == "CutlassFusedMoE" and algo is None:
+        return not moe_cutlass_runner_builds("float32", "float32")
+    if cls == "TRTLLMGenFusedMoE":
+        return True
+    raise NotModelled(f"{cls} on float32 activations ({algo})")

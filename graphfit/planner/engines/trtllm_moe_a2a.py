@@ -145,7 +145,9 @@ with the requested input combination"
 workspace when it is built
 (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184), before its
 first run, so the line keeps the bytes and says that the
-engine then fails (`_float32`).
+engine then fails (`_float32`). Since s68t the line names the class it builds and what that
+class does with float32 tokens, where that was read (graphfit.planner.engines.
+trtllm_moe_float32: TRTLLMGenFusedMoE asserts bfloat16), and says "not read" otherwise.
 """
 
 from __future__ import annotations
@@ -164,6 +166,8 @@ from graphfit.planner.engines.trtllm_moe_cls import (
     TRTLLM_GEN,
     moe_class,
 )
+from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
+from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -190,8 +194,8 @@ SM_100F = (100, 103)
 # the classes `get_moe_cls` builds on the legacy route that graphfit sizes (module doc, s67t)
 CUTLASS_CLASS = CUTLASS
 CUTE_DSL_CLASS = CUTE_DSL
-# a float32 checkpoint's token itemsize (module doc, s67t)
-FLOAT32_ITEMSIZE = 4
+# DEEPGEMM's class (create_moe.py:47-48, graphfit.planner.engines.trtllm_moe_float32)
+DEEP_GEMM = "DeepGemmFusedMoE"
 
 
 def _align(offset: int) -> int:
@@ -580,7 +584,8 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     if backend not in (None, AUTO) or auto_checkpoint is None:
         return _float32(_shown(ep_size, max_num_tokens, token, env_raw, force_raw,
                                configurable_raw, backend, eplb, comm_raw, eplb_experts,
-                               auto_checkpoint, sm_version), token)
+                               auto_checkpoint, sm_version), token, backend,
+                        configurable_raw, auto_checkpoint, sm_version)
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
@@ -590,18 +595,45 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                   None, eplb, comm_raw, eplb_experts)
-    return _float32(f"{text}; {clause}", token)
+    return _float32(f"{text}; {clause}", token, backend, configurable_raw, auto_checkpoint,
+                    sm_version)
 
 
-def _float32(text: str, token: tuple[int, int, int] | None) -> str:
-    """The line, with a float32 checkpoint's runtime failure named where it gives bytes
-    (module doc, s67t)."""
+def _classes(backend: str | None, configurable_raw: str | None,
+             checkpoint: tuple[str, str] | None, sm_version: int | None) -> set[str | None]:
+    """The MoE classes the line may build (None: not known): each backend AUTO may resolve
+    to, through `get_moe_cls` (`legacy_class` without ConfigurableMoE, the class it wraps
+    otherwise; DEEPGEMM is DeepGemmFusedMoE), s68t."""
+    if backend in (None, AUTO):
+        backends = list(auto_backends(*checkpoint, sm_version)) if checkpoint else ["CUTLASS"]
+    else:
+        backends = [backend]
+    found: set[str | None] = set()
+    for name in backends:
+        if legacy(configurable_raw):
+            found.add(legacy_class(name, checkpoint, sm_version))
+        elif name == "DEEPGEMM":
+            found.add(DEEP_GEMM)
+        elif name == "CUTLASS":
+            found.add(CUTLASS_CLASS)
+        elif checkpoint is None or checkpoint[0] in DEEPSEEK_V4:
+            found.add(None)
+        else:
+            found.add(moe_class(name, checkpoint[1], sm_version))
+    return found
+
+
+def _float32(text: str, token: tuple[int, int, int] | None, backend: str | None = None,
+             configurable_raw: str | None = None, checkpoint: tuple[str, str] | None = None,
+             sm_version: int | None = None) -> str:
+    """The line, with what a float32 checkpoint then meets named where it gives bytes
+    (module doc, s67t; the class the line builds: graphfit.planner.engines.
+    trtllm_moe_float32, s68t)."""
     if token is None or token[2] != FLOAT32_ITEMSIZE or " in all " not in text:
         return text
-    return (f"{text}; but the checkpoint is float32: CutlassFusedMoE's fused MoE runner has "
-            f"no float32 kernels (\"Could not construct fused moe op\"), so that class raises "
-            f"at its first run after this is allocated (other classes' float32 support not "
-            f"read)")
+    classes = _classes(backend, configurable_raw, checkpoint, sm_version)
+    quant = checkpoint[1] if checkpoint is not None else None
+    return f"{text}; but the checkpoint is float32: {float32_note(classes, quant)}"
 
 
 __all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",
