@@ -29,7 +29,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-BACKENDS = [None, "AUTO", "CUTLASS", "TRTLLM", "CUTEDSL", "DENSEGEMM"]
+BACKENDS = [None, "AUTO", "CUTLASS", "TRTLLM", "CUTEDSL", "DENSEGEMM", "WIDEEP"]
 GPUS = [None, None, "H100", "B200", "GB300", "RTX5090", "A100"]
 TOKENS = 8192
 NOT_JSON = "not json"
@@ -38,7 +38,8 @@ NOT_JSON = "not json"
 def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}; the restated workspace {c[1]}, shown exactly "
           f"{c[2]}/{c[1]}; another class {c[3]}, no bytes given {c[4]}/{c[3]}, bytes shown "
-          f"anyway {c[5]}")
+          f"anyway {c[5]}; WIDEEP {c[6]}, its own methods named (no one-sided workspace) "
+          f"{c[7]}/{c[6]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:
@@ -97,14 +98,15 @@ def _write(tmp: Path, i: int, item: dict[str, Any]
 
 
 def emit(lines: list[dict[str, Any]]) -> list[int]:
-    """[lines, sized, shown exactly, another class, no bytes given, bytes shown anyway]."""
+    """[lines, sized, shown exactly, another class, no bytes given, bytes shown anyway,
+    WIDEEP lines, WideEPMoE's methods named]."""
     from graphfit import plan
     from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "moe_legacy_trtllm_reference")
-    c = [0] * 6
+    c = [0] * 8
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
@@ -128,6 +130,10 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[3] += 1
                 c[4] += got is None
                 c[5] += got is not None
+            if item["backend"] == "WIDEEP":  # s68t: WideEPMoE's own methods
+                c[6] += 1
+                c[7] += (not ref.moe_wideep_one_sided() and "WideEPMoE" in shown
+                         and "never this one-sided workspace" in shown)
     return c
 
 

@@ -164,3 +164,17 @@ def test_float32_names_the_class_it_builds(tmp_path: Path) -> None:
             assert f"whether {cls} runs float32 activations was not read" in got, got
         else:
             assert known and cls in got and "first run" in got, (quant, backend, got)
+
+
+def test_wideep_builds_no_one_sided_workspace(tmp_path: Path) -> None:
+    """WIDEEP builds WideEPMoE, bare on both routes, whose own methods are MNNVL (two-sided),
+    DeepEP or none (`ref.cite_fact("moe_wideep_methods")`, `ref.cite_fact("moe_wideep_select")`):
+    the line names it and gives no bytes, as the reference says."""
+    assert not ref.moe_wideep_one_sided()
+    for environ in ({}, LEGACY, {"ENABLE_CONFIGURABLE_MOE": "1"}):
+        for quant in (None, _modelopt("NVFP4")):
+            data, got = _line(tmp_path, "MixtralForCausalLM", quant, "WIDEEP", environ)
+            assert not ref.moe_a2a_auto_sized("WIDEEP", environ.get("ENABLE_CONFIGURABLE_MOE"),
+                                              data, hf_file(quant, ref))
+            assert got is not None and "WideEPMoE" in got and "never" in got, got
+            assert _total(got) is None, got

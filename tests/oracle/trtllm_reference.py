@@ -3869,3 +3869,39 @@ def moe_float32_fails(cls: str, algo: str | None) -> bool:
     if cls == "TRTLLMGenFusedMoE":
         return True
     raise NotModelled(f"{cls} on float32 activations ({algo})")
+
+
+# --------------------------------------------------------------------------------------------
+# WIDEEP's own all-to-all (issue 23, s68t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_wide_ep.py @99bca89296 (52,776 characters; the one stored
+# copy with a commit, older than the pinned create_moe: its constructor takes no
+# activation_type), counted from offset 0 to 308 over the first page. WideEPMoE defines its
+# own AlltoallMethodType: NotEnabled, MNNVL, DeepEP, DeepEPLowLatency (29-38); it asserts
+# attention DP (91); its constructor selects (187-190) and builds the two-sided MnnvlMoe
+# workspaces for MNNVL, a DeepEP buffer or a low-latency one (192-227);
+# `select_alltoall_method_type` (259-308): a set TRTLLM_FORCE_ALLTOALL_METHOD looked up in that
+# enum (282-284), NotEnabled without attention DP, at TP 1, with TRTLLM_MOE_DISABLE_ALLTOALLV=1
+# or moe_ep_size <= top-k (286-296), MNNVL where supported (298-299), DeepEP /
+# DeepEPLowLatency with TRTLLM_CAN_USE_DEEP_EP=1 and bfloat16 (301-306), else NotEnabled
+# (308). create_moe builds it for WIDEEP (`cite_fact("moe_legacy_cls")`, 80-81) and wraps it
+# on neither route (`cite_fact("moe_legacy_wrap")`: not in the wrapped list).
+PINS["fused_moe_wide_ep"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py",
+                             "99bca89296987c62d28be210a30502bdab8e6a2f")
+COUNTED_TO["fused_moe_wide_ep"] = 308
+CITES.update({
+    "moe_wideep_methods": ("fused_moe_wide_ep", "WideEPMoE's AlltoallMethodType: NotEnabled, "
+                           "MNNVL, DeepEP, DeepEPLowLatency", 0),
+    "moe_wideep_select": ("fused_moe_wide_ep", "WideEPMoE.select_alltoall_method_type", 0),
+})
+LINES.update({"moe_wideep_methods": (29, 38), "moe_wideep_select": (259, 308)})
+WIDEEP_METHODS = ("NotEnabled", "MNNVL", "DeepEP", "DeepEPLowLatency")
+
+
+def moe_wideep_one_sided() -> bool:
+    """Whether a WIDEEP line's WideEPMoE can build the one-sided MoeAlltoAll workspace: none of
+    its methods is the one-sided one (`cite_fact("moe_wideep_methods")`,
+    `cite_fact("moe_wideep_select")`), and it is not wrapped in ConfigurableMoE
+    (`cite_fact("moe_legacy_wrap")`)."""
+    return "NVLinkOneSided" in WIDEEP_METHODS

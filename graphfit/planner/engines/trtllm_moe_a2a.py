@@ -164,6 +164,7 @@ from graphfit.planner.engines.trtllm_moe_cls import (
     DENSE_GEMM_SMS,
     FALLBACK_BACKENDS,
     TRTLLM_GEN,
+    WIDE_EP_NOTE,
     moe_class,
 )
 from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
@@ -387,6 +388,8 @@ def _backend_note(backend: str | None, configurable_raw: str | None,
     TRTLLMGenFusedMoE's selection is not modelled (s68t)."""
     if backend is None or backend == "CUTLASS":
         return None
+    if backend == "WIDEEP":  # bare on both routes (trtllm_moe_cls, s68t)
+        return WIDE_EP_NOTE
     if legacy(configurable_raw):
         cls = legacy_class(backend, checkpoint, sm_version)
         without = (f"moe_config backend {backend} without ConfigurableMoE "

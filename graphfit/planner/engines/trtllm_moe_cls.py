@@ -39,6 +39,18 @@ return NotEnabled
 stored copies, commits not given, keep the override), so it builds no all-to-all workspace;
 TRTLLMGenFusedMoE's selection is not pinned at a commit near create_moe's (the one stored copy,
 7b437aaa73, predates the `without_comm` argument create_moe passes it).
+
+WIDEEP builds WideEPMoE (create_moe.py:80-81), which `create_moe` wraps in ConfigurableMoE on
+neither route (its list is DeepGemm, TRTLLMGen, CuteDsl, Cutlass and DenseGEMM, :385-408).
+WideEPMoE has its own AlltoallMethodType: NotEnabled, MNNVL, DeepEP, DeepEPLowLatency
+(tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py@99bca89296:29-38, the one stored
+copy with a commit, older than create_moe's). Its `select_alltoall_method_type` (:259-308)
+looks a set TRTLLM_FORCE_ALLTOALL_METHOD up in that enum (:282-284), gives NotEnabled without
+attention DP, at TP 1, with TRTLLM_MOE_DISABLE_ALLTOALLV=1 or with moe_ep_size <= top-k
+(:286-296), MNNVL where MNNVL is supported (:298-299), DeepEP or DeepEPLowLatency with
+TRTLLM_CAN_USE_DEEP_EP=1 and bfloat16 (:301-306), else NotEnabled (:308). Its constructor
+then builds the two-sided `MnnvlMoe` workspaces for MNNVL or the DeepEP buffers (:187-227).
+It never builds the one-sided `MoeAlltoAll` workspace (`WIDE_EP_NOTE`).
 """
 
 from __future__ import annotations
@@ -47,6 +59,12 @@ CUTLASS = "CutlassFusedMoE"
 CUTE_DSL = "CuteDslFusedMoE"
 DENSE_GEMM = "DenseGEMMFusedMoE"
 TRTLLM_GEN = "TRTLLMGenFusedMoE"
+WIDE_EP = "WideEPMoE"
+# what a WIDEEP backend builds instead of the one-sided workspace (module doc)
+WIDE_EP_NOTE = (f"moe_config backend WIDEEP builds {WIDE_EP}, not wrapped in ConfigurableMoE: "
+                f"its own selection builds the two-sided MnnvlMoe workspaces where MNNVL is "
+                f"supported, DeepEP buffers with TRTLLM_CAN_USE_DEEP_EP=1, or none; never "
+                f"this one-sided workspace (the two-sided workspaces' size is not modelled)")
 # the SM versions DenseGEMMFusedMoE serves (create_moe.py:56, module doc)
 DENSE_GEMM_SMS = (100, 103)
 # the backends whose class `get_moe_cls` picks by the quant config (module doc)
@@ -81,4 +99,4 @@ def moe_class(backend: str, quant: str, sm_version: int | None = None) -> str | 
 
 __all__ = ["CUTE_DSL", "CUTE_DSL_MODES", "CUTLASS", "DENSE_GEMM", "DENSE_GEMM_SMS",
            "FALLBACK_BACKENDS", "MODELESS", "READ", "TRTLLM_GEN", "TRTLLM_GEN_MODES",
-           "moe_class"]
+           "WIDE_EP", "WIDE_EP_NOTE", "moe_class"]
