@@ -50,9 +50,10 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   A float32 checkpoint (issue 23, s66t) is four: `ModelConfig.from_pretrained` copies the
   config's dtype into its torch_dtype
   (tensorrt_llm/_torch/model_config.py@008e0af898:1187-1195), the PyTorch loader's
-  `_load_and_validate_config` passes no dtype of the LLM API to it and `load` builds the
-  model on that config
-  (tensorrt_llm/_torch/pyexecutor/model_loader.py@b51992a331, lines not counted), and the
+  `_load_and_validate_config` passes no dtype of the LLM API to it
+  (tensorrt_llm/_torch/pyexecutor/model_loader.py@b51992a331:1167-1210, the keywords at
+  1171-1203; counted in s68t) and `load` builds the model on that config (:406-439,
+  `AutoModelForCausalLM.from_config` at :431 and :438), and the
   model classes above pass config.torch_dtype on to `create_moe`; so both routes size the
   workspace with float32 tokens. Whether the MoE backend's kernels then run float32 was not
   read: a line whose layer cannot be built does not load, and has no workspace.
@@ -131,6 +132,21 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   is, or may be: mxfp4, mxfp8, nvfp4 and a per-tensor fp8 config, compressed-tensors other
   than block FP8, another ModelOpt algorithm, and a dtypes.json beside a config.json without
   a quantization_config (read after both, :1307-1309: it may set MXFP4).
+* The algorithms `get_moe_cls` tells apart (issue 23, s68t; graphfit.planner.engines.
+  trtllm_moe_cls): "other" is split where the algorithm is known. quant_method nvfp4 is
+  NVFP4 ("nvfp4") and mxfp4 one of the three MXFP4 algorithms ("mxfp4": `get_mxfp4_quant_algo`,
+  tensorrt_llm/_torch/model_config.py@008e0af898:585-596, picks by the GPU, the backend
+  hint and OVERRIDE_QUANT_ALGO, which names only those three); mxfp8 stays "other" (MXFP8 is
+  in no QuantMode table read). A quant_method "fp8" config without a block size or a static
+  activation scheme matches no branch of `load_hf_quant_config` (:599-688) and sets no
+  algorithm: "none" (s67t read it as FP8). llm-compressor's NVFP4 shape (4-bit float
+  tensor_group weights of group size 16, tensor_group inputs) is "nvfp4" and its channel /
+  token 8-bit shape (FP8_PER_CHANNEL_PER_TOKEN) "modeless"
+  (tensorrt_llm/models/quant_config_utils.py@2a26169d0b:35-71). A ModelOpt quant_algo keeps
+  its family (`ALGO_QUANTIZATIONS`): NVFP4, the MXFP4 algorithms, W4A8_NVFP4_FP8, FP8 (per
+  tensor), W4A8_AWQ, and "modeless" for the QuantAlgo members whose QuantMode sets none of
+  the six modes `get_moe_cls` tests; MIXED_PRECISION, INT8, MXFP8 and unknown names stay
+  "other". To `resolve_moe_backend` each of these is neither of its two algorithms.
 """
 
 from __future__ import annotations
@@ -252,8 +268,25 @@ def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
 
 # quant_method values whose `load_hf_quant_config` branch sets neither W4A16_NVFP4 nor
 # FP8_BLOCK_SCALES (module doc); "fp8" sets FP8_BLOCK_SCALES only with a block size or a
-# static activation scheme, COMPRESSED with block-scaled 8-bit weights
-NEITHER_METHODS = ("fp8", "mxfp4", "mxfp8", "nvfp4")
+# static activation scheme (and no algorithm otherwise: no branch names it, s68t), COMPRESSED
+# with block-scaled 8-bit weights
+NEITHER_METHODS = ("mxfp4", "mxfp8", "nvfp4")
+# what those branches set, as `moe_auto_checkpoint` names it (s68t): mxfp4 an MXFP4 algorithm
+# (`get_mxfp4_quant_algo`), nvfp4 NVFP4; MXFP8 is not a QuantAlgo of the pinned mode table
+METHOD_QUANTIZATIONS = {"mxfp4": "mxfp4", "mxfp8": "other", "nvfp4": "nvfp4"}
+# QuantAlgo values (module doc, s68t) by what `get_moe_cls`'s quant-mode tests tell apart:
+# NVFP4; the MXFP4 algorithms; W4A8_NVFP4_FP8; per-tensor FP8 (FP8_QDQ); W4A8_AWQ; and the
+# algorithms whose QuantMode sets none of the six modes those tests read ("modeless")
+ALGO_QUANTIZATIONS = {
+    "NVFP4": "nvfp4", "W4A16_MXFP4": "mxfp4", "W4A8_MXFP4_FP8": "mxfp4",
+    "W4A8_MXFP4_MXFP8": "mxfp4", "W4A8_NVFP4_FP8": "w4a8_nvfp4_fp8", "FP8": "fp8",
+    "W4A8_AWQ": "w4a8_awq",
+    **{algo: "modeless" for algo in (
+        "W8A16", "W4A16", "W4A16_AWQ", "W8A16_GPTQ", "W4A16_GPTQ", "W8A8_SQ_PER_CHANNEL",
+        "W8A8_SQ_PER_TENSOR_PLUGIN", "W8A8_SQ_PER_CHANNEL_PER_TOKEN_PLUGIN",
+        "W8A8_SQ_PER_CHANNEL_PER_TENSOR_PLUGIN", "W8A8_SQ_PER_TENSOR_PER_TOKEN_PLUGIN",
+        "W4A8_QSERVE_PER_GROUP", "W4A8_QSERVE_PER_CHANNEL", "FP8_PER_CHANNEL_PER_TOKEN",
+        "NO_QUANT")}}
 COMPRESSED = "compressed-tensors"
 HF_QUANT_CONFIG = "hf_quant_config.json"
 DTYPES_JSON = "dtypes.json"
@@ -272,7 +305,9 @@ def is_modelopt(raw: object) -> bool:
 
 def modelopt_quantization(raw: object) -> str | None:
     """The quantization a ModelOpt config's global quant_algo gives (module doc): None when
-    it sets none (null or missing), "unknown" when `read_modelopt_quant_config` raises."""
+    it sets none (null or missing), "unknown" when `read_modelopt_quant_config` raises; a
+    QuantAlgo whose modes the legacy route's `get_moe_cls` tells apart by its own value
+    (`ALGO_QUANTIZATIONS`, s68t)."""
     if not isinstance(raw, Mapping):
         return "unknown"
     if "quantization" in raw:
@@ -290,7 +325,7 @@ def modelopt_quantization(raw: object) -> str | None:
         return "w4a16_nvfp4"
     if algo == "FP8_BLOCK_SCALES" or (isinstance(algo, str) and algo.lower() == "fp8_pb_wo"):
         return "fp8_block"
-    return "other"
+    return ALGO_QUANTIZATIONS.get(algo, "other") if isinstance(algo, str) else "other"
 
 
 def inline_quantization(quant: object) -> str | None:
@@ -306,7 +341,7 @@ def inline_quantization(quant: object) -> str | None:
     if method == "fp8" and (quant.get("weight_block_size")
                             or quant.get("activation_scheme") == "static"):
         return "fp8_block"
-    return "other" if method in NEITHER_METHODS else None
+    return METHOD_QUANTIZATIONS.get(method) if isinstance(method, str) else None
 
 
 def _entry(value: object, *keys: str) -> object:
@@ -320,13 +355,23 @@ def _entry(value: object, *keys: str) -> object:
 
 def compressed_quantization(quant: Mapping[str, Any]) -> str:
     """What `update_quant_config_from_compressed_tensors` sets (module doc): "fp8_block" for
-    block-scaled 8-bit weights with group inputs of group size 128, else "other"."""
+    block-scaled 8-bit weights with group inputs of group size 128; "modeless" for
+    channel-scaled 8-bit weights with token inputs (FP8_PER_CHANNEL_PER_TOKEN) and "nvfp4"
+    for 4-bit float tensor_group weights of group size 16 with tensor_group inputs (s68t);
+    else "other" (it raises: the model does not load)."""
     group = ("config_groups", "group_0")
-    if (_entry(quant, *group, "weights", "num_bits") == 8
-            and _entry(quant, *group, "weights", "strategy") == "block"
-            and _entry(quant, *group, "input_activations", "strategy") == "group"
+    bits = _entry(quant, *group, "weights", "num_bits")
+    weights = _entry(quant, *group, "weights", "strategy")
+    inputs = _entry(quant, *group, "input_activations", "strategy")
+    if (bits == 8 and weights == "block" and inputs == "group"
             and _entry(quant, *group, "input_activations", "group_size") == 128):
         return "fp8_block"
+    if bits == 8 and weights == "channel" and inputs == "token":
+        return "modeless"
+    if (bits == 4 and _entry(quant, *group, "weights", "type") == "float"
+            and weights == "tensor_group" and inputs == "tensor_group"
+            and _entry(quant, *group, "weights", "group_size") == 16):
+        return "nvfp4"
     return "other"
 
 
@@ -383,9 +428,9 @@ def token_settings(model: str) -> list[Setting]:
     return out
 
 
-__all__ = ["COMPRESSED", "DTYPES_JSON", "DTYPE_ITEMSIZE", "ENV_A2A_WORKSPACE_MB",
-           "ENV_CONFIGURABLE_MOE",
-           "ENV_FORCE_COMM", "ENV_FORCE_METHOD", "EXPERT_KEYS", "HF_QUANT_CONFIG",
-           "NEITHER_METHODS", "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization",
-           "eplb_experts", "environment", "inline_quantization", "is_modelopt",
-           "modelopt_quantization", "moe_config", "token_settings", "token_size"]
+__all__ = ["ALGO_QUANTIZATIONS", "COMPRESSED", "DTYPES_JSON", "DTYPE_ITEMSIZE",
+           "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
+           "EXPERT_KEYS", "HF_QUANT_CONFIG", "METHOD_QUANTIZATIONS", "NEITHER_METHODS",
+           "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization", "eplb_experts",
+           "environment", "inline_quantization", "is_modelopt", "modelopt_quantization",
+           "moe_config", "token_settings", "token_size"]

@@ -39,6 +39,10 @@ COMPRESSED_BLOCK = {"quant_method": "compressed-tensors", "config_groups": {"gro
 COMPRESSED_CHANNEL = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
     "weights": {"num_bits": 8, "strategy": "channel"},
     "input_activations": {"strategy": "token"}}}}
+# llm-compressor NVFP4 (issue 23, s68t)
+COMPRESSED_NVFP4 = {"quant_method": "compressed-tensors", "config_groups": {"group_0": {
+    "weights": {"num_bits": 4, "type": "float", "strategy": "tensor_group", "group_size": 16},
+    "input_activations": {"strategy": "tensor_group"}}}}
 QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 128]},
                      {"quant_method": "fp8", "activation_scheme": "static"},
                      {"quant_method": "fp8", "activation_scheme": "dynamic"},
@@ -52,7 +56,18 @@ QUANTS: list[Any] = [None, {"quant_method": "fp8", "weight_block_size": [128, 12
                       "quantization": {"quant_algo": "W4A16_NVFP4"}},
                      {"quant_method": "gptq"}, COMPRESSED_BLOCK, COMPRESSED_CHANNEL,
                      "file-fp8-block", "file-alias", "file-nvfp4", "file-mixed",
-                     "file-null-inline-fp8", "file-null", "file-not-modelopt", "file-not-json"]
+                     "file-null-inline-fp8", "file-null", "file-not-modelopt", "file-not-json",
+                     # issue 23, s68t: the algorithms the legacy route's get_moe_cls tells apart
+                     {"quant_method": "modelopt", "quant_algo": "NVFP4"},
+                     {"quant_method": "modelopt", "quant_algo": "FP8"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A8_AWQ"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A8_NVFP4_FP8"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A16_MXFP4"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A8_MXFP4_MXFP8"},
+                     {"quant_method": "modelopt", "quant_algo": "W4A16_AWQ"},
+                     {"quant_method": "modelopt", "quant_algo": "MXFP8"},
+                     {"quant_method": "modelopt", "quant_algo": "NOT_AN_ALGO"},
+                     {"quant_method": "mxfp8"}, COMPRESSED_NVFP4, "file-fp8", "file-w4a8-awq"]
 # name -> (the hf_quant_config.json's JSON, or NOT_JSON: "{" written; config.json's
 # quantization_config beside it)
 NOT_JSON = "not json"
@@ -69,6 +84,9 @@ HF_FILES: dict[str, tuple[Any, Any]] = {
     "file-null": ({"quantization": {}}, None),
     "file-not-modelopt": ({"quant_algo": "W4A16_NVFP4"}, None),
     "file-not-json": (NOT_JSON, None),
+    "file-fp8": ({"quantization": {"quant_algo": "FP8"}}, None),  # s68t
+    "file-w4a8-awq": ({"producer": {"name": "modelopt"},
+                       "quantization": {"quant_algo": "W4A8_AWQ"}}, None),
 }
 
 

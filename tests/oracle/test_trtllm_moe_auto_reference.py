@@ -204,10 +204,11 @@ LEGACY_CASES: list[tuple[str, Any, str | None, bool, str]] = [
     ("MixtralForCausalLM", COMPRESSED_BLOCK, "CUTEDSL", True,  # wrapped: the factory selects
      "TRTLLM_FORCE_COMM_METHOD is unset"),
     ("MixtralForCausalLM", "file-fp8-block", "DENSEGEMM", True, "aux"),  # no NVFP4
-    ("MixtralForCausalLM", {"quant_method": "nvfp4"}, "TRTLLM", False, "not modelled"),
-    ("MixtralForCausalLM", "file-nvfp4", "DENSEGEMM", False, "not modelled"),
+    ("MixtralForCausalLM", {"quant_method": "nvfp4"}, "TRTLLM", False,
+     "builds TRTLLMGenFusedMoE"),  # s68t: the class named
+    ("MixtralForCausalLM", "file-nvfp4", "DENSEGEMM", False, "the GPU is not named"),
     ("MixtralForCausalLM", {"quant_method": "fp8", "activation_scheme": "dynamic"}, "TRTLLM",
-     False, "not modelled"),  # FP8's modes are not restated
+     True, "aux"),  # s68t: no branch of load_hf_quant_config names it, no algorithm
     ("MixtralForCausalLM", None, "DEEPGEMM", False, "not modelled"),
     ("DeepseekV4ForCausalLM", None, "TRTLLM", False, "not modelled"),  # per-layer override
 ]

@@ -3238,6 +3238,23 @@ CITES["moe_auto_compressed_algo"] = ("quant_config_utils", "update_quant_config_
                                      0)
 LINES["moe_auto_compressed_algo"] = (22, 76)
 MOE_AUTO_ANY = (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")
+# QuantAlgo's members (tensorrt_llm/quantization/mode.py, the 17,986-character copy the index
+# serves without a commit, lines not counted; MXFP8 and W4A16_NVFP4 from model_config_2026,
+# whose branches and resolve_moe_backend name them), looked up by exact value (s68t)
+QUANT_ALGOS = frozenset({
+    "W8A16", "W4A16", "W4A16_AWQ", "W4A8_AWQ", "W8A16_GPTQ", "W4A16_GPTQ",
+    "W8A8_SQ_PER_CHANNEL", "W8A8_SQ_PER_TENSOR_PLUGIN", "W8A8_SQ_PER_CHANNEL_PER_TOKEN_PLUGIN",
+    "W8A8_SQ_PER_CHANNEL_PER_TENSOR_PLUGIN", "W8A8_SQ_PER_TENSOR_PER_TOKEN_PLUGIN",
+    "W4A8_QSERVE_PER_GROUP", "W4A8_QSERVE_PER_CHANNEL", "FP8", "FP8_PER_CHANNEL_PER_TOKEN",
+    "FP8_BLOCK_SCALES", "INT8", "MIXED_PRECISION", "NVFP4", "W4A8_NVFP4_FP8", "W4A8_MXFP4_FP8",
+    "W4A8_MXFP4_MXFP8", "W4A16_MXFP4", "NO_QUANT", "MXFP8", "W4A16_NVFP4"})
+# the algorithms `get_mxfp4_quant_algo` gives an mxfp4 checkpoint: W4A16_MXFP4 below SM 100,
+# W4A8_MXFP4_FP8 for a TRITON backend hint and W4A8_MXFP4_MXFP8 otherwise on SM 100 and
+# later, or the one OVERRIDE_QUANT_ALGO names of the three (`cite_fact("moe_mxfp4_algo")`)
+MXFP4_ALGOS = ("W4A16_MXFP4", "W4A8_MXFP4_FP8", "W4A8_MXFP4_MXFP8")
+CITES["moe_mxfp4_algo"] = ("model_config_2026", "ModelConfig.get_mxfp4_quant_algo: "
+                           "OVERRIDE_QUANT_ALGO, else by SM version and backend", 24000)
+LINES["moe_mxfp4_algo"] = (585, 596)
 
 
 def _compressed_algo(hf: Mapping[str, Any]) -> str | None:
@@ -3251,7 +3268,12 @@ def _compressed_algo(hf: Mapping[str, Any]) -> str | None:
         if bits == 8 and strategy == "block" and given == "group" \
                 and inputs["group_size"] == 128:
             return "FP8_BLOCK_SCALES"
-    except (KeyError, TypeError):
+        if bits == 8 and strategy == "channel" and given == "token":  # s68t
+            return "FP8_PER_CHANNEL_PER_TOKEN"
+        if bits == 4 and weights.get("type") == "float" and strategy == "tensor_group" \
+                and given == "tensor_group" and weights["group_size"] == 16:
+            return "NVFP4"  # s68t
+    except (KeyError, TypeError, AttributeError):
         pass
     return "OTHER"
 # a hf_quant_config.json that is not JSON (the test's and the measure's stand-in for one)
@@ -3288,7 +3310,7 @@ def _builder_algo(inner: Mapping[str, Any]) -> str | None:
         return None
     if isinstance(value, str) and value.lower() == "fp8_pb_wo":
         value = "FP8_BLOCK_SCALES"
-    return value if value in ("FP8_BLOCK_SCALES", "W4A16_NVFP4") else "OTHER"
+    return value if value in QUANT_ALGOS else "OTHER"  # each algorithm kept: s68t
 
 
 def _inline_algos(hf: Any) -> tuple[str | None, ...]:
@@ -3306,11 +3328,15 @@ def _inline_algos(hf: Any) -> tuple[str | None, ...]:
             return MOE_AUTO_ANY
     method = hf.get("quant_method")
     if method == "fp8":
+        # s68t: no branch of the chain names another fp8 config, so it sets no algorithm
+        # (s67t had FP8 here; `cite_fact("moe_auto_quant_methods")`)
         block = hf.get("weight_block_size") or hf.get("activation_scheme") == "static"
-        return ("FP8_BLOCK_SCALES",) if block else ("FP8",)  # FP8: s67t (None before)
+        return ("FP8_BLOCK_SCALES",) if block else (None,)
     if method == "compressed-tensors":
         return (_compressed_algo(hf),)
-    return ("MXFP",) if method in ("mxfp4", "mxfp8", "nvfp4") else (None,)
+    if method == "mxfp4":  # one of the three, by the GPU and the backend hint (s68t)
+        return MXFP4_ALGOS
+    return {"mxfp8": ("MXFP8",), "nvfp4": ("NVFP4",)}.get(method, (None,))
 
 
 def moe_auto_quant_algos(config_json: Mapping[str, Any], hf_quant_config: Any = None
@@ -3555,13 +3581,26 @@ def moe_num_experts(config_json: Mapping[str, Any]) -> int:
 # A float32 checkpoint (issue 23, s66t): `from_pretrained` copies the transformers config's
 # dtype (a composite config's text_config dtype when the top has none) into its torch_dtype
 # (model_config_2026, 1187-1195, counted by s64t); tensorrt_llm/_torch/pyexecutor/
-# model_loader.py @b51992a331 (63,976 characters, the one stored copy; lines not counted):
-# `ModelLoader._load_and_validate_config` calls the checkpoint loader's load_config with no
-# dtype of the LLM API (its keyword list: mapping, spec, sizes, moe_config fields, backends),
-# and `ModelLoader.load` builds the model from that config (AutoModelForCausalLM.from_config).
+# model_loader.py @b51992a331 (63,976 characters, the one stored copy; counted from offset 0
+# to 1210 over its four pages in s68t, the skeleton kept outside the repository):
+# `ModelLoader._load_and_validate_config` (1167-1210) calls the checkpoint loader's
+# load_config (1210) with no dtype of the LLM API (its keyword list, 1171-1203: mapping,
+# spec, sizes, moe_config fields, backends; model_kwargs only when set, 1206-1208), and
+# `ModelLoader.load` (406-439) builds the model from that config
+# (AutoModelForCausalLM.from_config, 431 under MetaInitMode, 438 as the fallback).
 CITES["moe_a2a_float32"] = ("model_config_2026", "ModelConfig.from_pretrained: "
                             "pretrained_config.torch_dtype = the config's dtype", 48000)
 LINES["moe_a2a_float32"] = (1187, 1195)
+PINS["model_loader"] = ("tensorrt_llm/_torch/pyexecutor/model_loader.py",
+                        "b51992a331532b80cb943098d3b1891762feb5f5")
+COUNTED_TO["model_loader"] = 1210
+CITES.update({
+    "model_loader_config": ("model_loader", "ModelLoader._load_and_validate_config: "
+                            "load_config without a dtype of the LLM API", 48000),
+    "model_loader_load": ("model_loader", "ModelLoader.load: the model built from the "
+                          "validated config", 16000),
+})
+LINES.update({"model_loader_config": (1167, 1210), "model_loader_load": (406, 439)})
 
 
 def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
@@ -3571,7 +3610,8 @@ def moe_a2a_itemsize(torch_dtype: str | None, configurable: bool) -> int:
     ConfigurableMoE; else CutlassFusedMoE's `self.dtype or torch.float16`
     (`cite_fact("moe_a2a_build")`), self.dtype the model's config.torch_dtype
     (`cite_fact("mixtral_create_moe")`); a float32 checkpoint's stays float32
-    (`cite_fact("moe_a2a_float32")`, the comment above)."""
+    (`cite_fact("moe_a2a_float32")`, `cite_fact("model_loader_config")`,
+    `cite_fact("model_loader_load")`, the comment above)."""
     if torch_dtype is None:
         return DTYPE_ITEMSIZE["bfloat16" if configurable else "float16"]
     return DTYPE_ITEMSIZE[torch_dtype]
@@ -3606,7 +3646,7 @@ def moe_a2a_auto_sized_on(requested: str | None, enable_configurable_moe: str | 
                           config_json: Mapping[str, Any], hf_quant_config: Any,
                           sm: int) -> bool:
     """`moe_a2a_auto_sized` on one GPU, SM `sm`."""
-    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe)
+    return all(moe_a2a_class_sized(backend, algo, config_json, enable_configurable_moe, sm)
                for backend, algo in _requested_pairs(requested, config_json, hf_quant_config,
                                                      sm))
 
@@ -3642,9 +3682,41 @@ LINES.update({"moe_legacy_cls": (25, 85), "moe_legacy_wrap": (385, 408),
               "moe_legacy_bare": (428, 447)})
 # The quant-mode tests get_moe_cls makes that hold for an algorithm restated here: no
 # algorithm has no mode; FP8_BLOCK_SCALES has FP8 block scales (and no NVFP4 or MXFP4 mode).
-# Other algorithms' modes are not restated (NotModelled).
+# s68t: `QuantMode.from_quant_algo` (tensorrt_llm/quantization/mode.py, the 17,986-character
+# copy the index serves without a commit; lines not counted) gives each of NVFP4,
+# W4A16_MXFP4, W4A8_NVFP4_FP8, W4A8_MXFP4_FP8 and W4A8_MXFP4_MXFP8 its own flag (tested by
+# has_nvfp4, has_w4a16_mxfp4, ...: `_any` of that one flag); FP8 sets FP8_QDQ,
+# FP8_PER_CHANNEL_PER_TOKEN the rowwise flags, W4A8_AWQ / W4A16_AWQ / W4A16_GPTQ int4
+# weights per group, W8A16(_GPTQ) / W4A16 weight-only, the W8A8_SQ algorithms SmoothQuant,
+# the W4A8_QSERVE ones QServe, NO_QUANT nothing: none of the six get_moe_cls reads.
+# MIXED_PRECISION (per-layer configs), INT8 (not in QUANT_ALGO_LIST: from_quant_algo
+# asserts), MXFP8 and W4A16_NVFP4 (not in that copy's table) stay NotModelled.
 _LEGACY_MODES: dict[str | None, frozenset[str]] = {
-    None: frozenset(), "FP8_BLOCK_SCALES": frozenset({"fp8_block_scales"})}
+    None: frozenset(), "FP8_BLOCK_SCALES": frozenset({"fp8_block_scales"}),
+    "NVFP4": frozenset({"nvfp4"}), "W4A16_MXFP4": frozenset({"w4a16_mxfp4"}),
+    "W4A8_NVFP4_FP8": frozenset({"w4a8_nvfp4_fp8"}),
+    "W4A8_MXFP4_FP8": frozenset({"w4a8_mxfp4_fp8"}),
+    "W4A8_MXFP4_MXFP8": frozenset({"w4a8_mxfp4_mxfp8"}),
+    **{algo: frozenset() for algo in (
+        "FP8", "FP8_PER_CHANNEL_PER_TOKEN", "W4A8_AWQ", "W4A16_AWQ", "W4A16_GPTQ", "W8A16",
+        "W8A16_GPTQ", "W4A16", "W8A8_SQ_PER_CHANNEL", "W8A8_SQ_PER_TENSOR_PLUGIN",
+        "W8A8_SQ_PER_CHANNEL_PER_TOKEN_PLUGIN", "W8A8_SQ_PER_CHANNEL_PER_TENSOR_PLUGIN",
+        "W8A8_SQ_PER_TENSOR_PER_TOKEN_PLUGIN", "W4A8_QSERVE_PER_GROUP",
+        "W4A8_QSERVE_PER_CHANNEL", "NO_QUANT")}}
+# DenseGEMMFusedMoE's SM versions, as the pinned get_moe_cls's comment names them ("DenseGEMM
+# CuTe DSL kernels only support SM100/SM103", create_moe.py:56, within `moe_legacy_cls`)
+DENSE_GEMM_SMS = (100, 103)
+# _torch/modules/fused_moe/fused_moe_densegemm.py @3e17afe390 (24,779 characters, the one
+# stored copy with a commit; counted from offset 0 to 273, s68t): DenseGEMMFusedMoE
+# subclasses CutlassFusedMoE (153) and overrides `select_alltoall_method_type` to return
+# NotEnabled (272-273), so a bare one builds no all-to-all. Two later stored copies (19,955
+# and 20,882 characters, commits not given) keep the override.
+PINS["fused_moe_densegemm"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_densegemm.py",
+                               "3e17afe39080dc6af92e3f0546573e7bbdc4e9d4")
+COUNTED_TO["fused_moe_densegemm"] = 273
+CITES["moe_densegemm_no_a2a"] = ("fused_moe_densegemm", "DenseGEMMFusedMoE."
+                                 "select_alltoall_method_type: NotEnabled", 0)
+LINES["moe_densegemm_no_a2a"] = (272, 273)
 _TRTLLM_GEN_MODES = frozenset({"fp8_block_scales", "nvfp4", "w4a16_mxfp4", "w4a8_nvfp4_fp8",
                                "w4a8_mxfp4_fp8", "w4a8_mxfp4_mxfp8"})
 _OWN_CLASSES = {"CUTLASS": "CutlassFusedMoE", "VANILLA": "VanillaMoE",
@@ -3654,11 +3726,13 @@ _WRAPPABLE = ("DeepGemmFusedMoE", "TRTLLMGenFusedMoE", "CuteDslFusedMoE", "Cutla
               "DenseGEMMFusedMoE")
 
 
-def moe_get_cls(backend: str, algo: str | None, architecture: str) -> str:
+def moe_get_cls(backend: str, algo: str | None, architecture: str, sm: int | None = None
+                ) -> str:
     """The class `get_moe_cls` returns for `moe_backend` `backend` and a quant config whose
-    algorithm is `algo` (`cite_fact("moe_legacy_cls")`). NotModelled where the modes are not
-    restated, and for DeepSeek-V4, whose routed experts pass a per-layer override quant config
-    read from the safetensors header (s66t's section of the coverage doc)."""
+    algorithm is `algo` on an SM `sm` GPU (None: any) (`cite_fact("moe_legacy_cls")`).
+    NotModelled where the modes are not restated, where DENSEGEMM's class turns on an
+    unknown GPU, and for DeepSeek-V4, whose routed experts pass a per-layer override quant
+    config read from the safetensors header (s66t's section of the coverage doc)."""
     name = backend.upper()
     if name in _OWN_CLASSES:
         return _OWN_CLASSES[name]
@@ -3672,24 +3746,27 @@ def moe_get_cls(backend: str, algo: str | None, architecture: str) -> str:
     if name == "DENSEGEMM":
         if "nvfp4" not in modes:
             return "CutlassFusedMoE"
-        raise NotModelled("DenseGEMMFusedMoE's SM versions")
+        if sm is None:
+            raise NotModelled("DenseGEMMFusedMoE or CutlassFusedMoE, by the GPU")
+        return "DenseGEMMFusedMoE" if sm in DENSE_GEMM_SMS else "CutlassFusedMoE"
     return "TRTLLMGenFusedMoE" if modes & _TRTLLM_GEN_MODES else "CutlassFusedMoE"
 
 
 def moe_a2a_class_sized(backend: str | None, algo: str | None,
                         config_json: Mapping[str, Any],
-                        enable_configurable_moe: str | None) -> bool:
+                        enable_configurable_moe: str | None, sm: int | None = None) -> bool:
     """Whether `backend` (None: CUTLASS assumed, as `moe_a2a_backend_sized`) builds the
     restated workspace for a checkpoint `config_json` whose quant algorithm is `algo`. With
     ConfigurableMoE on, `moe_a2a_backend_sized`. Without it, the class `moe_get_cls` gives:
     wrapped all the same when it is CuteDslFusedMoE (`cite_fact("moe_legacy_wrap")`, the
     factory selects), else built bare (`cite_fact("moe_legacy_bare")`), where only
-    CutlassFusedMoE's own selection is restated."""
+    CutlassFusedMoE's own selection is restated; a bare DenseGEMMFusedMoE builds none
+    (`cite_fact("moe_densegemm_no_a2a")`, s68t)."""
     if not moe_a2a_selects_itself(enable_configurable_moe):
         return moe_a2a_backend_sized(backend, enable_configurable_moe)
     names = config_json.get("architectures") or []
     try:
-        cls = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "")
+        cls = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "", sm)
     except NotModelled:
         return False
     wrapped = cls in _WRAPPABLE and (
@@ -3761,3 +3838,70 @@ CITES.update({
                        "alias", 0),
 })
 LINES.update({"modelopt_marker": (100, 112), "modelopt_parse": (146, 173)})
+
+
+# --------------------------------------------------------------------------------------------
+# A float32 checkpoint in the class the line builds (issue 23, s68t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_trtllm_gen.py @7b437aaa73 (27,965 characters; the one
+# stored copy, older than the pinned create_moe: its constructor takes no `without_comm`),
+# counted from offset 0 to 252 over the first page. `TRTLLMGenFusedMoE._get_quant_method`
+# (142-162) raises NotImplementedError "TRTLLMGenFusedMoE doesn't support fp16/bf16/fp32 MoE."
+# without a quant config (162); `forward_impl` (241-) asserts `x.dtype == torch.bfloat16`
+# (252), so float32 activations fail at the layer's first forward.
+PINS["fused_moe_trtllm_gen"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py",
+                                "7b437aaa73bf5a44b1102aee5c631074da763b8f")
+COUNTED_TO["fused_moe_trtllm_gen"] = 252
+CITES["moe_trtllm_gen_bf16"] = ("fused_moe_trtllm_gen", "TRTLLMGenFusedMoE.forward_impl: "
+                                "assert x.dtype == torch.bfloat16", 0)
+LINES["moe_trtllm_gen_bf16"] = (241, 252)
+
+
+def moe_float32_fails(cls: str, algo: str | None) -> bool:
+    """Whether MoE class `cls` over a checkpoint of quant algorithm `algo` fails on float32
+    activations: CutlassFusedMoE's unquantized runner has no float32 pair
+    (`cite_fact("moe_cutlass_dtypes")`), TRTLLMGenFusedMoE asserts bfloat16
+    (`cite_fact("moe_trtllm_gen_bf16")`); NotModelled for any other class or a quantized
+    CutlassFusedMoE."""
+    if cls == "CutlassFusedMoE" and algo is None:
+        return not moe_cutlass_runner_builds("float32", "float32")
+    if cls == "TRTLLMGenFusedMoE":
+        return True
+    raise NotModelled(f"{cls} on float32 activations ({algo})")
+
+
+# --------------------------------------------------------------------------------------------
+# WIDEEP's own all-to-all (issue 23, s68t)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_wide_ep.py @99bca89296 (52,776 characters; the one stored
+# copy with a commit, older than the pinned create_moe: its constructor takes no
+# activation_type), counted from offset 0 to 308 over the first page. WideEPMoE defines its
+# own AlltoallMethodType: NotEnabled, MNNVL, DeepEP, DeepEPLowLatency (29-38); it asserts
+# attention DP (91); its constructor selects (187-190) and builds the two-sided MnnvlMoe
+# workspaces for MNNVL, a DeepEP buffer or a low-latency one (192-227);
+# `select_alltoall_method_type` (259-308): a set TRTLLM_FORCE_ALLTOALL_METHOD looked up in that
+# enum (282-284), NotEnabled without attention DP, at TP 1, with TRTLLM_MOE_DISABLE_ALLTOALLV=1
+# or moe_ep_size <= top-k (286-296), MNNVL where supported (298-299), DeepEP /
+# DeepEPLowLatency with TRTLLM_CAN_USE_DEEP_EP=1 and bfloat16 (301-306), else NotEnabled
+# (308). create_moe builds it for WIDEEP (`cite_fact("moe_legacy_cls")`, 80-81) and wraps it
+# on neither route (`cite_fact("moe_legacy_wrap")`: not in the wrapped list).
+PINS["fused_moe_wide_ep"] = ("tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py",
+                             "99bca89296987c62d28be210a30502bdab8e6a2f")
+COUNTED_TO["fused_moe_wide_ep"] = 308
+CITES.update({
+    "moe_wideep_methods": ("fused_moe_wide_ep", "WideEPMoE's AlltoallMethodType: NotEnabled, "
+                           "MNNVL, DeepEP, DeepEPLowLatency", 0),
+    "moe_wideep_select": ("fused_moe_wide_ep", "WideEPMoE.select_alltoall_method_type", 0),
+})
+LINES.update({"moe_wideep_methods": (29, 38), "moe_wideep_select": (259, 308)})
+WIDEEP_METHODS = ("NotEnabled", "MNNVL", "DeepEP", "DeepEPLowLatency")
+
+
+def moe_wideep_one_sided() -> bool:
+    """Whether a WIDEEP line's WideEPMoE can build the one-sided MoeAlltoAll workspace: none of
+    its methods is the one-sided one (`cite_fact("moe_wideep_methods")`,
+    `cite_fact("moe_wideep_select")`), and it is not wrapped in ConfigurableMoE
+    (`cite_fact("moe_legacy_wrap")`)."""
+    return "NVLinkOneSided" in WIDEEP_METHODS

@@ -571,7 +571,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                          (1, 1, 1, 1, 2), "x", (True, 1, 1, 1, "none")]),
     "cp_tp_group_sharing": st.sampled_from([1, None, "true"]),
     "moe_eplb_experts": st.sampled_from([0, True, "8"]),
-    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8"), (1, "none"), "X,none",
+    "moe_auto_checkpoint": st.sampled_from([("X",), ("X", "fp8_qdq"), (1, "none"), "X,none",
                                             ("X", "W4A16_NVFP4")]),
     "speculative_moe_runner_backend": st.sampled_from(["", " ", 1, True]),  # s63d
     "sm_version": st.sampled_from([0, True, "90", 9.0]),

@@ -145,7 +145,9 @@ with the requested input combination"
 workspace when it is built
 (tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py@97317b1d7b:160-184), before its
 first run, so the line keeps the bytes and says that the
-engine then fails (`_float32`).
+engine then fails (`_float32`). Since s68t the line names the class it builds and what that
+class does with float32 tokens, where that was read (graphfit.planner.engines.
+trtllm_moe_float32: TRTLLMGenFusedMoE asserts bfloat16), and says "not read" otherwise.
 """
 
 from __future__ import annotations
@@ -155,6 +157,18 @@ from dataclasses import dataclass
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.trtllm_moe import MoeSizes
+from graphfit.planner.engines.trtllm_moe_cls import (
+    CUTE_DSL,
+    CUTLASS,
+    DENSE_GEMM,
+    DENSE_GEMM_SMS,
+    FALLBACK_BACKENDS,
+    TRTLLM_GEN,
+    WIDE_EP_NOTE,
+    moe_class,
+)
+from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
+from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -179,12 +193,10 @@ AUTO_SMS = (80, 90, 100, 120, 130)
 # the SM versions where `is_sm_100f()` is true (module doc)
 SM_100F = (100, 103)
 # the classes `get_moe_cls` builds on the legacy route that graphfit sizes (module doc, s67t)
-CUTLASS_CLASS = "CutlassFusedMoE"
-CUTE_DSL_CLASS = "CuteDslFusedMoE"
-# a float32 checkpoint's token itemsize (module doc, s67t)
-FLOAT32_ITEMSIZE = 4
-# the backends whose class `get_moe_cls` picks by the quant config (module doc, s67t)
-FALLBACK_BACKENDS = ("TRTLLM", "CUTEDSL", "DENSEGEMM")
+CUTLASS_CLASS = CUTLASS
+CUTE_DSL_CLASS = CUTE_DSL
+# DEEPGEMM's class (create_moe.py:47-48, graphfit.planner.engines.trtllm_moe_float32)
+DEEP_GEMM = "DeepGemmFusedMoE"
 
 
 def _align(offset: int) -> int:
@@ -343,44 +355,62 @@ def legacy(configurable_raw: str | None) -> bool:
     return configurable_raw is not None and configurable_raw != "1"
 
 
-def legacy_class(backend: str, checkpoint: tuple[str, str] | None) -> str | None:
-    """The class `get_moe_cls` builds for `backend` on the legacy route where graphfit sizes
-    it (module doc, s67t): CUTLASS_CLASS (bare, its own all-to-all) or CUTE_DSL_CLASS
-    (wrapped in ConfigurableMoE even there); None for another class or an unread one.
-    `checkpoint` is `moe_auto_checkpoint` (architecture, quantization)."""
+def legacy_class(backend: str, checkpoint: tuple[str, str] | None,
+                 sm_version: int | None = None) -> str | None:
+    """The class `get_moe_cls` builds for `backend` on the legacy route (module doc, s67t;
+    the quantized algorithms and the GPU: graphfit.planner.engines.trtllm_moe_cls, s68t):
+    CUTLASS_CLASS (bare, its own all-to-all), CUTE_DSL_CLASS (wrapped in ConfigurableMoE even
+    there), DENSE_GEMM (bare, no all-to-all) or TRTLLM_GEN (not modelled); None for another
+    class or an unread one. `checkpoint` is `moe_auto_checkpoint` (architecture,
+    quantization), `sm_version` the named GPU's."""
     if backend == "CUTLASS":
         return CUTLASS_CLASS
     if backend not in FALLBACK_BACKENDS or checkpoint is None or checkpoint[0] in DEEPSEEK_V4:
         return None
-    quant = checkpoint[1]
-    if quant == "none":  # no quant mode get_moe_cls tests: CutlassFusedMoE
-        return CUTLASS_CLASS
-    if quant == "fp8_block":
-        return {"CUTEDSL": CUTE_DSL_CLASS, "DENSEGEMM": CUTLASS_CLASS}.get(backend)
-    return None
+    return moe_class(backend, checkpoint[1], sm_version)
 
 
 def _wrapped_on_legacy(backend: str | None, configurable_raw: str | None,
-                       checkpoint: tuple[str, str] | None) -> bool:
+                       checkpoint: tuple[str, str] | None,
+                       sm_version: int | None = None) -> bool:
     """Whether `create_moe` wraps the backend's class in ConfigurableMoE although
     ENABLE_CONFIGURABLE_MOE is not "1" (CuteDslFusedMoE, module doc)."""
     return (legacy(configurable_raw) and backend is not None
-            and legacy_class(backend, checkpoint) == CUTE_DSL_CLASS)
+            and legacy_class(backend, checkpoint, sm_version) == CUTE_DSL_CLASS)
 
 
 def _backend_note(backend: str | None, configurable_raw: str | None,
-                  checkpoint: tuple[str, str] | None = None) -> str | None:
+                  checkpoint: tuple[str, str] | None = None,
+                  sm_version: int | None = None) -> str | None:
     """Why the line cannot size the workspace of a `moe_config` backend (module doc), or None
     where it can (unset: CUTLASS assumed). On the legacy route the class `get_moe_cls` builds
-    for the checkpoint decides (`legacy_class`, s67t)."""
+    for the checkpoint decides (`legacy_class`, s67t): DenseGEMMFusedMoE builds none, and
+    TRTLLMGenFusedMoE's selection is not modelled (s68t)."""
     if backend is None or backend == "CUTLASS":
         return None
+    if backend == "WIDEEP":  # bare on both routes (trtllm_moe_cls, s68t)
+        return WIDE_EP_NOTE
     if legacy(configurable_raw):
-        if legacy_class(backend, checkpoint) is not None:
+        cls = legacy_class(backend, checkpoint, sm_version)
+        without = (f"moe_config backend {backend} without ConfigurableMoE "
+                   f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r})")
+        if cls in (CUTLASS_CLASS, CUTE_DSL_CLASS):
             return None
-        return (f"moe_config backend {backend} without ConfigurableMoE "
-                f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r}): its MoE class's own "
-                f"all-to-all selection is not modelled")
+        if cls == DENSE_GEMM:
+            return (f"{without} over an NVFP4 checkpoint on SM {sm_version}: get_moe_cls "
+                    f"builds {DENSE_GEMM}, built bare, whose all-to-all method is "
+                    f"NotEnabled: no one-sided workspace is built")
+        if cls == TRTLLM_GEN:
+            return (f"{without}: get_moe_cls builds {TRTLLM_GEN} (the quant config has a "
+                    f"mode it serves), built bare; its own all-to-all selection is not "
+                    f"modelled")
+        if backend == "DENSEGEMM" and checkpoint is not None and checkpoint[1] == "nvfp4" \
+                and checkpoint[0] not in DEEPSEEK_V4:
+            return (f"{without} over an NVFP4 checkpoint: get_moe_cls builds {DENSE_GEMM} "
+                    f"(no all-to-all) on SM {' / '.join(map(str, DENSE_GEMM_SMS))} and "
+                    f"{CUTLASS_CLASS} (this workspace) elsewhere; the GPU is not named, so "
+                    f"which is not modelled")
+        return f"{without}: its MoE class's own all-to-all selection is not modelled"
     if backend in CONFIGURABLE_BACKENDS:
         return None
     return (f"moe_config backend {backend}: which all-to-all its MoE class builds is not "
@@ -409,7 +439,7 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
            configurable_raw: str | None = None, backend: str | None = None,
            eplb: bool = False, comm_raw: str | None = None,
            eplb_experts: int | None = None,
-           checkpoint: tuple[str, str] | None = None) -> str:
+           checkpoint: tuple[str, str] | None = None, sm_version: int | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
@@ -421,10 +451,10 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
     (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`).
     `checkpoint` (`moe_auto_checkpoint`, s67t) tells the class the legacy route builds
     (`legacy_class`): a bare one selects its own all-to-all, CuteDslFusedMoE is wrapped."""
-    note = _backend_note(backend, configurable_raw, checkpoint)
+    note = _backend_note(backend, configurable_raw, checkpoint, sm_version)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
-    wrapped = _wrapped_on_legacy(backend, configurable_raw, checkpoint)
+    wrapped = _wrapped_on_legacy(backend, configurable_raw, checkpoint, sm_version)
     bare = legacy(configurable_raw) and not wrapped
     if comm_raw is not None and not bare:
         other = forced_comm(comm_raw)
@@ -499,9 +529,8 @@ def auto_backends(architecture: str, quant: str, sm_version: int | None = None
     else over the SM versions its rules tell apart and both `is_sm_100f` values on SM 100
     and later; an "unknown" quantization may be either algorithm the rules test (module
     doc)."""
-    algos = {"none": (None,), "other": (None,), "fp8_block": ("FP8_BLOCK_SCALES",),
-             "w4a16_nvfp4": ("W4A16_NVFP4",),
-             "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}[quant]
+    algos = {"fp8_block": ("FP8_BLOCK_SCALES",), "w4a16_nvfp4": ("W4A16_NVFP4",),
+             "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}.get(quant, (None,))
     gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
             [(sm, sm_100f) for sm in AUTO_SMS
              for sm_100f in ((False, True) if sm >= 100 else (False,))])
@@ -518,17 +547,23 @@ def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
     what = "moe_config backend AUTO" if given else (
         "moe_config backend not given (TensorRT-LLM resolves AUTO)")
     quantized = ("" if quant == "none" else ", another algorithm's quantization"
-                 if quant == "other" else f", {quant.replace('_', ' ')} quantization")
+                 if quant == "other" else ", a quantization setting none of get_moe_cls's "
+                 "modes" if quant == "modeless" else f", {quant.replace('_', ' ')} quantization")
     model = (f"{arch}" if arch else "a checkpoint naming no architecture") + quantized + (
         "" if sm_version is None else f", on SM {sm_version}")
     if legacy(configurable_raw):  # the class get_moe_cls builds (s67t)
-        sized = all(legacy_class(backend, checkpoint) == CUTLASS_CLASS for backend in backends)
+        sized = all(legacy_class(backend, checkpoint, sm_version) == CUTLASS_CLASS
+                    for backend in backends)
     else:
         sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
     fallback = [backend for backend in backends if backend != "CUTLASS"]
     tail = ("" if not (sized and fallback and legacy(configurable_raw)) else
             f" ({' and '.join(fallback)} without ConfigurableMoE: get_moe_cls builds "
             f"CutlassFusedMoE, the quant config setting no mode it serves)")
+    if not sized and legacy(configurable_raw):  # name the class that is not sized (s68t)
+        other = sorted({str(legacy_class(backend, checkpoint, sm_version))
+                        for backend in backends} - {CUTLASS_CLASS, "None"})
+        tail = f" (get_moe_cls builds {' or '.join(other)})" if other else tail
     if len(backends) == 1:
         return sized, f"{what} resolves to {backends[0]} for {model}{tail}"
     by = "the GPU (not read)" if sm_version is None else "the quantization (not read)"
@@ -552,7 +587,8 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     if backend not in (None, AUTO) or auto_checkpoint is None:
         return _float32(_shown(ep_size, max_num_tokens, token, env_raw, force_raw,
                                configurable_raw, backend, eplb, comm_raw, eplb_experts,
-                               auto_checkpoint), token)
+                               auto_checkpoint, sm_version), token, backend,
+                        configurable_raw, auto_checkpoint, sm_version)
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
@@ -562,18 +598,45 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                   None, eplb, comm_raw, eplb_experts)
-    return _float32(f"{text}; {clause}", token)
+    return _float32(f"{text}; {clause}", token, backend, configurable_raw, auto_checkpoint,
+                    sm_version)
 
 
-def _float32(text: str, token: tuple[int, int, int] | None) -> str:
-    """The line, with a float32 checkpoint's runtime failure named where it gives bytes
-    (module doc, s67t)."""
+def _classes(backend: str | None, configurable_raw: str | None,
+             checkpoint: tuple[str, str] | None, sm_version: int | None) -> set[str | None]:
+    """The MoE classes the line may build (None: not known): each backend AUTO may resolve
+    to, through `get_moe_cls` (`legacy_class` without ConfigurableMoE, the class it wraps
+    otherwise; DEEPGEMM is DeepGemmFusedMoE), s68t."""
+    if backend in (None, AUTO):
+        backends = list(auto_backends(*checkpoint, sm_version)) if checkpoint else ["CUTLASS"]
+    else:
+        backends = [backend]
+    found: set[str | None] = set()
+    for name in backends:
+        if legacy(configurable_raw):
+            found.add(legacy_class(name, checkpoint, sm_version))
+        elif name == "DEEPGEMM":
+            found.add(DEEP_GEMM)
+        elif name == "CUTLASS":
+            found.add(CUTLASS_CLASS)
+        elif checkpoint is None or checkpoint[0] in DEEPSEEK_V4:
+            found.add(None)
+        else:
+            found.add(moe_class(name, checkpoint[1], sm_version))
+    return found
+
+
+def _float32(text: str, token: tuple[int, int, int] | None, backend: str | None = None,
+             configurable_raw: str | None = None, checkpoint: tuple[str, str] | None = None,
+             sm_version: int | None = None) -> str:
+    """The line, with what a float32 checkpoint then meets named where it gives bytes
+    (module doc, s67t; the class the line builds: graphfit.planner.engines.
+    trtllm_moe_float32, s68t)."""
     if token is None or token[2] != FLOAT32_ITEMSIZE or " in all " not in text:
         return text
-    return (f"{text}; but the checkpoint is float32: CutlassFusedMoE's fused MoE runner has "
-            f"no float32 kernels (\"Could not construct fused moe op\"), so that class raises "
-            f"at its first run after this is allocated (other classes' float32 support not "
-            f"read)")
+    classes = _classes(backend, configurable_raw, checkpoint, sm_version)
+    quant = checkpoint[1] if checkpoint is not None else None
+    return f"{text}; but the checkpoint is float32: {float32_note(classes, quant)}"
 
 
 __all__ = ["AUTO", "AUTO_SMS", "CACHELINE", "COMM_METHODS", "CONFIGURABLE_BACKENDS",

@@ -29,7 +29,11 @@ CP_TYPES = ("ulysses", "star", "ring", "helix")
 # `moe_auto_checkpoint`'s quantizations: which of the two algorithms `resolve_moe_backend`
 # tests a checkpoint's quant config sets (graphfit.inputs.trtllm_a2a; w4a16_nvfp4: s66t)
 # "other" (s67t): an algorithm that is neither, which the legacy route's get_moe_cls may read
-AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other")
+# s68t: the algorithms the legacy route's get_moe_cls tells apart, appended (each is "none"
+# to resolve_moe_backend): nvfp4, mxfp4, w4a8_nvfp4_fp8, fp8 (per tensor), w4a8_awq, and
+# "modeless" (an algorithm setting none of the quant modes get_moe_cls tests)
+AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other", "nvfp4", "mxfp4",
+                      "w4a8_nvfp4_fp8", "fp8", "w4a8_awq", "modeless")
 
 
 @dataclass(frozen=True)
@@ -188,8 +192,10 @@ class TrtllmOptions(EngineOptions):
         `ModelConfig.resolve_moe_backend` reads to resolve `moe_config.backend` AUTO: the
         first of config.json's architectures ("" when it names none) and "none" (no
         algorithm), "fp8_block", "w4a16_nvfp4" (s66t: a ModelOpt config's), "unknown" or
-        "other" (s67t: another algorithm) for its quantization (graphfit.inputs.
-        trtllm_a2a.auto_checkpoint); None: not read. Read for
+        "other" (s67t: another algorithm), or (s68t) the family of an algorithm the legacy
+        route's get_moe_cls tells apart: "nvfp4", "mxfp4", "w4a8_nvfp4_fp8", "fp8" (per
+        tensor), "w4a8_awq" or "modeless" (graphfit.planner.engines.trtllm_moe_cls) for its
+        quantization (graphfit.inputs.trtllm_a2a.auto_checkpoint); None: not read. Read for
         the all-to-all workspace line only (graphfit.planner.engines.trtllm_moe_a2a.
         auto_backends, issue 23, s64t).
     sm_version: the serving GPU's SM version as TensorRT-LLM's `get_sm_version()` gives it

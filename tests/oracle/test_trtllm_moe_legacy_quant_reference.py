@@ -1,0 +1,180 @@
+"""The class a quantized checkpoint's MoE backend builds without ConfigurableMoE, in the
+one-sided all-to-all workspace line, against the restated engine (issue 23, s68t;
+tests/oracle/trtllm_reference.py):
+
+* `get_moe_cls` tests the quant config's modes (`ref.cite_fact("moe_legacy_cls")`): TRTLLM
+  builds TRTLLMGenFusedMoE for NVFP4, the MXFP4 algorithms and W4A8_NVFP4_FP8 (its selection
+  not modelled), CUTEDSL CuteDslFusedMoE for NVFP4 (wrapped even here,
+  `ref.cite_fact("moe_legacy_wrap")`), DENSEGEMM DenseGEMMFusedMoE for NVFP4 on SM 100 / 103,
+  which builds no all-to-all (`ref.cite_fact("moe_densegemm_no_a2a")`); every other case, per-
+  tensor FP8 and W4A8_AWQ included, is a bare CutlassFusedMoE that sizes the workspace;
+* what algorithm a checkpoint sets: an mxfp4 quant_method one of the MXFP4 algorithms
+  (`ref.cite_fact("moe_mxfp4_algo")`), nvfp4 NVFP4, a dynamic fp8 one none
+  (`ref.cite_fact("moe_auto_quant_methods")`), llm-compressor NVFP4 / per-channel FP8
+  (`ref.cite_fact("moe_auto_compressed_algo")`), a ModelOpt config its quant_algo.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle import trtllm_reference as ref
+from tests.oracle.measure_trtllm_moe_auto import (
+    COMPRESSED_CHANNEL,
+    COMPRESSED_NVFP4,
+    QUANTS,
+    hf_file,
+)
+from tests.oracle.test_trtllm_moe_auto_gpu_reference import a2a
+from tests.oracle.test_trtllm_moe_auto_reference import _line, _total, checkpoint
+from tests.oracle.test_trtllm_moe_config_reference import TOKENS, line
+
+LEGACY = {"ENABLE_CONFIGURABLE_MOE": "0"}
+WHY = (ref.cite_fact("moe_legacy_cls"), ref.cite_fact("moe_densegemm_no_a2a"))
+WANT = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
+
+
+def _modelopt(algo: str) -> dict[str, Any]:
+    return {"quant_method": "modelopt", "quant_algo": algo}
+
+
+# (quantization, backend, GPU or None, sized, words the line names)
+CASES: list[tuple[Any, str, str | None, bool, str]] = [
+    (_modelopt("FP8"), "TRTLLM", None, True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    ("file-fp8", "CUTEDSL", None, True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    (_modelopt("W4A8_AWQ"), "TRTLLM", None, True, "aux"),
+    ("file-w4a8-awq", "DENSEGEMM", None, True, "aux"),
+    (COMPRESSED_CHANNEL, "TRTLLM", None, True, "aux"),  # FP8_PER_CHANNEL_PER_TOKEN
+    (_modelopt("NVFP4"), "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    (_modelopt("NVFP4"), "CUTEDSL", None, True, "TRTLLM_FORCE_COMM_METHOD is unset"),
+    (COMPRESSED_NVFP4, "CUTEDSL", None, True, "TRTLLM_FORCE_COMM_METHOD is unset"),
+    ({"quant_method": "nvfp4"}, "DENSEGEMM", None, False, "the GPU is not named"),
+    ({"quant_method": "nvfp4"}, "DENSEGEMM", "B200", False, "NotEnabled"),
+    ({"quant_method": "nvfp4"}, "DENSEGEMM", "GB300", False, "NotEnabled"),
+    ({"quant_method": "nvfp4"}, "DENSEGEMM", "H100", True, "aux"),
+    ({"quant_method": "nvfp4"}, "DENSEGEMM", "RTX5090", True, "aux"),
+    ({"quant_method": "mxfp4"}, "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    ({"quant_method": "mxfp4"}, "CUTEDSL", None, True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    ({"quant_method": "mxfp4"}, "DENSEGEMM", "B200", True, "aux"),
+    (_modelopt("W4A16_MXFP4"), "CUTEDSL", None, True, "aux"),
+    (_modelopt("W4A8_NVFP4_FP8"), "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    (_modelopt("W4A8_NVFP4_FP8"), "CUTEDSL", None, True,  # no NVFP4 flag: bare Cutlass
+     "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    (_modelopt("MXFP8"), "TRTLLM", None, False, "not modelled"),
+    ("file-mixed", "CUTEDSL", None, False, "not modelled"),  # per-layer configs
+    (_modelopt("NOT_AN_ALGO"), "TRTLLM", None, False, "not modelled"),  # ValueError
+]
+
+
+def _got(folder: Path, quant: Any, backend: str, gpu: str | None
+         ) -> tuple[dict[str, Any], str]:
+    if gpu is None:
+        data, got = _line(folder, "MixtralForCausalLM", quant, backend, LEGACY)
+        return data, str(got)
+    return a2a(folder, "MixtralForCausalLM", quant, backend, gpu, LEGACY)
+
+
+def _sized(backend: str, data: dict[str, Any], quant: Any, gpu: str | None) -> bool:
+    if gpu is None:
+        return bool(ref.moe_a2a_auto_sized(backend, "0", data, hf_file(quant, ref)))
+    return bool(ref.moe_a2a_auto_sized_on(backend, "0", data, hf_file(quant, ref),
+                                          ref.GPU_SM[gpu]))
+
+
+def test_fixed_cases(tmp_path: Path) -> None:
+    """Each case's line against the reference and its expected words."""
+    for quant, backend, gpu, sized, words in CASES:
+        data, got = _got(tmp_path, quant, backend, gpu)
+        assert _sized(backend, data, quant, gpu) is sized, (quant, backend, gpu, WHY)
+        assert words in got, (quant, backend, gpu, got, WHY)
+        assert (_total(got) == WANT) if sized else (_total(got) is None), (quant, gpu, got)
+
+
+@settings(max_examples=25, deadline=None)
+@given(quant=st.sampled_from(QUANTS), backend=st.sampled_from(["TRTLLM", "CUTEDSL",
+                                                               "DENSEGEMM", "CUTLASS"]),
+       gpu=st.sampled_from([None, "H100", "B200", "GB300", "RTX5090", "A100"]))
+def test_drawn_lines_are_the_engines(tmp_path_factory: Any, quant: Any, backend: str,
+                                     gpu: str | None) -> None:
+    """The exact total where the restated class builds the restated workspace, else no
+    bytes."""
+    data, got = _got(Path(tmp_path_factory.mktemp("legacy")), quant, backend, gpu)
+    if _sized(backend, data, quant, gpu):
+        assert _total(got) == WANT, (quant, backend, gpu, got, WHY)
+    else:
+        assert _total(got) is None, (quant, backend, gpu, got, WHY)
+
+
+def test_every_algorithm_builds_the_engines_class() -> None:
+    """graphfit's class (graphfit.planner.engines.trtllm_moe_cls, over the quantization its
+    ModelOpt reader gives each QuantAlgo) is the reference's `get_moe_cls` answer for every
+    backend, algorithm and GPU; None where the reference does not model it."""
+    from graphfit.inputs.trtllm_a2a import modelopt_quantization
+    from graphfit.planner.engines.trtllm_moe_cls import moe_class
+
+    for algo in [*sorted(ref.QUANT_ALGOS), None]:
+        quant = "none" if algo is None else modelopt_quantization(
+            {"quant_method": "modelopt", "quant_algo": algo})
+        assert quant is not None, algo
+        for backend in ("TRTLLM", "CUTEDSL", "DENSEGEMM", "CUTLASS"):
+            for sm in (None, 80, 90, 100, 103, 120):
+                try:
+                    want: str | None = ref.moe_get_cls(backend, algo, "MixtralForCausalLM", sm)
+                except ref.NotModelled:
+                    want = None
+                assert moe_class(backend, quant, sm) == want, (algo, backend, sm, WHY)
+
+
+# a float32 checkpoint (s68t): (quantization, backend, ENABLE_CONFIGURABLE_MOE, the class it
+# builds, its quant algorithm for the reference)
+FLOAT32_CASES: list[tuple[Any, str | None, str | None, str, str | None]] = [
+    (None, None, None, "CutlassFusedMoE", None),
+    (None, "TRTLLM", "0", "CutlassFusedMoE", None),
+    (_modelopt("NVFP4"), "TRTLLM", None, "TRTLLMGenFusedMoE", "NVFP4"),  # wrapped, sized
+    (COMPRESSED_NVFP4, "CUTEDSL", "0", "CuteDslFusedMoE", "NVFP4"),
+    (_modelopt("FP8"), "TRTLLM", "0", "CutlassFusedMoE", "FP8"),  # quantized runner: not read
+    (None, "DEEPGEMM", None, "DeepGemmFusedMoE", None),
+]
+
+
+def test_float32_names_the_class_it_builds(tmp_path: Path) -> None:
+    """A float32 line keeps its four-byte total and names what the class it builds does with
+    float32 tokens where the reference restates it (`ref.moe_float32_fails`:
+    `ref.cite_fact("moe_cutlass_dtypes")`, `ref.cite_fact("moe_trtllm_gen_bf16")`), else says
+    it was not read."""
+    import json
+
+    want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 4)
+    for quant, backend, configurable, cls, algo in FLOAT32_CASES:
+        environ = {} if configurable is None else {"ENABLE_CONFIGURABLE_MOE": configurable}
+        data = checkpoint(tmp_path, "MixtralForCausalLM", quant)
+        (tmp_path / "ckpt" / "config.json").write_text(
+            json.dumps({**data, "torch_dtype": "float32"}))
+        got = str(line(tmp_path, str(tmp_path / "ckpt"), 4, True,
+                       None if backend is None else {"backend": backend}, environ))
+        assert _total(got) == want, (quant, backend, got)
+        assert ref.moe_get_cls(backend or "CUTLASS", algo, "MixtralForCausalLM") == cls
+        try:
+            known = ref.moe_float32_fails(cls, algo)
+        except ref.NotModelled:
+            assert f"whether {cls} runs float32 activations was not read" in got, got
+        else:
+            assert known and cls in got and "first run" in got, (quant, backend, got)
+
+
+def test_wideep_builds_no_one_sided_workspace(tmp_path: Path) -> None:
+    """WIDEEP builds WideEPMoE, bare on both routes, whose own methods are MNNVL (two-sided),
+    DeepEP or none (`ref.cite_fact("moe_wideep_methods")`, `ref.cite_fact("moe_wideep_select")`):
+    the line names it and gives no bytes, as the reference says."""
+    assert not ref.moe_wideep_one_sided()
+    for environ in ({}, LEGACY, {"ENABLE_CONFIGURABLE_MOE": "1"}):
+        for quant in (None, _modelopt("NVFP4")):
+            data, got = _line(tmp_path, "MixtralForCausalLM", quant, "WIDEEP", environ)
+            assert not ref.moe_a2a_auto_sized("WIDEEP", environ.get("ENABLE_CONFIGURABLE_MOE"),
+                                              data, hf_file(quant, ref))
+            assert got is not None and "WideEPMoE" in got and "never" in got, got
+            assert _total(got) is None, got
