@@ -15,11 +15,12 @@ its experts a FusedMoE that takes GPTQMarlinMoEMethod with no override
 (gptq/gptq.py:445-446), and its shared experts a DeepseekV2MLP (`mlp.shared_experts.*`,
 :855-895) unless they are fused into the experts. The fusion hangs on the line
 (`--enforce-shared-experts-fusion` fuses any DeepSeek checkpoint, `--disable-...`, TBO /
-DeepEP, the GPU: layers/moe/utils.py:601-623, deepseek_v2.py:3324-3395), which this
-config-only rule does not see: a shared-expert prefix is marked, and a refusal there is not
-judged. The lm_head is the embedding when tied on one stage (:3286-3296). A `hidden_act`
-other than silu stops both MLP classes with SGLang's own ValueError (:330-334, 720-724):
-nothing after the first layer's attention is walked then.
+DeepEP, the GPU: layers/moe/utils.py:601-623, deepseek_v2.py:3324-3395): a shared-expert
+prefix is marked, and a refusal there is judged only where the line's flags and the GPU make
+the answer sure (s67q; s68q: graphfit.inputs.sglang_deepseek_shared_fusion); where they are
+surely fused, the walk passes them by. The lm_head is the embedding when tied on one stage
+(:3286-3296). A `hidden_act` other than silu stops both MLP classes with SGLang's own
+ValueError (:330-334, 720-724): nothing after the first layer's attention is walked then.
 
 A config.json that leaves `q_lora_rank`, `n_routed_experts`, `first_k_dense_replace` or
 `moe_layer_freq` to a default (the HF config class's, or SGLang's own AttributeError) gives

@@ -23,8 +23,8 @@ order, are `prefixes`). Qwen2-MoE (s64q) is sparse in every layer too
 `shared_expert_intermediate_size` (HF's default 5632) is > 0: the class never fuses it into
 the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:1238-1244).
 DeepSeek-V2 / V3 (s66q) build MLA attention linears and dense or sparse MLPs from config.json's
-fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is not
-judged there, as their fusion into the experts hangs on the line.
+fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is judged
+only where the line's flags and the GPU settle their fusion into the experts (s67q, s68q).
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
