@@ -173,7 +173,7 @@ def shared_unfused(data: Mapping[str, Any], line: Mapping[str, Any] | None,
 def shared_fused(data: Mapping[str, Any], line: Mapping[str, Any] | None,
                  capability: int | None = None) -> bool:
     """Whether SGLang surely fuses the shared experts into the routed ones (s68q): then it
-    builds no `mlp.shared_experts.*` linear (deepseek_v2.py:863-868), and the walk goes on to
+    builds no `mlp.shared_experts.*` linear (deepseek_v2.py:864-869), and the walk goes on to
     the next layer."""
     return shared_fusion.fusion(data, line, capability) == shared_fusion.FUSED
 
