@@ -174,7 +174,7 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
         # config in QuarkConfig.from_config (quark/quark.py:537-615)
         quark_requant.check(method, classes.updated(spec) if top else spec)
         notes = _class_check(method, cfg, classes.updated(spec) if top else spec)
-        gptq_dynamic.check(method, spec, data, line)  # then the layers' overrides, at build
+        gptq_dynamic.check(method, spec, data, line, capability)  # then the layers', at build
         auto_round_layers.check(method, spec, data, capability)  # s64q: AutoRound's layers
         return notes
     if spec is None and method in ARGLESS_REFUSED:
@@ -250,7 +250,7 @@ def _gpu_dependent_class_check(flag: object, cfg: Mapping[str, Any] | None,
         problem = None if method is None or mixed_incomplete(method, spec) \
             else quark_requant.problem(str(method), built) \
             or classes.problem(str(method), built) \
-            or gptq_dynamic.problem(str(method), spec, data, line=line) \
+            or gptq_dynamic.problem(str(method), spec, data, line=line, capability=assumed) \
             or auto_round_layers.problem(str(method), spec, data, assumed)  # at model build
         if problem is None:
             return
@@ -319,7 +319,7 @@ def file_class_check(method: str, config: object, architecture: object, name: st
                           .replace(f"--quantization {cls_method}:", f"--quantization {method}:")
                           [:200])
     if data is not None:  # then the layers' overrides, at model build
-        layer = gptq_dynamic.problem(cls_method, config, data, name, line) \
+        layer = gptq_dynamic.problem(cls_method, config, data, name, line, capability) \
             or auto_round_layers.problem(cls_method, config, data, capability, name)
         if layer is not None:
             raise layer

@@ -15,11 +15,12 @@ its experts a FusedMoE that takes GPTQMarlinMoEMethod with no override
 (gptq/gptq.py:445-446), and its shared experts a DeepseekV2MLP (`mlp.shared_experts.*`,
 :855-895) unless they are fused into the experts. The fusion hangs on the line
 (`--enforce-shared-experts-fusion` fuses any DeepSeek checkpoint, `--disable-...`, TBO /
-DeepEP, the GPU: layers/moe/utils.py:601-623, deepseek_v2.py:3324-3395), which this
-config-only rule does not see: a shared-expert prefix is marked, and a refusal there is not
-judged. The lm_head is the embedding when tied on one stage (:3286-3296). A `hidden_act`
-other than silu stops both MLP classes with SGLang's own ValueError (:330-334, 720-724):
-nothing after the first layer's attention is walked then.
+DeepEP, the GPU: layers/moe/utils.py:601-623, deepseek_v2.py:3324-3395): a shared-expert
+prefix is marked, and a refusal there is judged only where the line's flags and the GPU make
+the answer sure (s67q; s68q: graphfit.inputs.sglang_deepseek_shared_fusion); where they are
+surely fused, the walk passes them by. The lm_head is the embedding when tied on one stage
+(:3286-3296). A `hidden_act` other than silu stops both MLP classes with SGLang's own
+ValueError (:330-334, 720-724): nothing after the first layer's attention is walked then.
 
 A config.json that leaves `q_lora_rank`, `n_routed_experts`, `first_k_dense_replace` or
 `moe_layer_freq` to a default (the HF config class's, or SGLang's own AttributeError) gives
@@ -43,6 +44,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from typing import Any
+
+from graphfit.inputs import sglang_deepseek_shared_fusion as shared_fusion
 
 # the DeepSeek classes walked: DeepseekV3 is DeepseekV2's class (deepseek_v2.py:3518); s67q: the
 # DSA classes (deepseek_v2.py:3522, glm4_moe.py:1284) with their indexers (:2106-2139)
@@ -156,40 +159,34 @@ def _indexer(data: Mapping[str, Any]) -> tuple[str, ...]:
     return ("self_attn.indexer.wq_b", "self_attn.indexer.wk")
 
 
-def shared_unfused(data: Mapping[str, Any], line: Mapping[str, Any] | None) -> bool:
+def shared_unfused(data: Mapping[str, Any], line: Mapping[str, Any] | None,
+                   capability: int | None = None) -> bool:
     """Whether SGLang surely builds the shared experts apart from the routed ones on a line
-    with flags `line` (None: the flags are not known), as `resolve_shared_experts_config`
-    (layers/moe/utils.py:601-623) and the class's gate (deepseek_v2.py:3324-3391) decide for a
-    GPTQ Marlin checkpoint (no `can_fuse_shared_expert`: nothing blocks fusion) (s67q):
-    `--disable-shared-experts-fusion` leaves them apart; so does the gate's config test
-    (the class's own architecture name, 256 routed experts, one shared: 384 is Quark-only)
-    unless fusion is enforced (`--enforce-shared-experts-fusion`, or `--enable-waterfill`,
-    which sets it, arg_groups/moe_hook.py:300-304). Otherwise TBO / SBO, DeepEP, the GPU and EP
-    decide (not restated): False."""
-    if line is None:
-        return False
-    if line.get("disable_shared_experts_fusion"):
-        return True
-    if line.get("enforce_shared_experts_fusion") or line.get("enable_waterfill"):
-        return False
-    arch = data.get("architectures")
-    first = arch[0] if isinstance(arch, list) and arch else None
-    fused_name = first if first == "GlmMoeDsaForCausalLM" else "DeepseekV3ForCausalLM"
-    if "n_shared_experts" not in data:
-        return False  # the config class's default: not restated
-    return not (first == fused_name and data.get("n_routed_experts") == 256
-                and data["n_shared_experts"] == 1)
+    with flags `line` (None: the flags are not known) on a GPU of `capability` (None: not
+    known), as `resolve_shared_experts_config` (layers/moe/utils.py:601-623) and the class's
+    gate (deepseek_v2.py:3325-3394) decide for a GPTQ Marlin checkpoint (s67q: the disable
+    flag and the gate's config test; s68q: TBO / SBO, the EP size and the GPU, in
+    graphfit.inputs.sglang_deepseek_shared_fusion)."""
+    return shared_fusion.fusion(data, line, capability) == shared_fusion.APART
+
+
+def shared_fused(data: Mapping[str, Any], line: Mapping[str, Any] | None,
+                 capability: int | None = None) -> bool:
+    """Whether SGLang surely fuses the shared experts into the routed ones (s68q): then it
+    builds no `mlp.shared_experts.*` linear (deepseek_v2.py:864-869), and the walk goes on to
+    the next layer."""
+    return shared_fusion.fusion(data, line, capability) == shared_fusion.FUSED
 
 
 def unjudged(data: Mapping[str, Any], prefix: str,
-             line: Mapping[str, Any] | None = None) -> bool:
+             line: Mapping[str, Any] | None = None, capability: int | None = None) -> bool:
     """Whether a refusal on `prefix` hangs on what this rule does not see: a shared
-    expert's fusion where the line's flags (`line`, None: not known) leave it open (s66q;
-    s67q: `shared_unfused`), or an indexer `wk` that the fused projection replaces unless
-    SGLANG_DISABLE_DSA_INDEXER_FUSION is set (an interleaved indexer rope,
-    dsa_indexer.py:310-314; s67q)."""
+    expert's fusion where the line's flags (`line`, None: not known) and the GPU
+    (`capability`, s68q) leave it open (s66q; s67q: `shared_unfused`), or an indexer `wk`
+    that the fused projection replaces unless SGLANG_DISABLE_DSA_INDEXER_FUSION is set (an
+    interleaved indexer rope, dsa_indexer.py:310-314; s67q)."""
     if SHARED in prefix:
-        return not shared_unfused(data, line)
+        return not shared_unfused(data, line, capability)
     return prefix.endswith(_WK) and bool(data.get("indexer_rope_interleave", False))
 
 
@@ -218,5 +215,5 @@ def prefixes(data: Mapping[str, Any], layers: int, architecture: str = "") -> It
             yield from (f"model.layers.{index}{SHARED}{p}" for p in ("gate_up_proj", "down_proj"))
 
 
-__all__ = ["ARCHITECTURES", "SHARED", "Unknown", "prefixes", "shared_unfused", "skips_topk",
-           "unjudged"]
+__all__ = ["ARCHITECTURES", "SHARED", "Unknown", "prefixes", "shared_fused", "shared_unfused",
+           "skips_topk", "unjudged"]

@@ -23,8 +23,8 @@ order, are `prefixes`). Qwen2-MoE (s64q) is sparse in every layer too
 `shared_expert_intermediate_size` (HF's default 5632) is > 0: the class never fuses it into
 the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:1238-1244).
 DeepSeek-V2 / V3 (s66q) build MLA attention linears and dense or sparse MLPs from config.json's
-fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is not
-judged there, as their fusion into the experts hangs on the line.
+fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is judged
+only where the line's flags and the GPU settle their fusion into the experts (s67q, s68q).
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -108,14 +108,15 @@ def _override(entry: object, key: str, default: object) -> object:
 
 
 def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
-            source: str = "config.json", line: Mapping[str, Any] | None = None
-            ) -> ConfigError | None:
+            source: str = "config.json", line: Mapping[str, Any] | None = None,
+            capability: int | None = None) -> ConfigError | None:
     """The refusal SGLang's model build gives `spec`'s dynamic overrides under `method`
     (only gptq_marlin reads them this way) on the model config.json `data` describes, or
     None (also for an architecture outside ARCHITECTURES). `source`: the file `spec` came
     from (config.json, or the quantize_config.json the loader's search found), named in
     the message after the cite so that the cite survives the 200-character cut. `line`: the
-    line's SGLang flags where known (s67q: they decide DeepSeek's shared-expert fusion)."""
+    line's SGLang flags where known (s67q: they decide DeepSeek's shared-expert fusion);
+    `capability`: the GPU's, where known (s68q: so does it)."""
     dynamic = spec.get("dynamic")
     if method != "gptq_marlin" or not isinstance(dynamic, Mapping) or not dynamic:
         return None
@@ -137,6 +138,8 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
         else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
         for prefix in walk:
+            if deepseek.SHARED in prefix and deepseek.shared_fused(data, line, capability):
+                continue  # s68q: fused into the routed experts, no linear of its own
             found = _first_match(dynamic, prefix)
             if found is None or found[1] is False:
                 continue
@@ -148,7 +151,7 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
             over_sym = _override(entry, "sym", sym)
             layer_sym = over_sym if isinstance(over_sym, bool) else sym
             if (layer_bits, layer_sym) not in MARLIN_TYPES:
-                if deepseek.unjudged(data, prefix, line):
+                if deepseek.unjudged(data, prefix, line, capability):
                     return None  # s66q: fused into the experts or not, as the line says;
                     # s67q: or an indexer's wk the environment may fuse away
                 return ConfigError((
@@ -169,11 +172,11 @@ def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Itera
 
 
 def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any],
-          line: Mapping[str, Any] | None = None) -> None:
+          line: Mapping[str, Any] | None = None, capability: int | None = None) -> None:
     """Raise `problem`'s refusal, if any (`spec`: the config the loader built the class from;
-    `line`: the line's flags where known)."""
+    `line`: the line's flags where known; `capability`: the GPU's, where known, s68q)."""
     if isinstance(method, str) and spec is not None:
-        found = problem(method, spec, data, line=line)
+        found = problem(method, spec, data, line=line, capability=capability)
         if found is not None:
             raise found
 

@@ -23,8 +23,9 @@ is not supported" (:611-615). graphfit planned such lines before.
 The dict is the one the loader hands over: config.json's quantization_config as ModelConfig
 left it (its ModelOpt quant_method rewritten, graphfit.inputs.sglang_quant_classes.updated).
 A dict SGLang stops on with its own KeyError / AttributeError (no quant_method, a non-string
-algo, a non-mapping global_quant_config) is left to it; what follows an accepted source
-(the excludes, the FP8 config of the excluded layers) is not restated.
+algo, a non-mapping global_quant_config) is left to it. What follows an accepted source: the
+Fp8Config a dynamic FP8 source or an FP8-based mixed one builds (s68q,
+graphfit.inputs.sglang_quant_quark_requant_fp8); the excludes are not restated.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_quant_quark_requant_fp8 as requant_fp8
 from graphfit.planner.core.errors import ConfigError
 
 METHOD = "quark_mxfp4"
@@ -109,11 +111,15 @@ def _nvfp4_source(spec: Mapping[str, Any]) -> bool:
         and second.get("qscheme") == "per_tensor" and not second.get("is_dynamic")
 
 
+def _is_mixed(spec: Mapping[str, Any]) -> bool:
+    """Whether the branch takes `spec` as a MIXED_PRECISION source (:194-210, 546-547)."""
+    return _upper(spec.get("quant_algo")) == "MIXED_PRECISION" \
+        and isinstance(spec.get("quantized_layers"), Mapping) and bool(spec["quantized_layers"])
+
+
 def _said(spec: Mapping[str, Any]) -> tuple[str, str] | None:
     """(quark.py's lines, SGLang's words) of the branch's refusal, or None."""
-    if _upper(spec.get("quant_algo")) == "MIXED_PRECISION" \
-            and isinstance(spec.get("quantized_layers"), Mapping) \
-            and spec["quantized_layers"]:
+    if _is_mixed(spec):
         return _mixed(spec)
     if _nvfp4_source(spec):
         return None
@@ -139,8 +145,12 @@ def problem(method: str, spec: Mapping[str, Any], source: str = "config.json"
         said = _said(spec)
     except _Unjudged:
         return None
-    if said is None:
-        return None
+    if said is None:  # an accepted source; s68q: then the Fp8Config it may build
+        mixed = _is_mixed(spec)
+        if not mixed and _nvfp4_source(spec):
+            return None  # an NVFP4 source builds none (:580-592)
+        built = requant_fp8.refusal(spec, mixed, method, source)
+        return None if built is None else ConfigError(built)
     lines, words = said
     return ConfigError(f"--quantization {method}: {source}'s quantization is no source SGLang "
                        f"requantizes ({_WHERE}:{lines}): {words}"[:200])

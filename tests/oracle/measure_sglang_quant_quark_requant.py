@@ -12,7 +12,7 @@ import sys
 
 from tests.oracle.measure_root import count_seed_root, print_fixed_and_generated
 
-VERDICTS = ("refused", "passed", "other")
+VERDICTS = ("refused", "passed", "other", "fp8")  # s68q: an accepted source's Fp8Config
 
 
 def main(argv: list[str]) -> int:

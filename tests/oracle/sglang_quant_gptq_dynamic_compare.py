@@ -47,7 +47,11 @@ MARK = "utils.py:222-242"
 # s67q: graphfit's wording of a refused copy (graphfit.planner.engines.sglang_quantization.
 # copy_refusal); SGLang's side is its own ModelConfig on the copied flag
 COPY_MARK = "model override copies"
+DTYPE_MARK = "loader.py:263-270"  # s68q: graphfit's cite of the loader's dtype refusal
 _SAID = "Unsupported quantization config"
+# the reasons `_fusion` reports that graphfit judges (s67q: the flag, the gate's config test;
+# s68q: SBO / TBO, the EP size, the GPU)
+JUDGED_FUSION = tuple(f"[fusion: {name}]" for name in ("flag", "config", "overlap", "ep", "gpu"))
 MOE = "Qwen3MoeForCausalLM"
 # issue 23 s64q: Qwen2-MoE, written with a shared expert of 128 (th._BASE); its aliases
 # "Qwen2MoeForCausalLM:0" (shared_expert_intermediate_size 0: no shared expert) and
@@ -73,7 +77,22 @@ DSV32, GLM5 = "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM"
 _MLA = (DSV3, DSV2, DSV32, GLM5)  # the classes built as DeepseekV2ForCausalLM
 # s67q: shared-experts fusion on the line: "+enforce" / "+disable" add the flag; ":e256" has
 # the 256 routed experts the class's gate takes (fused on an H100 without flags)
-FUSION = (f"{DSV3}+enforce", f"{DSV3}+disable", f"{DSV3}:e256", f"{DSV3}:e256+disable")
+FUSION = (f"{DSV3}+enforce", f"{DSV3}+disable", f"{DSV3}:e256", f"{DSV3}:e256+disable",
+          # s68q: the gate's other clauses on the config it takes: TBO (attention DP, as SGLang
+          # starts it), an EP size of 2, TP 2 alone (fused), and a line whose experts' runner
+          # stops first (waterfill's forced deepep). Not drawn: "+trtllm" (the flashinfer_trtllm
+          # runner), which SGLang's server arguments refuse beside a found file's gptq_marlin
+          # flag (moe_hook.py:123-135) after graphfit's layer rule has already spoken
+          f"{DSV3}:e256+tbo", f"{DSV3}:e256+ep2", f"{DSV3}:e256+tp2", f"{DSV3}+tp2",
+          f"{DSV3}:e256+waterfill+disable")
+# s68q: the flags each "+name" adds (s67q's enforce / disable, then the gate's other clauses)
+FLAG_SETS: dict[str, tuple[str, ...]] = {
+    "enforce": ("--enforce-shared-experts-fusion",),
+    "disable": ("--disable-shared-experts-fusion",),
+    "tbo": ("--tp-size", "2", "--enable-dp-attention", "--dp-size", "2",
+            "--enable-two-batch-overlap"),
+    "ep2": ("--tp-size", "2", "--ep-size", "2"), "tp2": ("--tp-size", "2"),
+    "waterfill": ("--enable-waterfill",), "trtllm": ("--moe-runner-backend", "flashinfer_trtllm")}
 DSA = (DSV32, GLM5, f"{DSV3}:dsa", f"{DSV32}:interleave", f"{GLM5}:freq2", f"{DSV32}:freq2",
        f"{GLM5}:default")
 _DSA_FIELDS = {"index_topk": 64, "index_head_dim": 128, "index_n_heads": 8}
@@ -106,10 +125,10 @@ def _base(architecture: str) -> str:
 
 
 def _flags(architecture: str) -> tuple[str, ...]:
-    """The line's flags an ARCHITECTURES entry's "+..." suffix names (s67q): "+disable" /
-    "+enforce" shared-experts fusion."""
+    """The line's flags an ARCHITECTURES entry's "+..." suffixes name (s67q): "+disable" /
+    "+enforce" shared-experts fusion; s68q: any FLAG_SETS names, in turn."""
     named = architecture.partition("@")[0].partition("+")[2]
-    return (f"--{named}-shared-experts-fusion",) if named else ()
+    return tuple(flag for name in named.split("+") if name for flag in FLAG_SETS[name])
 
 
 def _class(architecture: str) -> str:
@@ -240,7 +259,19 @@ SM100_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "sm100_ds_v2_kv_a_3bit": (f"{DSV2}:nolora{SM100}", False, {**_BASE, "dynamic": {
         r".*kv_a_proj_with_mqa": {"bits": 3}}}),
 }
+# s68q: an AWQ checkpoint on SM100: the copied `awq` gets no Marlin upgrade either
+# (awq/awq.py), passes ModelConfig and meets the loader's bfloat16 refusal ("copy"); on an
+# H100 (no copy) the unset flag settles on awq_marlin and SGLang builds no GPTQ class ("other")
+_AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
+        "version": "gemm"}
+AWQ_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "sm100_moe_awq": (f"{MOE}{SM100}", False, _AWQ),
+    "sm100_ds_awq": (f"{DSV3}{SM100}", False, _AWQ),
+    "sm100_ds_v2_awq": (f"{DSV2}:nolora{SM100}", False, _AWQ),
+    "h100_moe_awq": (MOE, False, _AWQ),
+}
 FIXED.update(SM100_LINES)
+FIXED.update(AWQ_LINES)
 # s67q: the DSA classes' indexers read the map between q_b_proj and kv_b_proj (wq_b, and wk
 # unless the fused projection replaces it); layers reusing the top-k build none
 DSA_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
@@ -269,6 +300,20 @@ FUSION_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "fusion_disabled_e256": (f"{DSV3}:e256+disable", False, _SHARED_3BIT),
 }
 FIXED.update(FUSION_LINES)
+# s68q: the gate's TBO and EP clauses keep them apart on the config it takes; fused (TP 2 on an
+# H100, or enforced), the walk goes on past them to a later layer's refusal; under waterfill
+# (deepep forced) or the flashinfer_trtllm runner the experts stop first
+GATE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "gate_tbo": (f"{DSV3}:e256+tbo", False, _SHARED_3BIT),
+    "gate_ep2": (f"{DSV3}:e256+ep2", False, _SHARED_3BIT),
+    "gate_tp2_then_head": (f"{DSV3}:e256+tp2", False, {**_BASE, "lm_head": True, "dynamic": {
+        r".*shared_experts.*": {"bits": 3}, "lm_head": {"bits": 2}}}),
+    "gate_enforced_then_o_proj": (f"{DSV3}+enforce", False, {**_BASE, "dynamic": {
+        r".*shared_experts.*": {"bits": 3}, r"model\.layers\.2\.self_attn\.o_proj": {"bits": 3}}}),
+    "gate_waterfill_disabled": (f"{DSV3}:e256+waterfill+disable", False, _SHARED_3BIT),
+    "gate_trtllm_runner": (f"{DSV3}:e256+trtllm", False, _SHARED_3BIT),
+}
+FIXED.update(GATE_LINES)
 
 
 @functools.cache
@@ -288,8 +333,9 @@ def _dir(architecture: str, tied: bool, body: str, found: bool = False) -> str:
 @contextlib.contextmanager
 def one_rank_on_meta(module: Any) -> Iterator[None]:
     """The glue a whole-model build on the meta device needs (inside `so.published`): one TP
-    rank of every group, one pipeline stage, no CUDA side stream in `module`, the dual-GEMM
-    kernel pick off. Shared with tests.oracle.sglang_nvfp4_moe_layers_oracle (s60q)."""
+    rank of every group (rank 0 of the line's widths, s68q), one pipeline stage, no CUDA
+    side stream in `module`, the dual-GEMM kernel pick off. Shared with
+    tests.oracle.sglang_nvfp4_moe_layers_oracle (s60q)."""
     import sglang.srt.layers.dual_gemm as dual_gemm
     import torch
     from sglang.srt.runtime_context import get_parallel
@@ -300,10 +346,12 @@ def one_rank_on_meta(module: Any) -> Iterator[None]:
 
     stage = types.SimpleNamespace(world_size=1, rank_in_group=0, is_first_rank=True,
                                   is_last_rank=True)
+    widths = get_parallel()  # s68q: rank 0 of the published widths (1 on a TP-1 line)
     with get_parallel().override(tp_rank=0, attn_tp_rank=0, pp_rank=0, moe_ep_rank=0,
-                                 moe_tp_rank=0, tp_group=group(1), attn_tp_group=group(1),
-                                 moe_tp_group=group(1), moe_ep_group=group(1),
-                                 pp_group=stage), \
+                                 moe_tp_rank=0, tp_group=group(widths.tp_size),
+                                 attn_tp_group=group(widths.attn_tp_size),
+                                 moe_tp_group=group(widths.moe_tp_size),
+                                 moe_ep_group=group(widths.moe_ep_size), pp_group=stage), \
             torch.device("meta"), \
             mock.patch.object(dual_gemm, "is_cuda", lambda: False), \
             mock.patch.object(module, "get_stream", lambda name: None, create=True):
@@ -322,6 +370,8 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
     else:
         layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
         r = so.resolve(["--model-path", th.target_dir(layout, tied)])
+    if isinstance(r, so.Rejected):  # s68q: the line's flags refused with the found file's flag
+        return f"{r.kind}: {r.text}"[:160]
     assert isinstance(r, so.Resolved), r
     with so.sglang_stubs.stubbed(), so.published(r):
         from sglang.srt.layers.dp_attention import initialize_dp_attention_flags
@@ -368,8 +418,10 @@ def _fusion(model_class: Any, config: Any, quant: Any) -> str:
     """s67q: why SGLang's own `resolve_shared_experts_config` (layers/moe/utils.py:601-623)
     left the shared experts apart on this line, in the published context: " [fusion: flag]"
     (disabled by the settled flag), " [fusion: config]" (the class's gate: "Config does not
-    support fused shared expert(s).", deepseek_v2.py:3370-3371), " [fusion: other]" (another
-    gate reason: TBO / SBO, DeepEP, the GPU, EP) or " [fusion: on]"."""
+    support fused shared expert(s).", deepseek_v2.py:3357-3374), " [fusion: other]" (another
+    gate reason: DeepEP, ...) or " [fusion: on]"; s68q: " [fusion: overlap]" (SBO / TBO,
+    :3353-3354), " [fusion: ep]" (an EP size above 1, :3385-3391), " [fusion: gpu]" (below
+    SM80, :3375-3384), by the reason's own words."""
     from sglang.srt.runtime_context import get_exec
 
     if get_exec().moe.disable_shared_experts_fusion:
@@ -377,8 +429,11 @@ def _fusion(model_class: Any, config: Any, quant: Any) -> str:
     reason = model_class.shared_experts_fusion_disable_reason(config, quant)
     if reason is None:
         return " [fusion: on]"
-    return " [fusion: config]" if reason.startswith("Config does not support") \
-        else " [fusion: other]"
+    for start, name in (("Config does not support", "config"), ("SBO/TBO", "overlap"),
+                        ("Only Deepseek V3/R1 on AMD", "ep"), ("Only Deepseek V3/R1 on NV", "gpu")):
+        if reason.startswith(start):
+            return f" [fusion: {name}]"
+    return " [fusion: other]"
 
 
 @contextlib.contextmanager
@@ -425,6 +480,13 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
         ok = code == 2 and COPY_MARK in said and MARK not in said
         stop = f"{theirs.stage} {settled} {theirs.said[:60]}"
         return "copy", None if ok else f"{where}: SGLang {stop}; graphfit {code} {said}"
+    if settled != flag and co.dtype_refused(theirs):
+        # s68q: the copied flag (an AWQ checkpoint's `awq`, no Marlin upgrade) passes
+        # ModelConfig, then the loader refuses the checkpoint's bfloat16 for it
+        # (model_loader/loader.py:263-270): graphfit must give that refusal on that method
+        ok = code == 2 and DTYPE_MARK in said and f"--quantization {settled}:" in said
+        stop = f"dtype {settled} {theirs.said[:60]}"
+        return "copy", None if ok else f"{where}: SGLang {stop}; graphfit {code} {said}"
     if theirs.stage != "passed" or theirs.method != "gptq_marlin":
         verdict, stop = "other", f"{theirs.stage} {theirs.method} {theirs.said[:60]}"
     else:
@@ -432,10 +494,11 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
         verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
             else "other"
     if verdict == "layer" and ".mlp.shared_experts." in stop \
-            and not stop.endswith(("[fusion: flag]", "[fusion: config]")):
+            and not stop.endswith(JUDGED_FUSION):
         # s66q: DeepSeek's shared experts, unfused on this line; s67q: where SGLang's own
         # reason is neither the disable flag nor the class's config test, graphfit leaves
-        # them unjudged (TBO / DeepEP / the GPU / EP decide): it must not name another layer
+        # them unjudged (s68q: TBO / SBO, EP and the GPU are judged; DeepEP-class backends
+        # and the other reasons not): it must not name another layer
         verdict = "shared"
     return _judged(verdict, stop, code, said, where)
 

@@ -10,7 +10,9 @@ SGLang's side: its real ModelConfig and loader on the named GPU
 
 Verdicts: "refused" (the loader raised one of the branch's NotImplementedErrors: graphfit
 must refuse citing the same quark.py lines), "passed" (the class was built: graphfit must
-not cite the branch), "other" (the loader stopped otherwise: graphfit must not cite it).
+not cite the branch), "other" (the loader stopped otherwise: graphfit must not cite it);
+s68q: "fp8" (an accepted source's Fp8Config raised its ValueError: graphfit must refuse
+citing the same fp8.py / base_config.py lines).
 It imports no graphfit module this work added, so the measure scores an older graphfit tree
 too."""
 
@@ -35,6 +37,13 @@ WORDS = {"has inconsistent quant algos": "234-239", "uses unsupported quant algo
          "requantization from compressed-tensors NVFP4": "124-129",
          "Requantization into quark_mxfp4 is not supported": "611-615"}
 MARK = "quark/quark.py:"
+# s68q: Fp8Config's words when an accepted source builds one (quark.py:571 / :602) and the
+# lines graphfit must cite for them (fp8.py, base_config.py)
+FP8_WORDS = {"Cannot find any of ['activation_scheme']": "base_config.py:257-264",
+             "Unsupported activation scheme": "fp8.py:285-286",
+             "must have 2 dimensions": "fp8.py:307-310",
+             "only supports dynamic activation scheme": "fp8.py:311-314"}
+FP8_MARK = "SGLang's Fp8Config for"  # s68q: graphfit's words for it
 GPUS = ("H100", "B200")
 _NVFP4_QUARK = {"quant_method": "quark", "global_quant_config": {"weight": [
     {"dtype": "fp4", "qscheme": "per_group", "group_size": 16, "is_dynamic": False},
@@ -68,6 +77,23 @@ FIXED: dict[str, tuple[str, dict[str, Any]]] = {
     "mixed_unsupported": ("H100", _mixed((_DOWN, 0, "NVFP4"), (_O, 0, "W4A8_AWQ"))),
     "mixed_empty": ("B200", {**_mixed(), "quantized_layers": {}}),
 }
+# s68q: what an accepted source builds next: the dequantizing Fp8Config of a dynamic FP8
+# source (quark.py:602), the excluded layers' one of an FP8-based mixed source (:571)
+_FP8_MIXED = {**_mixed((_DOWN, 0, "NVFP4"), (_O, 0, "FP8")), "quant_method": "fp8"}
+FP8_LINES: dict[str, tuple[str, dict[str, Any]]] = {
+    "fp8_dynamic_block3": ("B200", {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                    "weight_block_size": [128, 128, 1]}),
+    "fp8_dynamic_block2": ("H100", {"quant_method": "fp8", "activation_scheme": "dynamic",
+                                    "weight_block_size": [128, 128]}),
+    "fp8_mixed_no_scheme": ("B200", _FP8_MIXED),
+    "fp8_mixed_static_block": ("B200", {**_FP8_MIXED, "activation_scheme": "static",
+                                        "weight_block_size": [128, 128]}),
+    "fp8_mixed_bad_scheme": ("H100", {**_FP8_MIXED, "activation_scheme": "per_token"}),
+    "fp8_mixed_ok": ("B200", {**_FP8_MIXED, "activation_scheme": "dynamic",
+                              "weight_block_size": [128, 128]}),
+    "modelopt_mixed_no_scheme": ("B200", _mixed((_DOWN, 0, "NVFP4"), (_O, 0, "FP8"))),
+}
+FIXED.update(FP8_LINES)
 
 
 @functools.cache
@@ -86,6 +112,8 @@ def sglang(gpu: str, spec: dict[str, Any], folder: str) -> tuple[str, str]:
         return "passed", ""
     if theirs.said.startswith("NotImplementedError: ") and any(w in theirs.said for w in WORDS):
         return "refused", theirs.said
+    if theirs.stage == "before" and any(w in theirs.said for w in FP8_WORDS):
+        return "fp8", theirs.said  # s68q: Fp8Config.from_config's ValueError
     return "other", f"{theirs.stage} {theirs.method} {theirs.said}"
 
 
@@ -101,7 +129,11 @@ def compare(gpu: str, spec: dict[str, Any]) -> tuple[str, str | None]:
         lines = next(v for w, v in WORDS.items() if w in said)
         ok = code == 2 and f"{MARK}{lines}" in ours
         return verdict, None if ok else f"{where}: SGLang {said[:110]}; graphfit {code} {ours}"
-    if any(f"{MARK}{v}" in ours for v in WORDS.values()):
+    if verdict == "fp8":  # s68q: graphfit cites the Fp8Config's refusal, by its lines
+        lines = next(v for w, v in FP8_WORDS.items() if w in said)
+        ok = code == 2 and FP8_MARK in ours and lines in ours
+        return verdict, None if ok else f"{where}: SGLang {said[:110]}; graphfit {code} {ours}"
+    if any(f"{MARK}{v}" in ours for v in WORDS.values()) or FP8_MARK in ours:
         return verdict, f"{where}: SGLang {verdict} {said[:80]}; graphfit {ours}"
     return verdict, None
 
@@ -131,6 +163,10 @@ def generated_line(rng: random.Random) -> tuple[str, dict[str, Any]]:
         spec["global_quant_config"] = _NVFP4_QUARK["global_quant_config"]
     if spec["quant_method"] in ("gptq", "awq"):
         spec.update(bits=4, group_size=128, sym=True, desc_act=False, zero_point=True)
+    if rng.random() < 0.3:  # s68q: the Fp8Config an FP8 source builds reads it
+        spec["weight_block_size"] = rng.choice(([128, 128], [128, 128], [128], [1, 32, 4]))
+    if algo == "MIXED_PRECISION" and rng.random() < 0.3:  # s68q: an FP8-serialized base
+        spec["quant_method"] = "fp8"
     return rng.choice(GPUS), spec
 
 

@@ -12,6 +12,7 @@ Larger counts: `python -m tests.oracle.measure_sglang_quant_gptq_dynamic 60 54` 
 from __future__ import annotations
 
 import types
+from typing import Any
 
 import pytest
 
@@ -38,7 +39,8 @@ def test_fixed_lines_agree() -> None:
     s63q Qwen3-MoE (experts and router gate read no override, its lm_head is its own); since
     s64q Qwen2-MoE (its shared expert reads the map, where it has one)."""
     names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED
-             and name not in dc.SM100_LINES and name not in DSA_PLANTED]  # s67q: below
+             and name not in dc.SM100_LINES and name not in DSA_PLANTED  # s67q: below
+             and name not in dc.GATE_LINES and name not in dc.AWQ_LINES]  # s68q: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -78,7 +80,8 @@ def test_found_file_lines_agree_and_a_plant_is_caught(monkeypatch: pytest.Monkey
     assert dc.compare(*dc.FIXED["mlp_8bit"], found=True) == ("built", None)
     assert dc.compare(*dc.FIXED["down_3bit"], found=True) == ("layer", None)
     monkeypatch.setattr(qf, "gptq_dynamic", types.SimpleNamespace(
-        problem=lambda method, spec, data, source="config.json", line=None: None))
+        problem=lambda method, spec, data, source="config.json", line=None, capability=None:
+        None))  # s68q: the GPU's capability too
     verdict, bad = dc.compare(*dc.FIXED["down_3bit"], found=True)
     assert verdict == "layer" and bad is not None
 
@@ -134,7 +137,7 @@ def test_a_deepseek_planted_error_is_caught(line: str, plant: str,
     else:
         monkeypatch.setattr(gptq_dynamic, "deepseek", types.SimpleNamespace(
             ARCHITECTURES=deepseek.ARCHITECTURES, SHARED="<never>", Unknown=deepseek.Unknown,
-            prefixes=deepseek.prefixes, unjudged=lambda data, prefix, line=None: False))  # s67q
+            prefixes=deepseek.prefixes, unjudged=lambda *args: False))  # s67q; s68q: GPU
     planted, bad = dc.compare(*dc.FIXED[line])
     assert planted == verdict and bad is not None
 
@@ -182,8 +185,8 @@ def test_dsa_indexers_agree_and_a_plant_is_caught(line: str, plant: str,
         monkeypatch.setattr(deepseek, "skips_topk", lambda data, index, layers: False)
     elif plant == "wk judged":
         real = deepseek.unjudged
-        monkeypatch.setattr(deepseek, "unjudged", lambda data, prefix, line=None: real(
-            data, prefix, line) if deepseek.SHARED in prefix else False)
+        monkeypatch.setattr(deepseek, "unjudged", lambda data, prefix, *rest: real(
+            data, prefix, *rest) if deepseek.SHARED in prefix else False)  # s68q: the GPU
     else:
         monkeypatch.setattr(deepseek, "_DSA_DEFAULT_TYPES", ())
     planted, bad = dc.compare(*dc.DSA_LINES[line])
@@ -205,17 +208,88 @@ def test_shared_expert_fusion_agrees_and_a_plant_is_caught(
     verdict, bad = dc.compare(*dc.FIXED[line])
     assert bad is None and verdict == ("built" if plant == "gate always off" else "layer")
     if plant == "never unfused":
-        monkeypatch.setattr(deepseek, "shared_unfused", lambda data, flags: False)
+        monkeypatch.setattr(deepseek, "shared_unfused", lambda data, flags, *gpu: False)
     elif plant == "flag ignored":
         real = deepseek.shared_unfused
-        monkeypatch.setattr(deepseek, "shared_unfused", lambda data, flags: real(
-            data, {**(flags or {}), "disable_shared_experts_fusion": False}))
-    elif plant == "gate always off":
-        monkeypatch.setattr(deepseek, "shared_unfused", lambda data, flags: flags is not None
-                            and not flags.get("enforce_shared_experts_fusion"))
+        monkeypatch.setattr(deepseek, "shared_unfused", lambda data, flags, *gpu: real(
+            data, {**(flags or {}), "disable_shared_experts_fusion": False}, *gpu))
+    elif plant == "gate always off":  # s68q: the config test itself (fused comes first now)
+        from graphfit.inputs import sglang_deepseek_shared_fusion as shared_fusion
+
+        monkeypatch.setattr(shared_fusion, "config_taken", lambda data: False)
     else:
         real_check = qf.check_model
         monkeypatch.setattr(qf, "check_model", lambda *args, **kwargs: real_check(
             *args, **{**kwargs, "line": None}))
     planted, bad = dc.compare(*dc.FIXED[line])
     assert planted == verdict and bad is not None
+
+
+# s68q: each plant of the gate's other clauses, and the line whose compare catches it
+_GATE_PLANTS = {"overlap ignored": "gate_tbo", "ep ignored": "gate_ep2",
+                "gpu not passed": "gate_tp2_then_head", "never fused": "gate_enforced_then_o_proj",
+                "waterfill not restated": "gate_waterfill_disabled",
+                "runner as the disable flag": "gate_trtllm_runner"}
+
+
+def _planted_fusion(plant: str, real: Any) -> Any:
+    """`sglang_deepseek_shared_fusion.fusion` with one of _GATE_PLANTS' mistakes."""
+    def without(line: Any, *keys: str) -> Any:
+        return None if line is None else {k: v for k, v in line.items() if k not in keys}
+
+    def planted(data: Any, line: Any, capability: Any = None) -> Any:
+        if plant == "overlap ignored":
+            return real(data, without(line, "enable_two_batch_overlap"), capability)
+        if plant == "ep ignored":
+            return real(data, without(line, "ep_size"), capability)
+        if plant == "gpu not passed":
+            return real(data, line, None)
+        if plant == "never fused":
+            found = real(data, line, capability)
+            return None if found == "fused" else found
+        if plant == "waterfill not restated":
+            return real(data, without(line, "enable_waterfill"), capability)
+        if line and line.get("moe_runner_backend"):  # "runner as the disable flag"
+            return real(data, {**without(line, "moe_runner_backend"),
+                               "disable_shared_experts_fusion": True}, capability)
+        return real(data, line, capability)
+    return planted
+
+
+def test_shared_expert_gate_clauses_agree() -> None:
+    """s68q: the class's gate on the config it takes: TBO (with attention DP) and an EP size
+    of 2 keep the shared experts apart, so their override is refused; TP 2 on an H100 or an
+    enforced fusion fuse them, and the walk reaches a later layer's refusal; waterfill's
+    forced deepep backend and the flashinfer_trtllm runner stop GPTQ Marlin's experts first."""
+    verdicts = agreed(list(dc.GATE_LINES.values()), dc.compare)
+    assert verdicts == ["layer"] * 4 + ["other"] * 2, verdicts
+
+
+@pytest.mark.parametrize("plant", list(_GATE_PLANTS))
+def test_a_shared_expert_gate_plant_is_caught(plant: str,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """s68q: the gate restated wrongly (a clause dropped, the GPU not handed over, fusion
+    never sure, waterfill or the runner taken as SGLang's disable flag): the compare says so."""
+    from graphfit.inputs import sglang_deepseek_shared_fusion as shared_fusion
+
+    monkeypatch.setattr(shared_fusion, "fusion", _planted_fusion(plant, shared_fusion.fusion))
+    verdict, bad = dc.compare(*dc.GATE_LINES[_GATE_PLANTS[plant]])
+    assert bad is not None, (plant, verdict)
+
+
+def test_sm100_awq_copy_meets_the_dtype_refusal_and_a_plant_is_caught(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """s68q: on a B200 Qwen3-MoE and DeepSeek-V3 copy an AWQ checkpoint's `awq` into the unset
+    flag; it passes ModelConfig and the loader refuses the checkpoint's bfloat16 for it
+    (model_loader/loader.py:263-270); graphfit gives that refusal on awq. DeepSeek-V2 keeps
+    the flag and an H100 copies nothing (awq_marlin, no GPTQ class). With the copy not seen
+    (the planner's `sglang_model_quant.flag_after_overrides` keeping the flag), graphfit plans
+    and the compare says so."""
+    from graphfit.planner.engines import sglang_model_quant as smq
+
+    verdicts = agreed(list(dc.AWQ_LINES.values()), dc.compare)
+    assert verdicts == ["copy", "copy", "other", "other"], verdicts
+    monkeypatch.setattr(smq, "flag_after_overrides",
+                        lambda arch, flag, *rest, **named: (True, flag))
+    verdict, bad = dc.compare(*dc.AWQ_LINES["sm100_moe_awq"])
+    assert verdict == "copy" and bad is not None

@@ -26,8 +26,8 @@ PLANTED = ("gptq", "mixed_inconsistent", "mixed_unsupported", "quark_nvfp4", "fp
 def test_fixed_lines_agree() -> None:
     """Each source kind: GPTQ, AWQ, static / dynamic FP8, ModelOpt NVFP4 / FP8,
     compressed-tensors, Quark NVFP4 or not, ModelOpt mixed with or without NVFP4 layers."""
-    verdicts = agreed([line for name, line in qc.FIXED.items() if name not in PLANTED],
-                      qc.compare)
+    verdicts = agreed([line for name, line in qc.FIXED.items() if name not in PLANTED
+                       and name not in qc.FP8_LINES], qc.compare)  # s68q: below
     assert verdicts.count("refused") >= 4 and verdicts.count("passed") >= 2, verdicts
 
 
@@ -59,3 +59,42 @@ def test_a_planted_error_is_caught(line: str, plant: str,
         monkeypatch.setattr(qr, "_said", lambda spec: ("611-615", "planted"))
     planted, bad = qc.compare(*qc.FIXED[line])
     assert planted == verdict and bad is not None
+
+
+# s68q: each plant of the accepted source's Fp8Config, and the line whose compare catches it
+_FP8_PLANTS = {"rule off": "fp8_dynamic_block3", "scheme key unread": "fp8_mixed_no_scheme",
+               "any scheme": "fp8_mixed_bad_scheme", "block unread": "fp8_mixed_static_block",
+               "mixed on any base": "modelopt_mixed_no_scheme"}
+
+
+def test_accepted_sources_fp8_config_agrees() -> None:
+    """s68q: past the source test, a dynamic FP8 source's dequantizing Fp8Config
+    (quark.py:602) and an FP8-based mixed source's excluded-layer one (:571) refuse a 3-D
+    block, a missing or unknown activation scheme, a block with static activations, as
+    SGLang's own Fp8Config does; a ModelOpt-based mixed source builds none."""
+    verdicts = agreed(list(qc.FP8_LINES.values()), qc.compare)
+    assert verdicts == ["fp8", "passed", "fp8", "fp8", "fp8", "passed", "passed"], verdicts
+
+
+@pytest.mark.parametrize("plant", list(_FP8_PLANTS))
+def test_an_fp8_config_plant_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s68q: the Fp8Config rule switched off or bent (the scheme key, the scheme's value or
+    the block not read, a non-FP8 mixed base taken as FP8): the compare says so."""
+    from graphfit.inputs import sglang_quant_quark_requant_fp8 as rf
+
+    real_words, real_refusal = rf.fp8_words, rf.refusal
+    if plant == "rule off":
+        monkeypatch.setattr(rf, "refusal", lambda *args: None)
+    elif plant == "scheme key unread":
+        monkeypatch.setattr(rf, "fp8_words", lambda spec: real_words(
+            {"activation_scheme": "dynamic", **spec}))
+    elif plant == "any scheme":
+        monkeypatch.setattr(rf, "SCHEMES", (*rf.SCHEMES, "per_token"))
+    elif plant == "block unread":
+        monkeypatch.setattr(rf, "fp8_words", lambda spec: real_words(
+            {k: v for k, v in spec.items() if k != "weight_block_size"}))
+    else:
+        monkeypatch.setattr(rf, "refusal", lambda spec, mixed, *rest: real_refusal(
+            {**spec, "quant_method": "fp8"} if mixed else spec, mixed, *rest))
+    verdict, bad = qc.compare(*qc.FIXED[_FP8_PLANTS[plant]])
+    assert bad is not None, (plant, verdict)
