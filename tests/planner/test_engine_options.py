@@ -389,7 +389,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "cuda_graph_backend_prefill": st.sampled_from(["piecewise", "", 1, True]),
     "cuda_graph_max_bs_prefill": st.sampled_from([0, -1, True, "8"]),
     "cuda_graph_bs_prefill": st.sampled_from(["8", [], [0], {1: 2}]),
-    "chunked_prefill_size": st.sampled_from([0, -1, False, 2.0]),
+    "chunked_prefill_size": st.sampled_from([False, 2.0, "8", 2**64]),
     "full_prefill_max_req": st.sampled_from([0, True, "4"]),
     "disaggregation_mode": st.sampled_from(["both", None, 1, ""]),
     "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),

@@ -930,9 +930,11 @@ class SglangOptions(EngineOptions):
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))
         _choice(self, "cuda_graph_backend_prefill", PREFILL_BACKENDS, optional=True)
-        for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size",
-                     "full_prefill_max_req"):
+        for name in ("cuda_graph_max_bs_prefill", "full_prefill_max_req"):
             _optional_int(name, getattr(self, name), 1)
+        # any sign, as SGLang reads it: <= 0 turns chunking off (its checks read `> 0`,
+        # validation_hook.py:243; PD multiplexing wants exactly -1, :253; issue 23 s68b)
+        _optional_int("chunked_prefill_size", self.chunked_prefill_size, -MAX_INT)
         positive_int("pp_size", self.pp_size)
         # at least one request: the pool holds max_total_tokens // 2
         # (kv_cache_configurator.py:3129)

@@ -14,9 +14,9 @@ and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
   overrides.py:1144-1197, and `_page_size_default`, :1341-1363). Elsewhere (Blackwell's fa4 /
   trtllm_mha picks and model overrides, ROCm) it is not judged.
 * `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
-  off (`--chunked-prefill-size -1`, which graphfit reads as not modelled, so every PD-
-  multiplexing line graphfit would plan is refused here unless a model hook turns chunking
-  off, CHUNK_OFF_ARCHS, which is not judged); no disaggregation; the overlap schedule off
+  off, exactly -1 (`--chunked-prefill-size -1`, or 0 / -2 divided by attention DP to -1, as
+  Python's `//` does; a model hook that turns chunking off, CHUNK_OFF_ARCHS, is not judged;
+  issue 23 s68b); no disaggregation; the overlap schedule off
   (`--disable-overlap-schedule`, or the hybrid-mamba no_buffer resolution that turns it off,
   overrides.py:453-486).
 
@@ -38,7 +38,7 @@ from graphfit.planner.engines.sglang_mamba_pool import (
     cache_of,
     is_hybrid_mamba,
 )
-from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+from graphfit.planner.engines.sglang_prefill import given_chunk
 from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 
 HOOK = "arg_groups/validation_hook.py"
@@ -80,8 +80,9 @@ def chunk_at_check(config: EngineSettings, changes: Mapping[str, Any]) -> int | 
     a model hook may have turned chunking off (CHUNK_OFF_ARCHS)."""
     if config.architecture in CHUNK_OFF_ARCHS:
         return None
-    chunk = (changes.get("chunked_prefill_size") or config.chunked_prefill_size
-             or default_chunked_prefill_size(config.gpu_memory_gb))
+    chunk = changes.get("chunked_prefill_size")
+    if chunk is None:
+        chunk = given_chunk(config.chunked_prefill_size, config.gpu_memory_gb)
     return chunk // config.attn_dp_size if attn_dp_enabled(config) else chunk
 
 
