@@ -52,3 +52,18 @@ def test_drawn_lines_agree() -> None:
         assert out.verdict in ("agree", "both refuse"), (out.argv, out.diffs, out.refused)
         verdicts.append(out.verdict)
     assert verdicts.count("agree") >= 3  # not vacuous: most drawn lines are planned
+
+
+def test_flashinfer_a2a_refuses_chunking_off() -> None:
+    """FlashInfer A2A's budget check refuses chunking off outside a decode server
+    (moe_hook.py:755-760): SGLang's own resolution and runners (sglang_moe_a2a_compare)
+    beside graphfit's plan, on a line SGLang starts with its default chunk."""
+    from tests.oracle import sglang_moe_a2a_compare as m
+    from tests.oracle.measure_sglang_flashinfer_a2a_copy import differences, line
+
+    base = line("Qwen3MoeForCausalLM", "modelopt-nvfp4", "auto", "RTX5090", "modelopt_fp4")
+    assert m.sglang(base).rejected is None  # the chunk is all that differs
+    off = (*base, "--chunked-prefill-size", "-1")
+    said = m.sglang(off).rejected
+    assert said is not None and "requires chunked prefill" in said, said
+    assert not differences(off), differences(off)
