@@ -466,7 +466,7 @@ class EngineConfig:
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
             pp_spec: bool = False,
-            server_flag_refusals: tuple[tuple[str, str], ...] = ()) -> None: ...
+            server_flag_refusals: tuple[tuple[str, str], ...] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1597,9 +1597,9 @@ class EngineConfig:
         return cast(bool, self._option("pp_spec"))
 
     @property
-    def server_flag_refusals(self) -> tuple[tuple[str, str], ...]:
+    def server_flag_refusals(self) -> tuple[tuple[str, str], ...] | None:
         """SglangOptions.server_flag_refusals."""
-        return cast("tuple[tuple[str, str], ...]", self._option("server_flag_refusals"))
+        return cast("tuple[tuple[str, str], ...] | None", self._option("server_flag_refusals"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -328,7 +328,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_build_failure": st.sampled_from([None, "AttributeError: no attribute 'x'"]),
     "enable_torch_compile": st.booleans(),  # s67b
     "pp_spec": st.booleans(),
-    "server_flag_refusals": st.sampled_from([(), (("ports", "gRPC (ValueError, x:1)"),)]),
+    "server_flag_refusals": st.sampled_from([None, (("ports", "gRPC (ValueError, x:1)"),)]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -597,7 +597,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_build_failure": st.sampled_from(["", 3, "x" * 201]),
     "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
     "pp_spec": st.sampled_from(["1", 0]),
-    "server_flag_refusals": st.sampled_from([None, (("port", "x"),), (("ports", ""),),
+    "server_flag_refusals": st.sampled_from([(("port", "x"),), (("ports", ""),), 3,
                                              (("ports", "a"), ("pipeline", "b"))]),  # s68b
 }
 
@@ -919,6 +919,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_experimental_opti": False, "overlap_plan_stream": False,
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
-        "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": ()}
+        "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -594,7 +594,8 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
-    server_flag_refusals: (slot, refusal) pairs: `check_server_args`'s first refusal of the
+    server_flag_refusals: (slot, refusal) pairs (None: none): `check_server_args`'s first
+        refusal of the
         serving flags graphfit reads only for it (workers, buckets, priority scheduling,
         metrics, gRPC, `--min-free-slots-delay`), by slot (graphfit.inputs.
         sglang_server_serving.SLOTS), raised at SGLang's place (graphfit.planner.engines.
@@ -785,7 +786,7 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
-    server_flag_refusals: tuple[tuple[str, str], ...] = ()
+    server_flag_refusals: tuple[tuple[str, str], ...] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1164,8 +1165,11 @@ SERVER_FLAG_SLOTS = ("pipeline", "workers", "metrics", "ports")  # sglang_server
 
 
 def _server_flag_refusals(options: SglangOptions) -> None:
-    """(slot, one line of at most 200 characters) pairs, one per slot, in SLOTS order."""
+    """(slot, one line of at most 200 characters) pairs, one per slot, in SLOTS order; None:
+    no refusal."""
     pairs = options.server_flag_refusals
+    if pairs is None:
+        return
     if isinstance(pairs, list):
         pairs = tuple(tuple(p) if isinstance(p, list) else p for p in pairs)
     ok = isinstance(pairs, tuple) and all(

@@ -74,7 +74,7 @@ def before_lora(config: EngineSettings, changes: Mapping[str, Any] | None = None
 def flag_refusal(config: EngineSettings, slot: str) -> str | None:
     """The serving flags' first refusal in `slot` (graphfit.inputs.sglang_server_serving,
     issue 23 s68b), or None."""
-    return dict(config.server_flag_refusals).get(slot)
+    return dict(config.server_flag_refusals or ()).get(slot)
 
 
 def problem(config: EngineSettings, changes: Mapping[str, Any] | None = None) -> str | None:

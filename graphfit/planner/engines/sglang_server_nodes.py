@@ -81,7 +81,7 @@ def pipeline_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str 
     if config.pp_size <= 1:
         return None
     return (_pipeline_spec_problem(config, changes)
-            or dict(config.server_flag_refusals).get("pipeline"))
+            or dict(config.server_flag_refusals or ()).get("pipeline"))
 
 
 def _pipeline_spec_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
