@@ -1,7 +1,8 @@
 """SGLang 0.5.23's `check_server_args` on the serving flags graphfit reads only for it (issue 23,
 s68b; not a test; graphfit.inputs.sglang_server_serving): workers, metrics buckets, priority
-scheduling, metrics labels / export, gRPC port, GC threshold, KV canary and
-`--min-free-slots-delay` under pipeline parallelism, drawn over the server-args oracle's lines
+scheduling, metrics labels / export, gRPC port, GC threshold, KV canary,
+`--min-free-slots-delay` under pipeline parallelism and HiSparse's model class
+(graphfit.inputs.sglang_hisparse_class), drawn over the server-args oracle's lines
 (tests.oracle.sglang_server_args_oracle.draw: nodes, PP, chunk / page, PD multiplexing,
 speculation...), so a serving refusal meets SGLang's other checks in its order. Both sides:
 sglang_server_args_oracle.compare (SGLang's resolution and whole `check_server_args`, beside
@@ -39,6 +40,9 @@ SERVING: tuple[tuple[str, ...], ...] = (
     ("--kv-canary-sweep-interval", "5"), ("--kv-canary-sweep-interval", "5", "--kv-canary",
                                           "log"),
     ("--min-free-slots-delay", "3"), ("--min-free-slots-delay", "3", "--pp-size", "2"),
+    # HiSparse's model-class assert (hisparse_hook.py:100-107) on the Llama / Qwen3-MoE
+    # targets, at :312 between the workers and the metrics
+    ("--enable-hisparse", "--disable-radix-cache"), ("--enable-hisparse",),
 )
 
 

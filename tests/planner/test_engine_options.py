@@ -329,6 +329,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_torch_compile": st.booleans(),  # s67b
     "pp_spec": st.booleans(),
     "server_flag_refusals": st.sampled_from([None, (("ports", "gRPC (ValueError, x:1)"),)]),
+    "dsa_checkpoint": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -599,6 +600,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "pp_spec": st.sampled_from(["1", 0]),
     "server_flag_refusals": st.sampled_from([(("port", "x"),), (("ports", ""),), 3,
                                              (("ports", "a"), ("pipeline", "b"))]),  # s68b
+    "dsa_checkpoint": st.sampled_from([1, "true"]),
 }
 
 
@@ -919,6 +921,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_experimental_opti": False, "overlap_plan_stream": False,
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
-        "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None}
+        "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None,
+        "dsa_checkpoint": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

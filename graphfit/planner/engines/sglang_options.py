@@ -600,6 +600,10 @@ class SglangOptions(EngineOptions):
         metrics, gRPC, `--min-free-slots-delay`), by slot (graphfit.inputs.
         sglang_server_serving.SLOTS), raised at SGLang's place (graphfit.planner.engines.
         sglang_server_checks; issue 23 s68b).
+    dsa_checkpoint: config.json names a DSA checkpoint (`index_topk` set, or a DSA config
+        class's default), the half of `is_deepseek_dsa` past the architecture (configs/
+        model_config.py:191-212), read for HiSparse's model-class assert (graphfit.inputs.
+        sglang_hisparse_class; issue 23 s68b). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -787,6 +791,7 @@ class SglangOptions(EngineOptions):
     enable_torch_compile: bool = False
     pp_spec: bool = False
     server_flag_refusals: tuple[tuple[str, str], ...] | None = None
+    dsa_checkpoint: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -839,6 +844,8 @@ class SglangOptions(EngineOptions):
         for name in ("enable_torch_compile", "pp_spec"):
             true_false(name, getattr(self, name))  # issue 23 s67b
         _server_flag_refusals(self)  # issue 23 s68b
+        if self.dsa_checkpoint is not None:
+            true_false("dsa_checkpoint", self.dsa_checkpoint)
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
