@@ -39,6 +39,7 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 from graphfit.inputs.values import as_bool, as_int, as_object, as_sizes, as_str, normalize_key
 from graphfit.planner.core.enums import CUDAGraphMode, Engine, SpecMethod
 from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.core.limits import MAX_INT
 
 ALGORITHMS = {  # --speculative-algorithm (case-insensitive in SGLang)
     "EAGLE": SpecMethod.EAGLE,
@@ -208,12 +209,10 @@ def _prefill_backend(origin: str, value: Any) -> str:
 
 def _chunked_prefill(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
     """`--chunked-prefill-size`: the prefill graphs' default largest token count
-    (memory_hook.py:233-237); chunking off (<= 0) is not modelled."""
-    if (isinstance(value, str) and value.strip().startswith("-")) or (
-            isinstance(value, int) and not isinstance(value, bool) and value <= 0):
-        raise ConfigError(f"{origin}: {value!r} (chunking off) is not modelled: the prefill "
-                          f"graphs' default token ladder derives from it (memory_hook.py:233)")
-    return _setting("chunked_prefill_size", as_int(origin, value), origin, layer), []
+    (memory_hook.py:233-237), any sign as SGLang's `type=int` reads it: <= 0 turns chunking
+    off, which the planner models where the chunk is read (issue 23 s68b)."""
+    return _setting("chunked_prefill_size", as_int(origin, value, -MAX_INT), origin,
+                    layer), []
 
 
 GRAPHLESS_ATTENTION = ("torch_native", "flex_attention")

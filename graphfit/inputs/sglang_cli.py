@@ -33,6 +33,7 @@ from graphfit.inputs import (
     sglang_dspark,
     sglang_dspark_mask,
     sglang_dsv4,
+    sglang_hisparse_class,
     sglang_inkling_draft,
     sglang_instance,
     sglang_iquest_mtp,
@@ -49,6 +50,7 @@ from graphfit.inputs import (
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
+    sglang_server_serving,
     sglang_spec_dp,
     sglang_unified_backends,
     sglang_unified_switches,
@@ -229,6 +231,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_mamba_flags.attention_flag(values)  # no_buffer's trtllm_mha check
     a2a += sglang_dsv4.dp_replicas(values)  # replicas for DeepSeek-V4's decode extra slots
     a2a += sglang_line_auto_dtype.line(values)  # --dtype auto over a file's dtype (s46f)
+    a2a += sglang_server_serving.settings(values)  # check_server_args' serving flags (s68b)
+    a2a += sglang_hisparse_class.settings(values)  # HiSparse's model-class assert (s68b)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

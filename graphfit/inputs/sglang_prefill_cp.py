@@ -247,8 +247,9 @@ def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, stra
 
 
 def refusal_first(values: Mapping[str, Any], exc: ConfigError) -> None:
-    """A flag's own reader called the line "not modelled" (`exc`; e.g. `--chunked-prefill-size
-    -1`, `--language-only`, graphfit.inputs.sglang FILE_KEYS): SGLang refuses the prefill-CP
+    """A flag's own reader called the line "not modelled" (`exc`; e.g. `--language-only`,
+    graphfit.inputs.sglang FILE_KEYS; `--chunked-prefill-size -1` was one until issue 23
+    s68b): SGLang refuses the prefill-CP
     line before it serves anything, so its refusal is raised instead, where `line` gives one
     (issue 23 s60r). Where SGLang accepts the line up to its HIP check, `exc` comes back as an
     `AfterHip` (SGLang's HIP refusal on a ROCm GPU); nothing is raised where `exc` is not a
@@ -422,7 +423,7 @@ def file_family(data: Mapping[Any, Any], name: str) -> list[Setting]:
 
 def file_refusal_first(data: Mapping[Any, Any], name: str, exc: ConfigError) -> None:
     """`refusal_first` for graphfit's own config file: a key's reader called the file "not
-    modelled" (e.g. `chunked_prefill_size: -1`) before `file` read its prefill CP (issue 23
+    modelled" (e.g. `language_only: true`) before `file` read its prefill CP (issue 23
     s60r)."""
     try:
         values = _file_values(data, name)

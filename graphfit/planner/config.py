@@ -465,7 +465,9 @@ class EngineConfig:
             lora_disabled: bool = False,
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
-            pp_spec: bool = False) -> None: ...
+            pp_spec: bool = False,
+            server_flag_refusals: tuple[tuple[str, str], ...] | None = None,
+            dsa_checkpoint: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1594,6 +1596,16 @@ class EngineConfig:
     def pp_spec(self) -> bool:
         """SglangOptions.pp_spec."""
         return cast(bool, self._option("pp_spec"))
+
+    @property
+    def server_flag_refusals(self) -> tuple[tuple[str, str], ...] | None:
+        """SglangOptions.server_flag_refusals."""
+        return cast("tuple[tuple[str, str], ...] | None", self._option("server_flag_refusals"))
+
+    @property
+    def dsa_checkpoint(self) -> bool | None:
+        """SglangOptions.dsa_checkpoint."""
+        return cast("bool | None", self._option("dsa_checkpoint"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

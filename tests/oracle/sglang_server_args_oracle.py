@@ -47,7 +47,9 @@ def draw(rng: random.Random) -> tuple[str, dict[str, str], tuple[str, ...]]:
     if rng.random() < 0.5:
         out += ["--page-size", str(rng.choice((1, 16, 32, 64, 128)))]
     if rng.random() < 0.5:
-        out += ["--chunked-prefill-size", str(rng.choice((96, 128, 192, 1000, 2048, 4096)))]
+        # -1 / 0: chunking off (issue 23 s68b), which PD multiplexing needs at exactly -1
+        out += ["--chunked-prefill-size", str(rng.choice((96, 128, 192, 1000, 2048, 4096, -1,
+                                                          0)))]
     if rng.random() < 0.2:
         out += ["--attention-backend", rng.choice(("triton", "flashinfer", "fa3"))]
     if rng.random() < 0.25:

@@ -62,11 +62,13 @@ def sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
 
 def verdict(theirs: str | None, at_check: bool, code: int, said: str) -> str:
     """agree (both plan, or both refuse and, where SGLang's `check_server_args` refused,
-    graphfit cites it: its LoRA checks, lora_hook.py, or those after, validation_hook.py),
-    differ (one refuses), or other (both refuse, graphfit for another reason)."""
+    graphfit cites it: its LoRA checks, lora_hook.py, or those after, validation_hook.py, or
+    HiSparse's, hisparse_hook.py, run at :312), differ (one refuses), or other (both refuse,
+    graphfit for another reason)."""
     if (theirs is None) != (code == 0):
         return "differ"
-    if theirs is None or not at_check or "validation_hook.py" in said or "lora_hook" in said:
+    if (theirs is None or not at_check or "validation_hook.py" in said or "lora_hook" in said
+            or "hisparse_hook.py" in said):
         return "agree"
     return "other"
 

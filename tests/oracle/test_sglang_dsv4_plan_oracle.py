@@ -407,6 +407,8 @@ BACKEND_LINES = (
     (False, "H100", [*TRTLLM, "--kv-cache-dtype", "bfloat16"]),
     (True, "B200", [*TRTLLM, "--kv-cache-dtype", "fp8_e4m3"]),
     (False, "B200", [*TRTLLM, "--kv-cache-dtype", "auto"]),
+    # chunking off (:127-131; s68b: graphfit read --chunked-prefill-size -1 as not modelled)
+    (False, "B200", [*TRTLLM, "--chunked-prefill-size", "-1"]),
 )
 
 
@@ -441,8 +443,8 @@ def test_dsv4_attn_backend_asserts_are_sglangs() -> None:
             # the replay window, sized since s50k (its figures: REPLAY_WINDOW)
             assert isinstance(got, dict) and got["swa"] == 0, got
     # mega, trtllm's SM100 / HiSparse / CP / PD, V4.1's HiSparse and TRT-LLM with encoder
-    # replay, encoder replay off V4.1 (:276-280), trtllm's KV dtype (s48k)
-    assert len(kinds) == 9, kinds
+    # replay, encoder replay off V4.1 (:276-280), trtllm's KV dtype (s48k), chunking off (s68b)
+    assert len(kinds) == 10, kinds
 
 
 # pipeline parallelism (issue 23, s47k): each stage sized over its own layers, the smallest

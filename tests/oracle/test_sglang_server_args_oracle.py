@@ -51,6 +51,12 @@ FIXED: list[tuple[str, dict[str, str], tuple[str, ...], str | None]] = [
      "145-147"),
     ("moe", PP_SPEC, ("--tp-size", "2", "--attn-dp-size", "2", "--pp-size", "2", *EAGLE),
      "156-159"),
+    # the one PD-multiplexing line SGLang starts: chunking off at -1, overlap schedule off
+    # (issue 23 s68b; graphfit read -1 as not modelled before)
+    ("dense", {}, (PDMUX, "--chunked-prefill-size", "-1", "--disable-overlap-schedule"), None),
+    ("dense", {}, (PDMUX, "--chunked-prefill-size", "0", "--disable-overlap-schedule"),
+     "253-255"),
+    ("dense", {}, (PDMUX, "--chunked-prefill-size", "-1"), "259-261"),
     # the node count is checked before PD multiplexing (SGLang's order)
     ("dense", {}, ("--tp-size", "2", "--nnodes", "4", PDMUX), "177-181"),
 ]

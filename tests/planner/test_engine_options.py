@@ -328,6 +328,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_build_failure": st.sampled_from([None, "AttributeError: no attribute 'x'"]),
     "enable_torch_compile": st.booleans(),  # s67b
     "pp_spec": st.booleans(),
+    "server_flag_refusals": st.sampled_from([None, (("ports", "gRPC (ValueError, x:1)"),)]),
+    "dsa_checkpoint": st.sampled_from([None, True, False]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -389,7 +391,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "cuda_graph_backend_prefill": st.sampled_from(["piecewise", "", 1, True]),
     "cuda_graph_max_bs_prefill": st.sampled_from([0, -1, True, "8"]),
     "cuda_graph_bs_prefill": st.sampled_from(["8", [], [0], {1: 2}]),
-    "chunked_prefill_size": st.sampled_from([0, -1, False, 2.0]),
+    "chunked_prefill_size": st.sampled_from([False, 2.0, "8", 2**64]),
     "full_prefill_max_req": st.sampled_from([0, True, "4"]),
     "disaggregation_mode": st.sampled_from(["both", None, 1, ""]),
     "pp_size": st.integers(-3, 0) | st.sampled_from([True, None]),
@@ -596,6 +598,9 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_build_failure": st.sampled_from(["", 3, "x" * 201]),
     "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
     "pp_spec": st.sampled_from(["1", 0]),
+    "server_flag_refusals": st.sampled_from([(("port", "x"),), (("ports", ""),), 3,
+                                             (("ports", "a"), ("pipeline", "b"))]),  # s68b
+    "dsa_checkpoint": st.sampled_from([1, "true"]),
 }
 
 
@@ -916,6 +921,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_experimental_opti": False, "overlap_plan_stream": False,
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
-        "enable_torch_compile": False, "pp_spec": False}
+        "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None,
+        "dsa_checkpoint": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -58,7 +58,8 @@ def test_decode_role_reserves_for_running_requests_times_drafts(m: StaticMemoryI
 
 
 @pytest.mark.parametrize("bad", [dict(disaggregation_mode="both"),
-                                 dict(chunked_prefill_size=-1)])
+                                 dict(chunked_prefill_size=True),
+                                 dict(max_prefill_tokens="16384")])
 def test_bad_inputs(bad: dict[str, object]) -> None:
     base: dict[str, object] = dict(gpu_memory_gb=80.0, disaggregation_mode="null",
                                    max_running_requests=None, decode_max_bs=8,

@@ -97,7 +97,7 @@ def test_kda_models_drop_breakable_prefill_graphs() -> None:
 
 
 @pytest.mark.parametrize("bad", [dict(backend="piecewise"), dict(tokens=(0,)),
-                                 dict(chunked_prefill_size=-1), dict(disaggregation_mode="x"),
+                                 dict(chunked_prefill_size=2.0), dict(disaggregation_mode="x"),
                                  dict(pp_size=0)])
 def test_bad_inputs_are_config_errors(bad: dict[str, object]) -> None:
     with pytest.raises(ConfigError):

@@ -161,7 +161,15 @@ def test_pipeline_rule_without_speculation_or_pp() -> None:
       "speculative_eagle_topk": 4}, "hisparse_hook.py:118-122"),
     ({"disable_radix_cache": True, "spec_method": SpecMethod.EAGLE,
       "speculative_adaptive": True}, "hisparse_hook.py:123-127"),
-    ({"architecture": "LlamaForCausalLM"}, None),  # the class assert is not restated
+    # the class assert first (:100-107; s68b): another architecture, a DSA architecture
+    # without index_topk, one whose config.json was not read (not judged), a DSA checkpoint
+    ({"architecture": "LlamaForCausalLM"}, "hisparse_hook.py:104-107"),
+    ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": False},
+     "hisparse_hook.py:104-107"),
+    ({"architecture": "DeepseekV3ForCausalLM", "disable_radix_cache": True}, None),
+    ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": True},
+     "hisparse_hook.py:109-111"),
+    ({"architecture": None}, None),
 ])
 def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
     """`validate_hisparse` at its check_server_args slot (validation_hook.py:296-300) on a
@@ -171,7 +179,7 @@ def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
         "disable_radix_cache": False, "disaggregation_mode": "null",
         "disaggregation_decode_enable_radix_cache": False, "enable_mixed_chunk": False,
         "spec_method": SpecMethod.NONE, "speculative_eagle_topk": None,
-        "speculative_adaptive": False}
+        "speculative_adaptive": False, "dsa_checkpoint": None}
     config = cast(Any, types.SimpleNamespace(**{**base, **fields}))
     said = hisparse.problem(config, {})
     assert (said is None) == (where is None) and (where is None or where in str(said)), said

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_megamoe import decode_forward
+from graphfit.planner.engines.sglang_prefill import chunk_or
 
 # configs/moe_model_registry.py:20-28 (none registers its own prefill dispatch sizing)
 REGISTERED = ("DeepseekV3ForCausalLM", "DeepseekV4ForCausalLM", "Qwen3MoeForCausalLM",
@@ -85,7 +86,11 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
                           "give --speculative-moe-a2a-backend")
     budget = config.deepep_v2_dispatch_tokens_per_rank
     if config.disaggregation_mode != "decode":
-        chunk = config.chunked_prefill_size or chunk_default
+        chunk = chunk_or(config.chunked_prefill_size, chunk_default)
+        if chunk <= 0:
+            raise ConfigError("deepep_v2 with chunked prefill off (--chunked-prefill-size <= "
+                              "0) is not modelled: SGLang then bounds the prefill dispatch by "
+                              "--max-prefill-tokens (moe_hook.py:641-653)")
         if config.attn_dp_size > 1:  # handle_data_parallelism (parallel_hook.py:326-332)
             chunk //= config.attn_dp_size
         need = prefill_dispatch_tokens(chunk, config.tp_size, config.attn_dp_size)

@@ -130,8 +130,10 @@ def check_backend(config: EngineSettings) -> None:
     (:112-114), no attention / decode CP (:115-120) and no PD role (:123-126). An SM100-only
     assert is checked where the GPU is named; trtllm's later asserts hold on any GPU (off SM100
     the first one refuses the line anyway). trtllm's KV dtype (:108-111, the resolved
-    --kv-cache-dtype: sglang_dsv4_default; s48k) follows the SM100 assert. Not restated:
-    chunked prefill (:129-130, graphfit takes --chunked-prefill-size >= 1 only)."""
+    --kv-cache-dtype: sglang_dsv4_default; s48k) follows the SM100 assert; chunked prefill
+    off (`--chunked-prefill-size` <= 0, :127-131) is the last (issue 23 s68b)."""
+    from graphfit.planner.engines.sglang_prefill import chunking_off
+
     name = config.dsv4_attn_backend
     if not applies(config) or name not in ("flashmla_mega", "trtllm"):
         return
@@ -153,7 +155,9 @@ def check_backend(config: EngineSettings) -> None:
             ("does not support context parallelism (prefill CP, attention CP, or decode CP)",
              "115-120", config.attn_cp_size > 1 or config.dcp_size > 1),
             ("does not support PD disaggregation yet", "123-126",
-             config.disaggregation_mode != "null")):
+             config.disaggregation_mode != "null"),
+            ("requires chunked prefill (--chunked-prefill-size > 0)", "127-131",
+             chunking_off(config.chunked_prefill_size))):
         if on:
             raise ConfigError(f"--dsv4-attn-backend trtllm {why}. {where}:{lines})")
 
@@ -241,7 +245,7 @@ def check_replay_budget(config: EngineSettings) -> None:
     chunk = config.chunked_prefill_size
     if chunk is None and config.gpu_memory_gb is None:
         return
-    chunk = chunk or default_chunked_prefill_size(config.gpu_memory_gb)
+    chunk = default_chunked_prefill_size(config.gpu_memory_gb) if chunk is None else chunk
     per_rank = chunk // config.attn_dp_size if config.attn_dp_size > 1 else chunk
     least = 128 + PAGE_SIZE
     if per_rank < least:

@@ -36,6 +36,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_eplb_checks import check_runner_ep
 from graphfit.planner.engines.sglang_layernorm_sp import flashinfer_sp_topology
 from graphfit.planner.engines.sglang_megamoe import decode_forward
+from graphfit.planner.engines.sglang_prefill import chunk_or
 from graphfit.planner.engines.sglang_quantization import (
     RUNNER_QUANT,
     class_runner,
@@ -158,7 +159,10 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
     if runner not in RUNNERS:
         raise ConfigError(f"flashinfer runs with --moe-runner-backend {', '.join(RUNNERS)}, "
                           f"not {runner}: SGLang asserts (moe_hook.py:531-540)")
-    chunk = (config.chunked_prefill_size or chunk_default) // config.attn_dp_size
+    chunk = chunk_or(config.chunked_prefill_size, chunk_default) // config.attn_dp_size
+    if config.disaggregation_mode != "decode" and chunk <= 0:
+        raise ConfigError("FlashInfer MoE A2A requires chunked prefill: --chunked-prefill-size "
+                          "must be > 0; SGLang refuses (moe_hook.py:755-760)")
     required = 0
     if config.disaggregation_mode != "decode":
         required = max(chunk, _prefill_max(config))

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_prefill import chunk_or
 
 # models/kimi_k3.py:3876 (EntryClass); both build KimiK3MoE (:2565, 2806, 3020, 3515)
 KIMI_K3 = frozenset({"KimiK3ForConditionalGeneration", "KimiK3LinearForCausalLM"})
@@ -39,7 +40,7 @@ def rows_bound(config: EngineSettings, changes: Mapping[str, object], speculativ
     if decode_graphs and config.disaggregation_mode != "prefill":
         rows = max_bs * per_request
     if config.disaggregation_mode != "decode":
-        chunk = (config.chunked_prefill_size or chunk_default) // config.attn_dp_size
+        chunk = chunk_or(config.chunked_prefill_size, chunk_default) // config.attn_dp_size
         rows = max(rows, chunk + (max_bs * per_request if config.enable_mixed_chunk else 0))
     return rows
 
@@ -54,6 +55,11 @@ def problem(config: EngineSettings, changes: Mapping[str, object], *, speculativ
     budget = config.megamoe_tokens_per_rank
     if budget <= 0:  # graphfit.planner.engines.sglang_budget_floor
         return None
+    if config.disaggregation_mode != "decode" and chunk_or(config.chunked_prefill_size,
+                                                           chunk_default) <= 0:
+        return (f"{ENV}={budget}: not modelled with chunked prefill off: Kimi-K3's MegaMoE "
+                f"asserts its rows <= it on every batch (models/kimi_k3.py:816-824), and an "
+                f"unchunked prefill has no bound")
     rows = rows_bound(config, changes, speculative, decode_graphs, decode_default,
                       chunk_default)
     if rows <= budget:

@@ -36,6 +36,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_prefill import chunk_or
 
 MUSE = "MuseSparkForConditionalGeneration"
 SUPPORTED = (MUSE, "Qwen3ForCausalLM")  # layers/layernorm_sp.py:53-54
@@ -153,7 +154,8 @@ def check(config: EngineSettings, chunk_default: int) -> None:
         if config.enable_mixed_chunk:
             raise _refuse("--enable-megamoe-for-layernorm-sp is incompatible with "
                           "--enable-mixed-chunk", "45-50")
-        said = megamoe_budget(config.tp_size, config.chunked_prefill_size or chunk_default,
+        said = megamoe_budget(config.tp_size, chunk_or(config.chunked_prefill_size,
+                                                       chunk_default),
                               config.max_prefill_tokens, config.megamoe_tokens_per_rank)
         if said:
             raise _refuse(said, "58-63, 194-209")

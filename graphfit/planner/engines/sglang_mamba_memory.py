@@ -467,7 +467,7 @@ def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
         pre_capture_activation_reserve_mb,
     )
     from graphfit.planner.engines.sglang_prefill import (
-        default_chunked_prefill_size,
+        given_chunk,
         resolve_prefill,
     )
     from graphfit.planner.engines.sglang_reserve import hook_prefill_inputs, post_capture
@@ -483,7 +483,7 @@ def post_capture_slack_gb(config: EngineSettings, drafts: int | None) -> float:
         return 0.0
     sizes = config.cudagraph_capture_sizes
     decode_max = config.max_cudagraph_capture_size or (max(sizes) if sizes else None)
-    chunked = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    chunked = given_chunk(config.chunked_prefill_size, config.gpu_memory_gb)
     gpu = config.gpu_memory_gb
     return pre_capture_activation_reserve_mb(
         config.disaggregation_mode, config.max_num_seqs or decode_max or 1, drafts, chunked,

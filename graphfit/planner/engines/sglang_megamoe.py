@@ -210,14 +210,17 @@ def check_line(config: EngineSettings, changes: Mapping[str, object], speculativ
                                                    decode_default)
     decode = decode_tokens_per_rank(max_bs, requests, config.tp_size, config.attn_dp_size,
                                     per_request)
-    chunk = config.chunked_prefill_size or chunk_default
+    from graphfit.planner.engines.sglang_prefill import chunk_or
+
+    chunk = chunk_or(config.chunked_prefill_size, chunk_default)
     if config.attn_dp_size > 1:  # handle_data_parallelism (parallel_hook.py:326-332)
         chunk //= config.attn_dp_size
     check_budget(architecture=config.architecture, quant_algo=config.quant_algo,
                  quant_method="minimax_m3_nvfp4" if minimax_nvfp4 else config.quant_method,
                  budget=config.megamoe_tokens_per_rank,
                  disaggregation_mode=config.disaggregation_mode, decode_tokens=decode,
-                 prefill=(chunk, config.tp_size, config.attn_dp_size, config.attn_cp_size),
+                 prefill=(chunk, config.tp_size, config.attn_dp_size, config.attn_cp_size)
+                 if chunk > 0 else None,  # chunking off: refused (mega_moe_hook.py:191-197)
                  dynamic_pp=config.pp_size > 1 and config.dynamic_chunking)
 
 

@@ -10,7 +10,9 @@ sizing (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is off by default, environ.py:640):
 
 where activation_tokens is, for a PD **decode** server, max(running requests x draft tokens,
 2048) with running requests = --max-running-requests or the decode max_bs (memory_hook.py:
-298-304), else max(chunked_prefill_size, 2048) (:305-306). The graph reserve
+298-304), else max(chunked_prefill_size, 2048) (:305-306), or with chunking off
+(`--chunked-prefill-size` <= 0) max(max_prefill_tokens, 2048) (:307-308; issue 23 s68b). The
+graph reserve
 (`reserve_for_graph_mb`, :357-397): 2 MiB per decode max_bs unless a PD prefill server or decode
 graphs are off; with attention DP 3 MiB x max_bs x attn_dp (4.5 above max_bs 300); 8 MiB per
 prefill capture size unless a PD decode server or prefill graphs are off -- on an MLA model
@@ -125,15 +127,17 @@ class StaticMemoryInputs:
     # lowers it); a `vision` implies it
     vlm: bool = False
     post_capture_kv_sizing: bool = False  # post_capture_kv_sizing_planned (module docstring)
+    # --max-prefill-tokens (SGLang's default 16384): the activation tokens with chunking off
+    max_prefill_tokens: int = 16384
 
     def __post_init__(self) -> None:
         if self.disaggregation_mode not in ("null", "prefill", "decode"):
             raise ConfigError(f"disaggregation_mode: {self.disaggregation_mode!r} is not one "
                               f"of null, prefill, decode")
-        if self.chunked_prefill_size < 1:
-            raise ConfigError("chunked_prefill_size: chunking off (<= 0) is not modelled for "
-                              "the memory reserve (memory_hook.py:307-308 reads "
-                              "max_prefill_tokens then)")
+        for name in ("chunked_prefill_size", "max_prefill_tokens"):  # any sign (<= 0: off)
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(f"{name}: must be an integer, got {value!r}")
 
 
 DEEPEP_MIB = 2 * 1024  # memory_hook.py:413
@@ -165,8 +169,10 @@ def reserved_mib(m: StaticMemoryInputs) -> float:
     if m.disaggregation_mode == "decode":
         running = m.max_running_requests or m.decode_max_bs or 1
         activation = max(running * (m.draft_tokens or 1), MIN_ACTIVATION_TOKENS)
-    else:
+    elif m.chunked_prefill_size > 0:
         activation = max(m.chunked_prefill_size, MIN_ACTIVATION_TOKENS)
+    else:  # chunking off (:307-308)
+        activation = max(m.max_prefill_tokens, MIN_ACTIVATION_TOKENS)
     reserved = BASE_RESERVE_MIB + activation * ACTIVATION_MIB_PER_TOKEN
     reserved += m.tp_size * m.pp_size / 8 * MIB_PER_GIB
     reserved += graph_reserve_mib(m)

@@ -108,7 +108,7 @@ def check_dispatch(config: _Dispatch, default_chunk: int) -> None:
     if config.disaggregation_mode == "decode" or (
             config.chunked_prefill_size is not None and config.chunked_prefill_size <= 0):
         return  # moe_hook.py:566, 614: no prefill dispatch to bound (chunked prefill off)
-    cps = config.chunked_prefill_size or default_chunk
+    cps = default_chunk if config.chunked_prefill_size is None else config.chunked_prefill_size
     if config.attn_dp_size > 1:
         cps //= config.attn_dp_size
     need, what = cps, "chunked prefill / attention DP"

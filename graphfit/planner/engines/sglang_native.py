@@ -321,7 +321,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
     )
     from graphfit.planner.engines.sglang_prefill import (
         deepseek_v4_breakable_off,
-        default_chunked_prefill_size,
+        given_chunk,
         resolve_prefill,
     )
 
@@ -358,7 +358,7 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         prefill_in, attention_backend=None, attn_dp_size=1,
         multimodal_breakable_off=breakable_prefill_refused(multimodal, architecture, lm_only),
         deepseek_v4_breakable_off=deepseek_v4_breakable_off(architecture)))
-    cps = prefill_in.chunked_prefill_size or default_chunked_prefill_size(gpu_memory_gb)
+    cps = given_chunk(prefill_in.chunked_prefill_size, gpu_memory_gb)
     drafts = _get(server_args, "speculative_num_draft_tokens")
     is_vlm = mm and vlm_applies(mode, _get(server_args, "language_only") is True)
     if post_capture_kv_sizing is None:
@@ -382,7 +382,9 @@ def memory_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = No
         vision=vision if vision is not None and is_vlm else None, vlm=is_vlm,
         deepep=prefill_in.moe_a2a_backend == "deepep",
         prefill_breakable=prefill.phase_backend == "breakable",
-        post_capture_kv_sizing=post_capture_kv_sizing)
+        post_capture_kv_sizing=post_capture_kv_sizing,
+        max_prefill_tokens=post_capture_args(server_args, mooncake_protocol, hybrid_swa,
+                                             mamba)["max_prefill_tokens"])
 
 
 def post_capture_args(server_args: Any, mooncake_protocol: str, hybrid_swa: bool | None,

@@ -594,6 +594,16 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
+    server_flag_refusals: (slot, refusal) pairs (None: none): `check_server_args`'s first
+        refusal of the
+        serving flags graphfit reads only for it (workers, buckets, priority scheduling,
+        metrics, gRPC, `--min-free-slots-delay`), by slot (graphfit.inputs.
+        sglang_server_serving.SLOTS), raised at SGLang's place (graphfit.planner.engines.
+        sglang_server_checks; issue 23 s68b).
+    dsa_checkpoint: config.json names a DSA checkpoint (`index_topk` set, or a DSA config
+        class's default), the half of `is_deepseek_dsa` past the architecture (configs/
+        model_config.py:191-212), read for HiSparse's model-class assert (graphfit.inputs.
+        sglang_hisparse_class; issue 23 s68b). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -780,6 +790,8 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
+    server_flag_refusals: tuple[tuple[str, str], ...] | None = None
+    dsa_checkpoint: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -831,6 +843,9 @@ class SglangOptions(EngineOptions):
         true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         for name in ("enable_torch_compile", "pp_spec"):
             true_false(name, getattr(self, name))  # issue 23 s67b
+        _server_flag_refusals(self)  # issue 23 s68b
+        if self.dsa_checkpoint is not None:
+            true_false("dsa_checkpoint", self.dsa_checkpoint)
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
@@ -930,9 +945,11 @@ class SglangOptions(EngineOptions):
             set_(self, "speculative_moe_a2a_backend",
                  check_draft_choice(self.speculative_moe_a2a_backend))
         _choice(self, "cuda_graph_backend_prefill", PREFILL_BACKENDS, optional=True)
-        for name in ("cuda_graph_max_bs_prefill", "chunked_prefill_size",
-                     "full_prefill_max_req"):
+        for name in ("cuda_graph_max_bs_prefill", "full_prefill_max_req"):
             _optional_int(name, getattr(self, name), 1)
+        # any sign, as SGLang reads it: <= 0 turns chunking off (its checks read `> 0`,
+        # validation_hook.py:243; PD multiplexing wants exactly -1, :253; issue 23 s68b)
+        _optional_int("chunked_prefill_size", self.chunked_prefill_size, -MAX_INT)
         positive_int("pp_size", self.pp_size)
         # at least one request: the pool holds max_total_tokens // 2
         # (kv_cache_configurator.py:3129)
@@ -1149,6 +1166,28 @@ def _post_capture_inputs(options: SglangOptions) -> None:
     _optional_int("max_prefill_tokens", options.max_prefill_tokens, 1)
     if options.hybrid_swa is not None:
         true_false("hybrid_swa", options.hybrid_swa)
+
+
+SERVER_FLAG_SLOTS = ("pipeline", "workers", "metrics", "ports")  # sglang_server_serving.SLOTS
+
+
+def _server_flag_refusals(options: SglangOptions) -> None:
+    """(slot, one line of at most 200 characters) pairs, one per slot, in SLOTS order; None:
+    no refusal."""
+    pairs = options.server_flag_refusals
+    if pairs is None:
+        return
+    if isinstance(pairs, list):
+        pairs = tuple(tuple(p) if isinstance(p, list) else p for p in pairs)
+    ok = isinstance(pairs, tuple) and all(
+        isinstance(p, tuple) and len(p) == 2 and p[0] in SERVER_FLAG_SLOTS
+        and isinstance(p[1], str) and 0 < len(p[1]) <= 200 and "\n" not in p[1]
+        for p in pairs)
+    if not ok or [p[0] for p in pairs] != [s for s in SERVER_FLAG_SLOTS
+                                           if s in {p[0] for p in pairs}]:
+        raise ConfigError(f"server_flag_refusals: expected (slot, refusal) pairs, one per "
+                          f"slot of {', '.join(SERVER_FLAG_SLOTS)}, got {excerpt(pairs)}")
+    object.__setattr__(options, "server_flag_refusals", pairs)
 
 
 def _optional_int(name: str, value: object, minimum: int) -> None:

@@ -188,6 +188,27 @@ def default_chunked_prefill_size(gpu_memory_gb: float | None) -> int:
     return LARGE_GPU_CHUNKED_PREFILL
 
 
+def given_chunk(chunked_prefill_size: int | None, gpu_memory_gb: float | None) -> int:
+    """`chunked_prefill_size` as the hooks read it before attention DP divides it: the line's
+    value of any sign (<= 0: chunking off, which SGLang keeps, memory_hook.py:93-177 fill only
+    None), else the memory hook's default. Why not `or`: a given 0 is chunking off, not the
+    default (issue 23 s68b)."""
+    if chunked_prefill_size is None:
+        return default_chunked_prefill_size(gpu_memory_gb)
+    return chunked_prefill_size
+
+
+def chunk_or(chunked_prefill_size: int | None, default: int) -> int:
+    """given_chunk with the default already computed (`default`)."""
+    return default if chunked_prefill_size is None else chunked_prefill_size
+
+
+def chunking_off(chunked_prefill_size: int | None) -> bool:
+    """A given `--chunked-prefill-size` <= 0: SGLang's checks and the scheduler read chunking
+    as off (validation_hook.py:243, scheduler.py:1362-1373)."""
+    return chunked_prefill_size is not None and chunked_prefill_size <= 0
+
+
 @dataclass(frozen=True)
 class PrefillInputs:
     """What SGLang's prefill-graph resolution reads, as given (None: not given).
@@ -269,11 +290,9 @@ class PrefillInputs:
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
                 raise ConfigError(f"{name}: must be a positive integer, got {value!r}")
-        cps = self.chunked_prefill_size
-        if cps is not None and (isinstance(cps, bool) or not isinstance(cps, int) or cps < 1):
-            raise ConfigError(
-                f"chunked_prefill_size: {cps!r} (chunking off) is not modelled for prefill "
-                f"graphs: their default token ladder derives from it (memory_hook.py:233)")
+        cps = self.chunked_prefill_size  # any sign: <= 0 is chunking off (given_chunk)
+        if cps is not None and (isinstance(cps, bool) or not isinstance(cps, int)):
+            raise ConfigError(f"chunked_prefill_size: must be an integer, got {cps!r}")
 
 
 @dataclass(frozen=True)
@@ -407,7 +426,10 @@ def resolved_backend(inputs: PrefillInputs) -> str:
 def resolve_prefill(inputs: PrefillInputs) -> PrefillGraphs:
     """SGLang's prefill graphs for `inputs` (the module docstring's steps 1-6)."""
     backend, why = _backend(inputs)
-    cps = inputs.chunked_prefill_size or default_chunked_prefill_size(inputs.gpu_memory_gb)
+    # chunking off (<= 0): max_bs -1 (or 0) leaves no default capture size (memory_hook.py:
+    # 233-237, cuda_graph_hook.py:480-497), the attention-DP clamp does not fire (-1 // n is
+    # -1) and the full backend's request slots are max(cps // 512, 1) = 1
+    cps = given_chunk(inputs.chunked_prefill_size, inputs.gpu_memory_gb)
     max_tokens = inputs.max_tokens
     tokens = list(inputs.tokens) if inputs.tokens is not None else None
     deepep = sglang_moe_a2a.deepep_prefill_buckets(  # before the memory hook's sizes

@@ -25,9 +25,9 @@ device; graphfit's 0.95 fallback would be a guess) and a multimodal model whose 
 encoder's size is not known (no model directory, or a vision_config that does not state it;
 `graphfit plan` says so) unless SGLang sizes KV after capture, and post-capture sizing under
 --enable-unified-memory when the model's config.json was not read
-(sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off
-(`chunked_prefill_size` <= 0) is refused by SglangOptions anyway. Without a model directory
-graphfit takes the model as text-only, as the line it shows says.
+(sglang_post_capture.UNIFIED_NOT_MODELLED). Chunking off (`chunked_prefill_size` <= 0)
+reserves for --max-prefill-tokens (memory_hook.py:307-308). Without a model directory graphfit
+takes the model as text-only, as the line it shows says.
 MLA models: oracle-tested in tests/oracle/test_sglang_memory_oracle.py and
 tests/oracle/test_sglang_mla_reserve_oracle.py.
 """
@@ -124,7 +124,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     from graphfit.planner.engines.sglang_memory import default_decode_max_bs
     from graphfit.planner.engines.sglang_prefill import (
         MLA_ARCHITECTURES,
-        default_chunked_prefill_size,
+        given_chunk,
         resolve_prefill,
     )
 
@@ -154,7 +154,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
     if hook_mode is not None:
         prefill_in = replace(prefill_in, backend=config.hook_prefill_backend)
     prefill = resolve_prefill(prefill_in)
-    cps = config.chunked_prefill_size or default_chunked_prefill_size(config.gpu_memory_gb)
+    cps = given_chunk(config.chunked_prefill_size, config.gpu_memory_gb)
     layers, width = config.vision_layers, config.vision_hidden_size
     vision = (VisionEncoder(layers, width) if vlm_adjusted(config) and layers is not None
               and width is not None and config.architecture not in VISION_CONFIG_UNREAD
@@ -181,7 +181,7 @@ def memory_inputs(config: EngineSettings) -> StaticMemoryInputs:
         tp_size=config.tp_size, pp_size=config.pp_size, attn_dp_size=config.attn_dp_size,
         mla=mla, vision=vision, deepep=config.moe_a2a_backend == "deepep",
         prefill_breakable=prefill.phase_backend == "breakable", vlm=vlm_adjusted(config),
-        post_capture_kv_sizing=post)
+        post_capture_kv_sizing=post, max_prefill_tokens=config.max_prefill_tokens)
 
 
 def vlm_adjusted(config: EngineSettings) -> bool:

@@ -71,11 +71,23 @@ def before_lora(config: EngineSettings, changes: Mapping[str, Any] | None = None
     return sglang_server_nodes.problem(config, changes or {})
 
 
+def flag_refusal(config: EngineSettings, slot: str) -> str | None:
+    """The serving flags' first refusal in `slot` (graphfit.inputs.sglang_server_serving,
+    issue 23 s68b), or None."""
+    return dict(config.server_flag_refusals or ()).get(slot)
+
+
 def problem(config: EngineSettings, changes: Mapping[str, Any] | None = None) -> str | None:
     """The first refusal of `check_server_args` after its LoRA checks that graphfit restates
-    (module docstring), or None."""
+    (module docstring), or None: chunk / page and PD multiplexing (:240-262), the workers,
+    buckets and priority scheduling (:273-306), HiSparse (:312), the scheduling
+    conservativeness and metrics (:314-343), two-batch overlap (:346), gRPC, GC and the KV
+    canary (:359-378)."""
     return (sglang_server_chunk.problem(config, changes or {})
-            or sglang_server_hisparse.problem(config, changes or {}) or tbo_problem(config))
+            or flag_refusal(config, "workers")
+            or sglang_server_hisparse.problem(config, changes or {})
+            or flag_refusal(config, "metrics") or tbo_problem(config)
+            or flag_refusal(config, "ports"))
 
 
 def check_before_lora(config: EngineSettings, changes: Mapping[str, Any] | None = None
@@ -91,5 +103,6 @@ def check(config: EngineSettings, changes: Mapping[str, Any] | None = None) -> N
         raise ConfigError(said)
 
 
-__all__ = ["attn_dp_enabled", "before_lora", "check", "check_before_lora", "problem",
+__all__ = ["attn_dp_enabled", "before_lora", "check", "check_before_lora", "flag_refusal",
+           "problem",
            "resolved_a2a", "tbo_problem"]

@@ -11,12 +11,14 @@ and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
   architecture whose model override writes no page, nor a backend that changes it, on such a
   GPU (PAGE_OVERRIDES; DeepSeek-V4's 256 is known on every GPU); there the backend flags'
   page rules apply (sglang_backend_checks.resolved_page: `_mla_backend_page_constraints`,
-  overrides.py:1144-1197, and `_page_size_default`, :1341-1363). Elsewhere (Blackwell's fa4 /
-  trtllm_mha picks and model overrides, ROCm) it is not judged.
+  overrides.py:1144-1197, and `_page_size_default`, :1341-1363); so do they on SM100 for a
+  plain MHA architecture with `--attention-backend` named, without speculation
+  (`sm100_flagged`, issue 23 s68b). Elsewhere (Blackwell's fa4 / trtllm_mha default picks
+  and model overrides, ROCm) it is not judged.
 * `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
-  off (`--chunked-prefill-size -1`, which graphfit reads as not modelled, so every PD-
-  multiplexing line graphfit would plan is refused here unless a model hook turns chunking
-  off, CHUNK_OFF_ARCHS, which is not judged); no disaggregation; the overlap schedule off
+  off, exactly -1 (`--chunked-prefill-size -1`, or 0 / -2 divided by attention DP to -1, as
+  Python's `//` does; a model hook that turns chunking off, CHUNK_OFF_ARCHS, is not judged;
+  issue 23 s68b); no disaggregation; the overlap schedule off
   (`--disable-overlap-schedule`, or the hybrid-mamba no_buffer resolution that turns it off,
   overrides.py:453-486).
 
@@ -32,13 +34,13 @@ from typing import Any
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines.sglang_attn_default import DEEPSEEK_FAMILY, DSA_ARCHITECTURES
-from graphfit.planner.engines.sglang_backend_checks import resolved_page
+from graphfit.planner.engines.sglang_backend_checks import fa4_page, resolved_page
 from graphfit.planner.engines.sglang_mamba_pool import (
     MAMBAISH_ONLY_ARCHS,
     cache_of,
     is_hybrid_mamba,
 )
-from graphfit.planner.engines.sglang_prefill import default_chunked_prefill_size
+from graphfit.planner.engines.sglang_prefill import given_chunk
 from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 
 HOOK = "arg_groups/validation_hook.py"
@@ -80,8 +82,9 @@ def chunk_at_check(config: EngineSettings, changes: Mapping[str, Any]) -> int | 
     a model hook may have turned chunking off (CHUNK_OFF_ARCHS)."""
     if config.architecture in CHUNK_OFF_ARCHS:
         return None
-    chunk = (changes.get("chunked_prefill_size") or config.chunked_prefill_size
-             or default_chunked_prefill_size(config.gpu_memory_gb))
+    chunk = changes.get("chunked_prefill_size")
+    if chunk is None:
+        chunk = given_chunk(config.chunked_prefill_size, config.gpu_memory_gb)
     return chunk // config.attn_dp_size if attn_dp_enabled(config) else chunk
 
 
@@ -91,12 +94,30 @@ def page_at_check(config: EngineSettings) -> int | None:
     if config.architecture == DEEPSEEK_V4:
         return DEEPSEEK_V4_PAGE  # on every CUDA GPU, after any flag (deepseek_v4.py:51-61)
     cap = config.gpu_capability
+    if sm100_flagged(config):  # fa4 named: its 128 (overrides.py:1273-1297)
+        return resolved_page(config.page_size, config.attention_backend_flag,
+                             config.prefill_attention_backend, config.decode_attention_backend,
+                             fa4_page("sm100", False, config.speculative_eagle_topk,
+                                      config.architecture or ""),
+                             draft=config.draft_attention_backend)
     if (cap is None or cap // 10 not in KEEPING_GPUS or config.architecture is None
             or config.architecture in PAGE_OVERRIDES):
         return None
     return resolved_page(config.page_size, config.attention_backend_flag,
                          config.prefill_attention_backend, config.decode_attention_backend,
                          draft=config.draft_attention_backend)
+
+
+def sm100_flagged(config: EngineSettings) -> bool:
+    """On SM100 a plain MHA architecture (SM100_PLAIN_MHA: no model override writes its
+    backend or page) with `--attention-backend` named and no speculation: no default backend
+    is picked, so the flags' page rules decide the page, as on earlier GPUs
+    (`_mla_backend_page_constraints` / `_page_size_default`; issue 23 s68b). With only the
+    prefill and decode flags the base backend is still SGLang's default (trtllm_mha or fa4,
+    whose page rules apply: the oracle's split-flag lines), so not judged here."""
+    return (config.gpu_capability == SM100 and config.architecture in SM100_PLAIN_MHA
+            and config.attention_backend_flag is not None
+            and config.spec_method is SpecMethod.NONE)
 
 
 def sm100_floor(config: EngineSettings) -> int | None:
@@ -167,4 +188,4 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
 
 
 __all__ = ["CHUNK_OFF_ARCHS", "chunk_at_check", "chunk_page_problem", "overlap_on",
-           "page_at_check", "pdmux_problem", "problem"]
+           "page_at_check", "pdmux_problem", "problem", "sm100_flagged"]

@@ -3,14 +3,18 @@
 296-300, overrides.py:1221-1229) runs `validate_hisparse` (hisparse_hook.py:87-165) once the
 line is resolved, after the PD-multiplexing asserts and before two-batch overlap.
 
-Restated for DeepSeek-V4 and MiniMax-M3 sparse targets, which pass its model-class assert
-(:100-107; `is_deepseek_v4`, `is_minimax_sparse`, configs/model_config.py:395-400, 426-431),
-in its order: the radix cache off (:109-111: `--disable-radix-cache`, or a decode server, whose
-radix cache the PD hook turns off unless `--disaggregation-decode-enable-radix-cache`,
-pd_disaggregation_hook.py:98-127), no mixed chunk (:79-84), speculation linear only
-(:114-122) and not adaptive (:123-127). graphfit planned such lines. Not restated: the class
-assert on other models (a DSA checkpoint is told by its `index_topk`), DeepSeek-V4's KV dtype and
-DSA backend checks (:154-165), ROCm's unified-KV guard (:131-148).
+Its model-class assert first (:100-107; issue 23 s68b): DeepSeek-V4 and MiniMax-M3 sparse
+targets pass it (`is_deepseek_v4`, `is_minimax_sparse`, configs/model_config.py:395-400,
+426-431), and so does a DSA checkpoint (`is_deepseek_dsa`, :191-212: one of its architectures
+with an `index_topk`, graphfit.inputs.sglang_hisparse_class); any other architecture is refused
+(a DSA architecture whose config.json graphfit did not read is not judged). Then, for the
+models that pass, in its order: the radix cache off (:109-111: `--disable-radix-cache`, or a
+decode server, whose radix cache the PD hook turns off unless
+`--disaggregation-decode-enable-radix-cache`, pd_disaggregation_hook.py:98-127), no mixed
+chunk (:79-84), speculation linear only (:114-122) and not adaptive (:123-127). graphfit
+planned such lines. Not restated: the KV dtype and DSA backend checks (:154-165;
+`--dsa-prefill-backend` / `--dsa-decode-backend` are not read), ROCm's unified-KV guard
+(:131-148).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from typing import Any
 
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_attn_default import DSA_ARCHITECTURES
 
 HOOK = "arg_groups/hisparse_hook.py"
 # `is_deepseek_v4` / `is_minimax_sparse` (configs/model_config.py:395-400, 426-431)
@@ -36,10 +41,30 @@ def radix_on(config: EngineSettings) -> bool:
             or config.disaggregation_decode_enable_radix_cache)
 
 
+def served(config: EngineSettings) -> bool | None:
+    """Whether the model passes `validate_hisparse`'s class assert (:100-107); None where
+    graphfit cannot tell (no architecture, or a DSA architecture without its config.json)."""
+    arch = config.architecture
+    if arch is None:
+        return None
+    if arch in HISPARSE_TARGETS:
+        return True
+    if arch in DSA_ARCHITECTURES:
+        return config.dsa_checkpoint
+    return False
+
+
 def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
-    """`validate_hisparse`'s first refusal on a DeepSeek-V4 / MiniMax-M3 sparse line, or None;
+    """`validate_hisparse`'s first refusal on a line with `--enable-hisparse`, or None;
     `changes`: the engine model's resolved fields (adaptive speculation SGLang turned off)."""
-    if not config.enable_hisparse or config.architecture not in HISPARSE_TARGETS:
+    if not config.enable_hisparse:
+        return None
+    ok = served(config)
+    if ok is False:
+        return ("--enable-hisparse is only supported for DSA (DeepSeek Sparse Attention) models "
+                f"(e.g., DeepSeek V3.2, GLM-5), DeepSeek V4, and MiniMax M3 now; not "
+                f"{config.architecture} (AssertionError, {HOOK}:104-107)")
+    if ok is None:
         return None
     spec = config.spec_method is not SpecMethod.NONE
     adaptive = changes.get("speculative_adaptive", config.speculative_adaptive)
@@ -59,4 +84,4 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["HISPARSE_TARGETS", "problem", "radix_on"]
+__all__ = ["HISPARSE_TARGETS", "problem", "radix_on", "served"]

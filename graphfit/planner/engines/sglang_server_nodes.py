@@ -11,8 +11,8 @@
   not under SGLANG_ENABLE_PP_SPEC; any other algorithm only EAGLE after its renames (NEXTN
   is EAGLE, a Gemma 4 assistant draft FROZEN_KV_MTP, speculative_hook.py:109-119) and not
   multi-layer, then under SGLANG_ENABLE_PP_SPEC no disaggregation, no adaptive speculation
-  and no attention DP, else a prefill server only. `--min-free-slots-delay` (:165-169) is a
-  flag graphfit does not read;
+  and no attention DP, else a prefill server only; then `--min-free-slots-delay` unset
+  (:165-169, graphfit.inputs.sglang_server_serving; issue 23 s68b);
 * data-parallel replicas (`--dp-size` > 1) only on one node (:199-202).
 
 Why here: graphfit planned every such line, and SGLang refuses each one before it builds a
@@ -76,9 +76,16 @@ def _algorithm(config: EngineSettings) -> str | None:
 def pipeline_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
     """`check_pipeline_parallel_compat` (:119-170) with `--pp-size` > 1; `changes`: the
     engine model's resolved fields (adaptive speculation SGLang turned off, the multi-layer
-    switch)."""
+    switch). Its last assert, `--min-free-slots-delay` unset (:165-169), is read from the
+    pasted line (graphfit.inputs.sglang_server_serving; issue 23 s68b)."""
     if config.pp_size <= 1:
         return None
+    return (_pipeline_spec_problem(config, changes)
+            or dict(config.server_flag_refusals or ()).get("pipeline"))
+
+
+def _pipeline_spec_problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
+    """:124-164, the speculative checks."""
     algorithm = _algorithm(config)
     mode = config.disaggregation_mode
     if algorithm == "DSPARK":

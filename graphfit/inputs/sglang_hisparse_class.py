@@ -1,0 +1,45 @@
+"""Whether `--enable-hisparse`'s model is one SGLang 0.5.23 serves it for (issue 23, s68b):
+`validate_hisparse` asserts `is_deepseek_dsa(hf_config) or is_deepseek_v4 or
+is_minimax_sparse` first (arg_groups/hisparse_hook.py:100-107). `is_deepseek_dsa`
+(configs/model_config.py:191-212) needs one of its architectures AND an `index_topk` that is
+not None on the config transformers builds: config.json's, or 2048 from the
+`deepseek_v32` / `glm_moe_dsa` config classes when the key is absent (as
+graphfit.inputs.sglang_quant_gptq_deepseek reads it, s67q). A DeepSeek-V3 checkpoint without
+`index_topk` is plain MLA, so SGLang refuses HiSparse on it.
+
+Read only with `--enable-hisparse` on a local model directory; the planner judges the class
+(graphfit.planner.engines.sglang_server_hisparse) from the architecture and this setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import local_config
+from graphfit.inputs.settings import COMMAND_LINE, Setting
+
+# transformers' config classes whose `index_topk` defaults to 2048 (so DSA when absent)
+DSA_DEFAULT_TYPES = ("deepseek_v32", "glm_moe_dsa")
+
+
+def dsa_checkpoint(data: Mapping[str, Any]) -> bool:
+    """The `index_topk` half of `is_deepseek_dsa` on config.json's top level."""
+    if "index_topk" not in data:
+        return data.get("model_type") in DSA_DEFAULT_TYPES
+    return data["index_topk"] is not None
+
+
+def settings(values: Mapping[str, Any]) -> list[Setting]:
+    """`dsa_checkpoint` for a HiSparse line on a local model (none otherwise)."""
+    model = values.get("model_path")
+    if values.get("enable_hisparse") is not True or not isinstance(model, str):
+        return []
+    data = local_config(model)
+    if not isinstance(data, dict):
+        return []
+    return [Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json",
+                    COMMAND_LINE)]
+
+
+__all__ = ["DSA_DEFAULT_TYPES", "dsa_checkpoint", "settings"]

@@ -1,0 +1,74 @@
+"""Chunked prefill against the page size on SM100 with the backend flags naming both phases
+(issue 23, s68b; not a test; graphfit.planner.engines.sglang_server_chunk.sm100_flagged):
+SGLang 0.5.23's resolution on a fake SM100 device (capability 10.0) and its whole
+`check_server_args` (arg_groups/validation_hook.py:243-246), beside graphfit's CLI with a B200
+named, on the oracle's dense Llama and small Qwen3-MoE (no model override writes their backend
+or page)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+from pathlib import Path
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_server_checks_oracle as sco
+from tests.oracle import sglang_stubs
+
+SM100 = (10, 0)
+BACKENDS: tuple[tuple[str, ...], ...] = (
+    ("--attention-backend", "triton"), ("--attention-backend", "flashinfer"),
+    ("--attention-backend", "trtllm_mha"), ("--attention-backend", "fa4"),
+    ("--attention-backend", "triton", "--decode-attention-backend", "flashinfer"),
+    ("--attention-backend", "triton", "--prefill-attention-backend", "fa4"),
+    ("--attention-backend", "flashinfer", "--decode-attention-backend", "trtllm_mha"))
+
+
+def draw(rng: random.Random) -> tuple[str, tuple[str, ...]]:
+    """(target name, line): a backend pair, a page, a chunk, now and then attention DP."""
+    out = [*rng.choice(BACKENDS)]
+    if rng.random() < 0.7:
+        out += ["--page-size", str(rng.choice((1, 16, 32, 64, 128)))]
+    out += ["--chunked-prefill-size", str(rng.choice((48, 96, 100, 128, 192, 256, 4096, -1)))]
+    if rng.random() < 0.25:
+        out += ["--tp-size", "2", "--attn-dp-size", "2"]
+    return rng.choice(("dense", "moe")), tuple(out)
+
+
+def sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
+    """(SGLang's refusal or None, whether its `check_server_args` raised it) on SM100."""
+    r = so.resolve(argv, model=str(target), checks=False, capability=SM100)
+    if isinstance(r, so.Rejected):
+        return r.text, False
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.validation_hook import check_server_args
+    try:
+        check_server_args(r.record)
+    except (ValueError, AssertionError) as exc:
+        return f"{type(exc).__name__}: {exc}", True
+    return None, False
+
+
+def graphfit(target: Path, argv: tuple[str, ...]) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of graphfit's CLI with a B200 named."""
+    from graphfit.cli.application import main
+
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "B200", "--", "sglang", "serve", "--model-path",
+                  str(target), *argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return code, errors[-1] if errors else ""
+
+
+def compare(target: Path, argv: tuple[str, ...]) -> tuple[str, str]:
+    """(verdict as sglang_server_checks_oracle.verdict, a one-line account)."""
+    theirs, at_check = sglang(target, argv)
+    code, said = graphfit(target, argv)
+    return (sco.verdict(theirs, at_check, code, said),
+            f"{' '.join(argv)}: SGLang {theirs and theirs[:80]}; graphfit {code} {said[:110]}")
