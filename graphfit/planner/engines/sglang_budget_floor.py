@@ -67,7 +67,7 @@ def _readers(config: EngineSettings) -> list[tuple[str, str]]:
         out.append((target, "the"))
     draft = config.speculative_moe_a2a_backend
     drafted = config.spec_method not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.NGRAM_GPU)
-    if drafted and draft in READERS and draft != target:
+    if drafted and draft in READERS and draft != target and not config.dense_model:
         out.append((draft, "the draft's"))
     return out
 

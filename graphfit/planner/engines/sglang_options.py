@@ -594,6 +594,12 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
+    dense_model: the target's config names no per-token expert count, so the scheduler
+        never seeds the MoE flags (managers/scheduler.py:991-1008) and every graph runner,
+        the draft's included, sees MoeA2ABackend.NONE (layers/moe/utils.py:517-521,
+        541-548) whatever `moe_a2a_backend` resolved to; argument resolution still applies
+        the backend's rules (graphfit.planner.engines.sglang_moe_a2a.runtime_backend; read
+        by graphfit.inputs.sglang_a2a; issue 23 s68m).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -780,6 +786,7 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
+    dense_model: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -831,6 +838,7 @@ class SglangOptions(EngineOptions):
         true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         for name in ("enable_torch_compile", "pp_spec"):
             true_false(name, getattr(self, name))  # issue 23 s67b
+        true_false("dense_model", self.dense_model)  # issue 23 s68m
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
