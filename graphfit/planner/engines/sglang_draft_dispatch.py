@@ -47,7 +47,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import sglang_dispatch_budget, sglang_waterfill
+from graphfit.planner.engines import sglang_dispatch_budget, sglang_moe_a2a, sglang_waterfill
 from graphfit.planner.engines import sglang_spec_runners as spec_runners
 from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
 from graphfit.planner.engines.sglang_draft_moe_classes import DRAFT_MOE_CLASSES, MOE_DRAFTS
@@ -71,7 +71,7 @@ def in_context(config: EngineSettings) -> bool:
     draft's backend live in it: on a dense target the scheduler never seeds the flag the
     context swaps in, so the draft builds under none (managers/scheduler.py:991-1008,
     layers/moe/utils.py:541-548; issue 23 s68m)."""
-    if config.dense_model:
+    if sglang_moe_a2a.dense(config):
         return False
     # EAGLE / EAGLE3 / NEXTN (SpecMethod.MTP, graphfit.inputs.sglang.ALGORITHMS; so is
     # FROZEN_KV_MTP, whose worker builds its draft inside the context too,

@@ -219,7 +219,7 @@ def for_drafts(config: _T) -> _T:
     `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
     (utils/common.py:4090-4092)."""
     target = runtime_backend(config)
-    draft = ("none" if bool(getattr(config, "dense_model", False))  # flags never seeded
+    draft = ("none" if dense(config)  # the flags never seeded
              else draft_backend(target, config.speculative_moe_a2a_backend))
     if draft == live_backend(target):
         return config
@@ -236,6 +236,13 @@ def normal_mode_off(backend: str, deepep_mode: str) -> bool:
     return backend == "deepep" and deepep_mode == "normal"
 
 
+def dense(config: object) -> bool:
+    """SglangOptions.dense_model: the scheduler never seeds the MoE flags, so no layer or
+    runner reads the all-to-all backend (module docstring). Read with a default: the rules'
+    callers also hand over partial configs (the oracle's namespaces)."""
+    return bool(getattr(config, "dense_model", False))
+
+
 def runtime_backend(config: _Parallel | _Drafted) -> str:
     """The target's backend once resolved, as the graph runners see it: `--enable-waterfill`
     makes any backend but deepep / megamoe deepep (overrides.py:1595-1607, in `handle_a2a_moe`
@@ -243,7 +250,7 @@ def runtime_backend(config: _Parallel | _Drafted) -> str:
     runners gather as DeepEP's do even where the line gives none. On a dense model
     (SglangOptions.dense_model) "none": the scheduler never seeds the flag the runners read
     (managers/scheduler.py:991-1008, layers/moe/utils.py:517-521)."""
-    if bool(getattr(config, "dense_model", False)):
+    if dense(config):
         return "none"
     waterfill = bool(getattr(config, "enable_waterfill", False))
     return resolved_a2a(config.moe_a2a_backend, waterfill)
@@ -312,4 +319,4 @@ __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "chec
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
            "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off",
-           "runtime_backend"]
+           "runtime_backend", "dense"]

@@ -54,8 +54,8 @@ def resolved_a2a(config: EngineSettings) -> str:
     sglang_moe_a2a.runtime_backend, does not; issue 23 s68m)."""
     if hook_writes_megamoe(config):
         return "megamoe"
-    return live_backend(sglang_waterfill.resolved_a2a(config.moe_a2a_backend,
-                                                      config.enable_waterfill))
+    waterfill = bool(getattr(config, "enable_waterfill", False))  # as runtime_backend
+    return live_backend(sglang_waterfill.resolved_a2a(config.moe_a2a_backend, waterfill))
 
 
 def tbo_problem(config: EngineSettings) -> str | None:
