@@ -26,7 +26,8 @@ from tests.oracle.measure_root import main_with_before, tally_verdicts
 from tests.oracle.measure_sglang_pplx_capture import BUDGETS
 
 # graphfit's runner names for the oracle's (graphfit.planner.engines.sglang._eagle_drafts)
-GRAPHFIT_NAMES = {"draft": "drafter", "draft_extend": "draft_extend"}
+GRAPHFIT_NAMES = {"draft": "drafter", "draft_extend": "draft_extend",
+                  "frozen_drafter": "frozen_drafter"}
 
 
 def draw(rng: Any) -> tuple[str, ...]:

@@ -68,9 +68,10 @@ def sglang(line: tuple[str, ...]) -> tuple[str | None, int | None]:
     return None, (max(over) if over else None)
 
 
-# the EAGLE worker's draft runners in capture order (eagle_worker_v2.py:476-600), as
-# tests.oracle.sglang_oracle.runners names them
-DRAFT_RUNNERS = ("draft", "draft_extend")
+# the draft runners captured inside the draft's a2a context, as tests.oracle.sglang_oracle.
+# runners names them: the EAGLE worker's in capture order (eagle_worker_v2.py:476-600), and
+# FROZEN_KV_MTP's draft loop (frozen_kv_mtp_worker_v2.py:222-230; s68m)
+DRAFT_RUNNERS = ("draft", "draft_extend", "frozen_drafter")
 
 
 def draft_backend(line: tuple[str, ...]) -> str:
@@ -111,3 +112,19 @@ def sglang_draft(line: tuple[str, ...]) -> tuple[str, int] | None:
         if over:
             return name, max(over)
     return None
+
+
+def gemma4_draft_is_moe(line: tuple[str, ...]) -> bool:
+    """Whether SGLang's own Gemma 4 decoder builds the line's Gemma 4 assistant draft with
+    MoE blocks: `Gemma4DecoderLayer._enable_moe_block` (models/gemma4_causal.py:684-685) on
+    the text config SGLang's `get_config` reads from the draft path (issue 23 s68m)."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+    from tests.oracle import sglang_oracle as so
+
+    resolved = mc.sglang(line).resolved
+    assert isinstance(resolved, so.Resolved)
+    with sglang_stubs.imports():
+        from sglang.srt.models.gemma4_causal import Gemma4DecoderLayer
+
+        config = so._draft_hf_config(resolved)
+        return bool(Gemma4DecoderLayer._enable_moe_block(config.text_config))
