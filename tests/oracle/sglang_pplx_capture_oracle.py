@@ -7,7 +7,11 @@ tokens per request (one attention rank per DP group: nothing gathered or scatter
 
 from __future__ import annotations
 
+import functools
+import json
+import tempfile
 import types
+from pathlib import Path
 
 from tests.oracle import sglang_stubs
 from tests.oracle.paths import require
@@ -112,6 +116,24 @@ def sglang_draft(line: tuple[str, ...]) -> tuple[str, int] | None:
         if over:
             return name, max(over)
     return None
+
+
+@functools.cache
+def unified_draft(moe: bool) -> str:
+    """A Gemma 4 unified assistant draft (HF's config class accepts its MoE block, the plain
+    assistant's refuses it: configuration_gemma4_assistant.py:88-89), its text config with or
+    without `enable_moe_block` (issue 23 s68m)."""
+    from tests.oracle.test_sglang_frozen_draft_oracle import TEXT
+
+    text = {**TEXT, **({"enable_moe_block": True, "num_experts": 8, "top_k_experts": 2,
+                        "moe_intermediate_size": 64} if moe else {})}
+    draft = Path(tempfile.mkdtemp(prefix="graphfit-unified-")) / "draft"
+    draft.mkdir()
+    (draft / "config.json").write_text(json.dumps(
+        {"architectures": ["Gemma4UnifiedAssistantForCausalLM"],
+         "model_type": "gemma4_unified_assistant", "torch_dtype": "bfloat16",
+         "text_config": text, "backbone_hidden_size": 2048}))
+    return str(draft)
 
 
 def gemma4_draft_is_moe(line: tuple[str, ...]) -> bool:

@@ -162,26 +162,6 @@ def test_dropping_the_draft_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
     assert po.sglang_draft(line) is not None and mc.graphfit_cli(line).rejected is None
 
 
-def _unified_draft(moe: bool) -> str:
-    """A Gemma 4 unified assistant draft (HF's config class accepts its MoE block, the plain
-    assistant's refuses it), its text config with or without `enable_moe_block`."""
-    import json
-    import tempfile
-    from pathlib import Path
-
-    from tests.oracle.test_sglang_frozen_draft_oracle import TEXT
-
-    text = {**TEXT, **({"enable_moe_block": True, "num_experts": 8, "top_k_experts": 2,
-                        "moe_intermediate_size": 64} if moe else {})}
-    draft = Path(tempfile.mkdtemp(prefix="graphfit-unified-")) / "draft"
-    draft.mkdir()
-    (draft / "config.json").write_text(json.dumps(
-        {"architectures": ["Gemma4UnifiedAssistantForCausalLM"],
-         "model_type": "gemma4_unified_assistant", "torch_dtype": "bfloat16",
-         "text_config": text, "backbone_hidden_size": 2048}))
-    return str(draft)
-
-
 @pytest.mark.parametrize("moe", [True, False])
 def test_a_frozen_moe_draft_meets_the_assert_at_capture(moe: bool) -> None:
     """FROZEN_KV_MTP (EAGLE promoted for a Gemma 4 assistant, speculative_hook.py:109-116)
@@ -192,7 +172,7 @@ def test_a_frozen_moe_draft_meets_the_assert_at_capture(moe: bool) -> None:
     line = (f"{po.PPLX_ENV}=4", *DRAFT_PPLX, "--speculative-algorithm", "EAGLE",
             "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
             "--speculative-num-draft-tokens", "3", "--speculative-draft-model-path",
-            _unified_draft(moe), "--model-path", mc.model_dir())
+            po.unified_draft(moe), "--model-path", mc.model_dir())
     answer = mc.sglang(line)
     assert answer.rejected is None and answer.runners is not None
     assert "frozen_drafter" in answer.runners and po.gemma4_draft_is_moe(line) is moe
@@ -214,7 +194,7 @@ def test_a_frozen_moe_draft_builds_the_draft_backends_dispatcher(moe: bool) -> N
     line = ("--speculative-moe-a2a-backend", "mooncake", "--tp-size", "2",
             "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
             "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
-            "--speculative-draft-model-path", _unified_draft(moe), "--model-path",
+            "--speculative-draft-model-path", po.unified_draft(moe), "--model-path",
             mc.model_dir())
     theirs, ours = mc.sglang(line).rejected, mc.graphfit_cli(line).rejected
     if not moe:
