@@ -90,9 +90,9 @@ def dense_model(model: Any) -> bool:
 def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     """A pasted line's note that DeepEP's normal mode disables decode and prefill graphs
     whatever the line asks (moe_hook.py:383-398; the model applies it). A backend on a dense
-    model is refused: the scheduler seeds it only for a MoE model (scheduler.py:998-1008),
-    yet resolution still applies its prefill and memory rules, a split graphfit does not
-    model."""
+    model sets `dense_model`: the scheduler seeds the runners' flag only for a MoE model
+    (scheduler.py:998-1008), while resolution still applies the backend's prefill, budget
+    and memory rules (graphfit.planner.engines.sglang_moe_a2a.runtime_backend)."""
     name = str(values.get("moe_a2a_backend") or "none").strip().lower()
     if str(values.get("moe_runner_backend") or "").strip().lower() == "megamoe":
         name = "megamoe"  # the runner alias (arg_groups/mega_moe_hook.py:259-276)
@@ -101,12 +101,14 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
         ("--moe-a2a-backend", name, name not in ("none", "ascend_tp")),
         ("--speculative-moe-a2a-backend", draft, draft != "none")) if on]
     model = values.get("model_path")
+    settings: list[Setting] = []
+    notes: list[str] = []
     if live and dense_model(model):
         flag, value = live[0]
-        raise ConfigError(f"{flag} {value}: the model names no experts "
-                          f"(num_experts_per_tok), so SGLang's graph runners ignore the "
-                          f"backend (scheduler.py:998-1008); not modelled: drop the flag")
-    notes: list[str] = []
+        settings.append(Setting("dense_model", True, f"{flag} {value} on {model}"))
+        notes.append(f"{flag} {value}: the model names no experts (num_experts_per_tok), so "
+                     f"SGLang's graph runners see no all-to-all backend (scheduler.py:"
+                     f"998-1008); its start-up rules still apply (moe_hook.py)")
     if live and not model_known(model):
         notes.append(f"{' and '.join(flag for flag, _ in live)}: graphfit assumes a MoE model "
                      f"(no local config.json to read; SGLang's runners see the backend only "
@@ -116,7 +118,7 @@ def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
         notes.append(f"{NORMAL}: SGLang captures no CUDA graphs (moe_hook.py:383-398); its "
                      f"default mem_fraction_static still reserves for them (the memory hook "
                      f"runs first)")
-    return [], notes
+    return settings, notes
 
 
 __all__ = ["DEEPEP_MODES", "MOE_TOPK_KEYS", "backend", "dense_model", "deepep_mode",

@@ -25,6 +25,7 @@ from graphfit.planner.engines.sglang_draft_moe_classes import (
     MOE_KEYS,
     MOE_LAYER_KEYS,
     MOE_MODEL_TYPES,
+    MOE_TEXT_KEYS,
 )
 
 
@@ -55,6 +56,10 @@ def _moe_class(values: Mapping[str, Any]) -> list[Setting]:
         return []
     key = MOE_KEYS.get(str(first))  # s63d: GigaChat-3.5's `nextn_is_sparse` (bool() of it)
     if key is not None and not data.get(key):
+        return []
+    text_key = MOE_TEXT_KEYS.get(str(first))  # s68m: a Gemma 4 unified assistant's MoE block
+    text = data.get("text_config")
+    if text_key is not None and not (isinstance(text, Mapping) and text.get(text_key)):
         return []
     if not layer_sparse(str(first), data):
         return []

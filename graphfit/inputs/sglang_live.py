@@ -36,6 +36,7 @@ from typing import Any
 
 from graphfit.inputs import (
     model_config,
+    sglang_a2a,
     sglang_context_length,
     sglang_draft,
     sglang_draft_a2a,
@@ -248,6 +249,9 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     # a MoE draft's class (s55e): the ServerArgs hold the draft path SGLang filled in and
     # the resolved --speculative-moe-a2a-backend, read as a pasted line's
     out.update(_fields(sglang_draft_a2a.settings(values)))
+    # a live backend on a dense model: the runners see none (graphfit.inputs.sglang_a2a,
+    # issue 23 s68m), as on a pasted line
+    out.update(_fields(sglang_a2a.graphs_off(values)[0]))
     name = str(values["speculative_algorithm"] or "").upper()
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):

@@ -467,7 +467,8 @@ class EngineConfig:
             enable_torch_compile: bool = False,
             pp_spec: bool = False,
             server_flag_refusals: tuple[tuple[str, str], ...] | None = None,
-            dsa_checkpoint: bool | None = None) -> None: ...
+            dsa_checkpoint: bool | None = None,
+            dense_model: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1606,6 +1607,11 @@ class EngineConfig:
     def dsa_checkpoint(self) -> bool | None:
         """SglangOptions.dsa_checkpoint."""
         return cast("bool | None", self._option("dsa_checkpoint"))
+
+    @property
+    def dense_model(self) -> bool:
+        """SglangOptions.dense_model."""
+        return cast(bool, self._option("dense_model"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -1,6 +1,6 @@
 """How SGLang's all-to-all flags are read (graphfit.inputs.sglang_a2a): DeepEP's normal mode
 is noted (and turns both graph phases off in the model, after the memory default), a dense
-model's backend is refused, bad values say why."""
+model's backend sets `dense_model` (its runners see none, issue 23 s68m), bad values say why."""
 
 from __future__ import annotations
 
@@ -51,20 +51,47 @@ def test_deepep_normal_turns_both_phases_off_and_nothing_else(backend: str,
         assert config.replace(deepep_mode="auto") == base
 
 
-def test_a_dense_model_refuses_a_live_backend(tmp_path: Path) -> None:
+def test_a_dense_model_marks_a_live_backend(tmp_path: Path) -> None:
     (tmp_path / "dense").mkdir()
     (tmp_path / "moe").mkdir()
     dense = _model(tmp_path / "dense")
     moe = _model(tmp_path / "moe", num_experts_per_tok=8)
-    with pytest.raises(ConfigError, match="names no experts"):
-        sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": dense})
+    found, notes = sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": dense})
+    assert [(s.field, s.value) for s in found] == [("dense_model", True)]
+    assert "--moe-a2a-backend deepep" in found[0].origin and any(
+        "see no all-to-all backend" in n for n in notes)
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "deepep", "model_path": moe}) == ([], [])
-    with pytest.raises(ConfigError, match="--speculative-moe-a2a-backend nixl"):
-        sglang_a2a.graphs_off({"speculative_moe_a2a_backend": "nixl", "model_path": dense})
+    found, _ = sglang_a2a.graphs_off({"speculative_moe_a2a_backend": "nixl",
+                                      "model_path": dense})
+    assert found[0].origin.startswith("--speculative-moe-a2a-backend nixl")
+    # the runner alias is megamoe's backend (mega_moe_hook.py:259-276)
+    found, _ = sglang_a2a.graphs_off({"moe_runner_backend": "megamoe", "model_path": dense})
+    assert found[0].origin.startswith("--moe-a2a-backend megamoe")
     # ascend_tp resolves to none; an unknown hub id is not read
     assert sglang_a2a.graphs_off({"moe_a2a_backend": "ascend_tp", "model_path": dense}) == (
         [], [])
     assert not sglang_a2a.dense_model("org/not-local-model")
+
+
+@pytest.mark.parametrize("attn_dp", [1, 2])
+def test_a_dense_models_runners_see_no_backend(attn_dp: int) -> None:
+    """The runners' view (sglang_moe_a2a.runtime_backend / for_drafts) is none on a dense
+    model, so nothing gathers by the backend (utils/common.py:4133-4156) while the resolved
+    argument stays for the start-up rules."""
+    from graphfit.planner.engines import sglang_moe_a2a
+
+    options = {"moe_a2a_backend": "deepep", "tp_size": 4, "attn_dp_size": attn_dp,
+               "gpu_memory_gb": 80, "speculative_moe_a2a_backend": "mooncake"}
+    moe = EngineConfig.from_dict({"engine": "sglang", "max_num_seqs": 16,
+                                  "options": options})
+    dense = moe.replace(dense_model=True)
+    assert dense.moe_a2a_backend == "deepep"
+    assert sglang_moe_a2a.runtime_backend(moe) == "deepep"
+    assert sglang_moe_a2a.runtime_backend(dense) == "none"
+    assert sglang_moe_a2a.for_drafts(moe).moe_a2a_backend == "mooncake"
+    assert sglang_moe_a2a.attn_tp_gather(sglang_moe_a2a.for_drafts(moe))
+    assert not sglang_moe_a2a.attn_tp_gather(sglang_moe_a2a.for_drafts(dense))
+    assert sglang_moe_a2a.attn_tp_gather(moe) and not sglang_moe_a2a.attn_tp_gather(dense)
 
 
 def test_bad_values_say_why() -> None:

@@ -211,3 +211,12 @@ def test_live_uno_reads_the_adapter_as_the_pasted_line(
             for n, c in live.components.items()} == {
         n: {(b.name, b.shape, b.dtype) for b in c.buffers}
         for n, c in pasted.components.items()}, flags
+
+
+def test_live_path_marks_a_dense_models_backend() -> None:
+    """A live all-to-all backend on a dense model: `dense_model`, as a pasted line reads it
+    (graphfit.inputs.sglang_a2a; issue 23 s68m); a MoE model or no backend: nothing."""
+    for model, backend, dense in ((DENSE, "deepep", True), (MOE, "deepep", False),
+                                  (DENSE, "none", False)):
+        found = config_settings({"model_path": model_dir(model), "moe_a2a_backend": backend})
+        assert found.get("dense_model", False) is dense, (model, backend)

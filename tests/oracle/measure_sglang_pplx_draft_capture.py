@@ -3,7 +3,9 @@ graphfit.planner.engines.sglang_pplx_capture.draft_problem) over drawn EAGLE lin
 oracle's Qwen3-MoE model as its own MTP draft, a drawn pplx budget, the target's backend none
 or pplx, the draft's given as pplx or left to inherit, `--deepep-mode` low_latency (sometimes
 auto, which the draft's pplx refuses at build, sglang_draft_dispatch.pplx_problem), chains of
-1-4 steps or a top-2 tree, half of them decode instances.
+1-4 steps or a top-2 tree, half of them decode instances; s68m: a quarter of the lines take a
+Gemma 4 unified assistant draft (with MoE blocks or without), whose FROZEN_KV_MTP draft loop
+is captured in the same context (frozen_kv_mtp_worker_v2.py:222-230).
 
 SGLang: its pipeline and runners (tests.oracle.sglang_moe_a2a_compare), then its own pplx
 assert (tests.oracle.sglang_pplx_capture_oracle.dispatch_asserts) on every captured target
@@ -26,7 +28,8 @@ from tests.oracle.measure_root import main_with_before, tally_verdicts
 from tests.oracle.measure_sglang_pplx_capture import BUDGETS
 
 # graphfit's runner names for the oracle's (graphfit.planner.engines.sglang._eagle_drafts)
-GRAPHFIT_NAMES = {"draft": "drafter", "draft_extend": "draft_extend"}
+GRAPHFIT_NAMES = {"draft": "drafter", "draft_extend": "draft_extend",
+                  "frozen_drafter": "frozen_drafter"}
 
 
 def draw(rng: Any) -> tuple[str, ...]:
@@ -48,6 +51,11 @@ def draw(rng: Any) -> tuple[str, ...]:
              "--speculative-eagle-topk", str(topk), "--speculative-num-draft-tokens",
              str(tokens), "--speculative-draft-model-path", mc.model_dir(),
              "--model-path", mc.model_dir()]
+    if rng.random() < 0.25:  # s68m: a Gemma 4 unified assistant, FROZEN_KV_MTP's draft loop
+        i = argv.index("--speculative-draft-model-path")
+        argv[i + 1] = po.unified_draft(rng.random() < 0.7)
+        # its loop is one row a request: budgets near the captured batches
+        argv[0] = f"{po.PPLX_ENV}={rng.choice((4, 8, 16, 64))}"
     return tuple(argv)
 
 
@@ -72,7 +80,9 @@ def verdict(line: tuple[str, ...]) -> tuple[str, str | None]:
         return ("agree", None) if named else ("differ", f"target asserts at {batch}: {ours}")
     if ours is not None and po.PPLX_ENV not in ours:  # e.g. the draft's build in auto mode
         return "other rule", f"SGLang's pipeline starts; {ours}"
-    found = po.sglang_draft(line)
+    frozen = any("graphfit-unified-" in word for word in line)
+    # a dense unified draft makes no dispatcher: SGLang's own decoder decides (s68m)
+    found = po.sglang_draft(line) if not frozen or po.gemma4_draft_is_moe(line) else None
     if found is not None:
         runner, bs = found
         named = ours is not None and f"{GRAPHFIT_NAMES[runner]} batch {bs} x" in ours

@@ -7,7 +7,11 @@ tokens per request (one attention rank per DP group: nothing gathered or scatter
 
 from __future__ import annotations
 
+import functools
+import json
+import tempfile
 import types
+from pathlib import Path
 
 from tests.oracle import sglang_stubs
 from tests.oracle.paths import require
@@ -68,9 +72,10 @@ def sglang(line: tuple[str, ...]) -> tuple[str | None, int | None]:
     return None, (max(over) if over else None)
 
 
-# the EAGLE worker's draft runners in capture order (eagle_worker_v2.py:476-600), as
-# tests.oracle.sglang_oracle.runners names them
-DRAFT_RUNNERS = ("draft", "draft_extend")
+# the draft runners captured inside the draft's a2a context, as tests.oracle.sglang_oracle.
+# runners names them: the EAGLE worker's in capture order (eagle_worker_v2.py:476-600), and
+# FROZEN_KV_MTP's draft loop (frozen_kv_mtp_worker_v2.py:222-230; s68m)
+DRAFT_RUNNERS = ("draft", "draft_extend", "frozen_drafter")
 
 
 def draft_backend(line: tuple[str, ...]) -> str:
@@ -111,3 +116,37 @@ def sglang_draft(line: tuple[str, ...]) -> tuple[str, int] | None:
         if over:
             return name, max(over)
     return None
+
+
+@functools.cache
+def unified_draft(moe: bool) -> str:
+    """A Gemma 4 unified assistant draft (HF's config class accepts its MoE block, the plain
+    assistant's refuses it: configuration_gemma4_assistant.py:88-89), its text config with or
+    without `enable_moe_block` (issue 23 s68m)."""
+    from tests.oracle.test_sglang_frozen_draft_oracle import TEXT
+
+    text = {**TEXT, **({"enable_moe_block": True, "num_experts": 8, "top_k_experts": 2,
+                        "moe_intermediate_size": 64} if moe else {})}
+    draft = Path(tempfile.mkdtemp(prefix="graphfit-unified-")) / "draft"
+    draft.mkdir()
+    (draft / "config.json").write_text(json.dumps(
+        {"architectures": ["Gemma4UnifiedAssistantForCausalLM"],
+         "model_type": "gemma4_unified_assistant", "torch_dtype": "bfloat16",
+         "text_config": text, "backbone_hidden_size": 2048}))
+    return str(draft)
+
+
+def gemma4_draft_is_moe(line: tuple[str, ...]) -> bool:
+    """Whether SGLang's own Gemma 4 decoder builds the line's Gemma 4 assistant draft with
+    MoE blocks: `Gemma4DecoderLayer._enable_moe_block` (models/gemma4_causal.py:684-685) on
+    the text config SGLang's `get_config` reads from the draft path (issue 23 s68m)."""
+    from tests.oracle import sglang_moe_a2a_compare as mc
+    from tests.oracle import sglang_oracle as so
+
+    resolved = mc.sglang(line).resolved
+    assert isinstance(resolved, so.Resolved)
+    with sglang_stubs.imports():
+        from sglang.srt.models.gemma4_causal import Gemma4DecoderLayer
+
+        config = so._draft_hf_config(resolved)
+        return bool(Gemma4DecoderLayer._enable_moe_block(config.text_config))

@@ -160,3 +160,45 @@ def test_dropping_the_draft_rule_is_caught(monkeypatch: pytest.MonkeyPatch) -> N
     monkeypatch.setattr(rule, "draft_problem", lambda config, runners: None)
     line = (f"{po.PPLX_ENV}=16", *DRAFT_PPLX, *_eagle())
     assert po.sglang_draft(line) is not None and mc.graphfit_cli(line).rejected is None
+
+
+@pytest.mark.parametrize("moe", [True, False])
+def test_a_frozen_moe_draft_meets_the_assert_at_capture(moe: bool) -> None:
+    """FROZEN_KV_MTP (EAGLE promoted for a Gemma 4 assistant, speculative_hook.py:109-116)
+    captures its draft loop inside the draft's a2a context (frozen_kv_mtp_worker_v2.py:
+    222-230): a unified assistant with MoE blocks dispatches each captured batch through the
+    draft's pplx, 24 x 1 rows past 4; without MoE blocks it makes no dispatcher and SGLang
+    starts (issue 23 s68m)."""
+    line = (f"{po.PPLX_ENV}=4", *DRAFT_PPLX, "--speculative-algorithm", "EAGLE",
+            "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
+            "--speculative-num-draft-tokens", "3", "--speculative-draft-model-path",
+            po.unified_draft(moe), "--model-path", mc.model_dir())
+    answer = mc.sglang(line)
+    assert answer.rejected is None and answer.runners is not None
+    assert "frozen_drafter" in answer.runners and po.gemma4_draft_is_moe(line) is moe
+    ours = mc.graphfit_cli(line).rejected
+    if not moe:
+        assert ours is None, ours
+        return
+    found = po.sglang_draft(line)
+    assert found is not None and found[0] == "frozen_drafter", found
+    assert ours is not None and f"frozen_drafter batch {found[1]} x 1 " in ours, ours
+
+
+@pytest.mark.parametrize("moe", [True, False])
+def test_a_frozen_moe_draft_builds_the_draft_backends_dispatcher(moe: bool) -> None:
+    """The same draft under --speculative-moe-a2a-backend mooncake in auto mode: the
+    oracle's draft build (tests.oracle.sglang_draft_build) meets Mooncake's normal-mode raise
+    (token_dispatcher/mooncake.py:343-344) for the MoE blocks only; graphfit refuses that
+    one naming the class, plans the dense one (issue 23 s68m)."""
+    line = ("--speculative-moe-a2a-backend", "mooncake", "--tp-size", "2",
+            "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "2",
+            "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "3",
+            "--speculative-draft-model-path", po.unified_draft(moe), "--model-path",
+            mc.model_dir())
+    theirs, ours = mc.sglang(line).rejected, mc.graphfit_cli(line).rejected
+    if not moe:
+        assert theirs is None and ours is None, (theirs, ours)
+        return
+    assert theirs is not None and "mooncake.py:344" in str(theirs), theirs
+    assert ours is not None and "Gemma4UnifiedAssistantForCausalLM" in ours, ours

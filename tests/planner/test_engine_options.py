@@ -330,6 +330,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "pp_spec": st.booleans(),
     "server_flag_refusals": st.sampled_from([None, (("ports", "gRPC (ValueError, x:1)"),)]),
     "dsa_checkpoint": st.sampled_from([None, True, False]),
+    "dense_model": st.booleans(),  # s68m
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -601,6 +602,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "server_flag_refusals": st.sampled_from([(("port", "x"),), (("ports", ""),), 3,
                                              (("ports", "a"), ("pipeline", "b"))]),  # s68b
     "dsa_checkpoint": st.sampled_from([1, "true"]),
+    "dense_model": st.sampled_from([None, 1]),  # s68m
 }
 
 
@@ -922,6 +924,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
         "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None,
-        "dsa_checkpoint": None}
+        "dsa_checkpoint": None,
+        "dense_model": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

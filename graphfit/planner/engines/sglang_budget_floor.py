@@ -67,6 +67,8 @@ def _readers(config: EngineSettings) -> list[tuple[str, str]]:
         out.append((target, "the"))
     draft = config.speculative_moe_a2a_backend
     drafted = config.spec_method not in (SpecMethod.NONE, SpecMethod.NGRAM, SpecMethod.NGRAM_GPU)
+    # a dense target's draft builds under none too (sglang_moe_a2a.dense; s68m)
+    drafted = drafted and not sglang_moe_a2a.dense(config)
     if drafted and draft in READERS and draft != target:
         out.append((draft, "the draft's"))
     return out

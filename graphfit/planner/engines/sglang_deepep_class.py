@@ -54,7 +54,7 @@ from __future__ import annotations
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
-from graphfit.planner.engines import sglang_quantization, sglang_waterfill
+from graphfit.planner.engines import sglang_moe_a2a, sglang_quantization
 
 # the a2a backends get_moe_impl_class builds DeepEPMoE for and DeepEPMoE keeps on its legacy
 # path (deepep_v2 deprecates at :100-102; mori: see the module docstring)
@@ -188,13 +188,12 @@ def check(architecture: str | None, a2a: str, mode: str, quant: str | None, runn
 
 def check_line(config: EngineSettings) -> None:
     """Mooncake's raise, then the unquantized assert and `check`, on a resolved line: the
-    backend the model sees after Waterfill (sglang_waterfill.resolved_a2a), the ModelConfig's
-    quantization and dtype, the runner after the class's override and pplx's pick (skipped
-    where graphfit cannot tell it), JIT DeepGEMM from
-    SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every start-up check: SGLang builds
-    the model once its arguments are resolved."""
-    a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
-                                        config.enable_waterfill)
+    backend the model sees after Waterfill (sglang_moe_a2a.runtime_backend: none on a dense
+    model, whose layers never read the flag), the ModelConfig's quantization and dtype, the
+    runner after the class's override and pplx's pick (skipped where graphfit cannot tell
+    it), JIT DeepGEMM from SGLANG_ENABLE_JIT_DEEPGEMM and the GPU. Called after every
+    start-up check: SGLang builds the model once its arguments are resolved."""
+    a2a = sglang_moe_a2a.runtime_backend(config)  # dense: none (s68m)
     said = mooncake_problem(config.architecture, a2a, config.deepep_mode)
     if said:
         raise ConfigError(said)

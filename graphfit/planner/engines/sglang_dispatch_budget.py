@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import sglang_waterfill
+from graphfit.planner.engines import sglang_moe_a2a
 from graphfit.planner.engines.sglang_deepep_class import LOW_LATENCY_MODES, NO_DISPATCHER
 
 LIMIT = 1024  # mooncake.py:162, nixl.py:233
@@ -72,8 +72,7 @@ def target_problem(config: EngineSettings) -> str | None:
     arch = config.architecture
     if arch is None or arch in NO_DISPATCHER:
         return None
-    a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
-                                        config.enable_waterfill)
+    a2a = sglang_moe_a2a.runtime_backend(config)  # dense: none (s68m)
     if a2a not in BUDGETS:
         return None
     return problem(a2a, config.deepep_mode, budget(config, a2a), f"{arch}'s MoE")

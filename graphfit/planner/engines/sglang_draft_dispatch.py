@@ -9,8 +9,8 @@ read from its checkpoint (graphfit.inputs.sglang_draft_a2a -> SglangOptions.draf
 SGLang raises where all of these hold (paths under sglang/srt/):
 
 * the target is a MoE model: the scheduler seeds the MoE flags, the draft backend among
-  them, only then (managers/scheduler.py:991-1008; a live backend on a dense target is
-  refused before: graphfit.inputs.sglang_a2a.graphs_off);
+  them, only then (managers/scheduler.py:991-1008; on a dense target, SglangOptions.
+  dense_model, the draft builds under none: `in_context`);
 * the EAGLE worker builds the draft inside `speculative_moe_a2a_backend_context`
   (layers/moe/utils.py:957-975; EagleDraftWorker, speculative/eagle_worker_v2.py:178-231):
   EAGLE / EAGLE3 / NEXTN (NEXTN is EAGLE's alias, arg_groups/speculative_hook.py:109) without
@@ -47,7 +47,7 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import sglang_dispatch_budget, sglang_waterfill
+from graphfit.planner.engines import sglang_dispatch_budget, sglang_moe_a2a, sglang_waterfill
 from graphfit.planner.engines import sglang_spec_runners as spec_runners
 from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
 from graphfit.planner.engines.sglang_draft_moe_classes import DRAFT_MOE_CLASSES, MOE_DRAFTS
@@ -67,7 +67,12 @@ def _builds(config: EngineSettings) -> str | None:
 
 def in_context(config: EngineSettings) -> bool:
     """Whether the draft worker builds the draft inside `speculative_moe_a2a_backend_context`
-    (module docstring; graphfit.planner.engines.sglang_draft_deepep too, s61e)."""
+    (module docstring; graphfit.planner.engines.sglang_draft_deepep too, s61e) with the
+    draft's backend live in it: on a dense target the scheduler never seeds the flag the
+    context swaps in, so the draft builds under none (managers/scheduler.py:991-1008,
+    layers/moe/utils.py:541-548; issue 23 s68m)."""
+    if sglang_moe_a2a.dense(config):
+        return False
     # EAGLE / EAGLE3 / NEXTN (SpecMethod.MTP, graphfit.inputs.sglang.ALGORITHMS; so is
     # FROZEN_KV_MTP, whose worker builds its draft inside the context too,
     # frozen_kv_mtp_worker_v2.py:144); not the multi-layer worker, switched or auto

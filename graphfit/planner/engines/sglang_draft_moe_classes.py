@@ -118,7 +118,19 @@ MOE_LAYER_KEYS: dict[str, tuple[str, int, bool, str]] = {
     "ExaoneMoEForCausalLM": ("is_moe_layer", 0, False, "flags"),
     "ExaoneMoeForCausalLM": ("is_moe_layer", 0, False, "flags"),
 }
+# s68m: a Gemma 4 unified assistant (a FROZEN_KV_MTP draft) builds Gemma4TextModel over its
+# text config (models/gemma4_mtp.py:97-101, 400), every decoder layer a FusedMoE block where
+# that config's `enable_moe_block` is true (models/gemma4_causal.py:640-641, 684-685, 285;
+# HF's default False). The plain Gemma 4 assistant's config class refuses the MoE block
+# (transformers 5.25 configuration_gemma4_assistant.py:88-89), so it stays dense.
+MOE_DRAFTS["Gemma4UnifiedAssistantForCausalLM"] = (
+    "Gemma4UnifiedAssistantForCausalLM", "models/gemma4_mtp.py:97-101, 400, "
+    "models/gemma4_causal.py:285, 640-641")
+# the architectures whose draft builds MoE layers only where a `text_config` key is true:
+# the architecture -> that key
+MOE_TEXT_KEYS: dict[str, str] = {"Gemma4UnifiedAssistantForCausalLM": "enable_moe_block"}
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
-__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_LAYER_KEYS", "MOE_MODEL_TYPES"]
+__all__ = ["DRAFT_MOE_CLASSES", "MOE_DRAFTS", "MOE_KEYS", "MOE_LAYER_KEYS", "MOE_MODEL_TYPES",
+           "MOE_TEXT_KEYS"]

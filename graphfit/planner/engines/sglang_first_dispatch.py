@@ -31,7 +31,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import (
     sglang_dispatch_budget,
     sglang_draft_dispatch,
-    sglang_waterfill,
+    sglang_moe_a2a,
 )
 from graphfit.planner.engines.sglang_deepep_class import NO_DISPATCHER
 
@@ -50,8 +50,7 @@ def _dispatchers(config: EngineSettings) -> list[tuple[str, str]]:
         return []
     out: list[tuple[str, str]] = []
     arch = config.architecture
-    a2a = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
-                                        config.enable_waterfill)
+    a2a = sglang_moe_a2a.runtime_backend(config)  # dense: none (s68m)
     if a2a in SITES and arch not in NO_DISPATCHER:
         out.append((a2a, f"{arch}'s MoE" if arch else ""))
     draft = sglang_draft_dispatch.draft_builds(config)

@@ -16,6 +16,14 @@ resolved `moe_a2a_backend`, and the scheduler calls it only for a MoE model
 (managers/scheduler.py:1001-1008: a config with `num_experts_per_tok` or a sibling); a dense
 model keeps MoeA2ABackend.NONE (utils.py:517-521). `ascend_tp` is resolved to "none"
 (arg_groups/moe_hook.py:463-470).
+
+A dense model (SglangOptions.dense_model) splits the two: argument resolution runs before the
+scheduler and applies the backend's rules whatever the model (its mori / pplx budgets, DeepEP's
+normal mode turning graphs off, the prefill backend it leaves on, DeepEP's 8-aligned prefill
+buckets, the memory hook's reserve), while every graph runner, the draft's included
+(`speculative_moe_a2a_backend_context` then reads an unseeded flag, utils.py:541-548), sees
+none: `runtime_backend` answers "none" there, the resolution rules read the config's own
+`moe_a2a_backend`.
 """
 
 from __future__ import annotations
@@ -206,11 +214,13 @@ def for_drafts(config: _T) -> _T:
     (speculative/eagle_worker_v2.py:286-296, frozen_kv_mtp_worker_v2.py:222-230;
     layers/moe/utils.py:957-975), so the runners' `require_attn_tp_gather()` -- their
     alignment, request capacity and gathered buffers -- reads the draft backend
-    (`draft_backend`); multi-layer EAGLE and DFLASH do not switch and keep the target's.
+    (`draft_backend`), "none" on a dense model (the flag is never seeded, utils.py:541-548);
+    multi-layer EAGLE and DFLASH do not switch and keep the target's.
     `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
     (utils/common.py:4090-4092)."""
     target = runtime_backend(config)
-    draft = draft_backend(target, config.speculative_moe_a2a_backend)
+    draft = ("none" if dense(config)  # the flags never seeded
+             else draft_backend(target, config.speculative_moe_a2a_backend))
     if draft == live_backend(target):
         return config
     return cast(_T, _DraftView(config, draft))
@@ -226,11 +236,22 @@ def normal_mode_off(backend: str, deepep_mode: str) -> bool:
     return backend == "deepep" and deepep_mode == "normal"
 
 
+def dense(config: object) -> bool:
+    """SglangOptions.dense_model: the scheduler never seeds the MoE flags, so no layer or
+    runner reads the all-to-all backend (module docstring). Read with a default: the rules'
+    callers also hand over partial configs (the oracle's namespaces)."""
+    return bool(getattr(config, "dense_model", False))
+
+
 def runtime_backend(config: _Parallel | _Drafted) -> str:
     """The target's backend once resolved, as the graph runners see it: `--enable-waterfill`
     makes any backend but deepep / megamoe deepep (overrides.py:1595-1607, in `handle_a2a_moe`
     at pipeline.py:295; graphfit.planner.engines.sglang_waterfill), so a waterfill line's
-    runners gather as DeepEP's do even where the line gives none."""
+    runners gather as DeepEP's do even where the line gives none. On a dense model
+    (SglangOptions.dense_model) "none": the scheduler never seeds the flag the runners read
+    (managers/scheduler.py:991-1008, layers/moe/utils.py:517-521)."""
+    if dense(config):
+        return "none"
     waterfill = bool(getattr(config, "enable_waterfill", False))
     return resolved_a2a(config.moe_a2a_backend, waterfill)
 
@@ -298,4 +319,4 @@ __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "chec
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
            "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off",
-           "runtime_backend"]
+           "runtime_backend", "dense"]

@@ -604,6 +604,12 @@ class SglangOptions(EngineOptions):
         class's default), the half of `is_deepseek_dsa` past the architecture (configs/
         model_config.py:191-212), read for HiSparse's model-class assert (graphfit.inputs.
         sglang_hisparse_class; issue 23 s68b). None: not read.
+    dense_model: the target's config names no per-token expert count, so the scheduler
+        never seeds the MoE flags (managers/scheduler.py:991-1008) and every graph runner,
+        the draft's included, sees MoeA2ABackend.NONE (layers/moe/utils.py:517-521,
+        541-548) whatever `moe_a2a_backend` resolved to; argument resolution still applies
+        the backend's rules (graphfit.planner.engines.sglang_moe_a2a.runtime_backend; read
+        by graphfit.inputs.sglang_a2a; issue 23 s68m).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -792,6 +798,7 @@ class SglangOptions(EngineOptions):
     pp_spec: bool = False
     server_flag_refusals: tuple[tuple[str, str], ...] | None = None
     dsa_checkpoint: bool | None = None
+    dense_model: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -846,6 +853,7 @@ class SglangOptions(EngineOptions):
         _server_flag_refusals(self)  # issue 23 s68b
         if self.dsa_checkpoint is not None:
             true_false("dsa_checkpoint", self.dsa_checkpoint)
+        true_false("dense_model", self.dense_model)  # issue 23 s68m
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "

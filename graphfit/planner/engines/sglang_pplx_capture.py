@@ -38,6 +38,7 @@ from graphfit.planner.engines import sglang_moe_a2a
 from graphfit.planner.engines.batch import BatchRunner
 from graphfit.planner.engines.sglang_deepep_class import NO_DISPATCHER
 from graphfit.planner.engines.sglang_draft_dispatch import in_context
+from graphfit.planner.engines.sglang_spec_runners import FROZEN_RUNNER
 
 ENV = "SGLANG_PPLX_NUM_MAX_DISPATCH_TOKENS_PER_RANK"
 SITE = "token_dispatcher/pplx.py:290-295"
@@ -71,7 +72,10 @@ def check(config: EngineSettings, captured: Sequence[int]) -> None:
         raise ConfigError(said)
 
 
-DRAFT_RUNNERS = ("drafter", "draft_extend")  # graphfit.planner.engines.sglang._eagle_drafts
+# the draft runners captured inside the draft's a2a context: the EAGLE worker's
+# (graphfit.planner.engines.sglang._eagle_drafts) and FROZEN_KV_MTP's draft loop
+# (frozen_kv_mtp_worker_v2.py:222-230; s68m)
+DRAFT_RUNNERS = ("drafter", "draft_extend", FROZEN_RUNNER)
 
 
 def draft_problem(config: EngineSettings, runners: Sequence[BatchRunner]) -> str | None:

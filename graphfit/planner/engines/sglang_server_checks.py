@@ -39,19 +39,23 @@ from graphfit.planner.engines import (
     sglang_server_chunk,
     sglang_server_hisparse,
     sglang_server_nodes,
+    sglang_waterfill,
 )
 from graphfit.planner.engines.sglang_minimax_kv import hook_writes_megamoe
-from graphfit.planner.engines.sglang_moe_a2a import live_backend, runtime_backend
+from graphfit.planner.engines.sglang_moe_a2a import live_backend
 from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 
 HOOK = "arg_groups/validation_hook.py"
 
 
 def resolved_a2a(config: EngineSettings) -> str:
-    """The target's `moe_a2a_backend` as `check_server_args` reads it (module docstring)."""
+    """The target's `moe_a2a_backend` as `check_server_args` reads it (module docstring):
+    the resolved argument, so a dense model's backend counts (the runners' view,
+    sglang_moe_a2a.runtime_backend, does not; issue 23 s68m)."""
     if hook_writes_megamoe(config):
         return "megamoe"
-    return live_backend(runtime_backend(config))
+    waterfill = bool(getattr(config, "enable_waterfill", False))  # as runtime_backend
+    return live_backend(sglang_waterfill.resolved_a2a(config.moe_a2a_backend, waterfill))
 
 
 def tbo_problem(config: EngineSettings) -> str | None:
