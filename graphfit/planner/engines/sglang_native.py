@@ -98,6 +98,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         put("nnodes", _get(server_args, "nnodes"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
+    if _get(server_args, "disable_attn_tp_gather") is True:  # issue 23 s68l
+        out["disable_attn_tp_gather"] = True
     if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP
         out["enable_dp_lm_head"] = True
     a2a = _get(server_args, "moe_a2a_backend")
@@ -269,7 +271,8 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         context_length=_get(server_args, "context_length") or model_context_length,
         full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a,
         # breakable prefill graphs off under DCP unless given (cuda_graph_hook.py:212-216)
-        dcp=(_get(server_args, "dcp_size") or 1) > 1)
+        dcp=(_get(server_args, "dcp_size") or 1) > 1,
+        disable_attn_tp_gather=_get(server_args, "disable_attn_tp_gather") is True)
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:

@@ -594,6 +594,10 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
+    disable_attn_tp_gather: `--disable-attn-tp-gather`: `require_attn_tp_gather()` is then
+        False whatever the backend (utils/common.py:4142-4143), so an all-to-all backend
+        without attention DP no longer aligns the captured batches to the attention-TP width
+        nor fills the gathered buffer (graphfit.planner.engines.sglang_moe_a2a; issue 23 s68l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -780,6 +784,7 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
+    disable_attn_tp_gather: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -831,6 +836,7 @@ class SglangOptions(EngineOptions):
         true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         for name in ("enable_torch_compile", "pp_spec"):
             true_false(name, getattr(self, name))  # issue 23 s67b
+        true_false("disable_attn_tp_gather", self.disable_attn_tp_gather)  # issue 23 s68l
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
