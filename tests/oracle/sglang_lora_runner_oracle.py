@@ -313,6 +313,23 @@ def compare_file(target: Path, data: dict[str, object]) -> tuple[str, str]:
             f"{shown[:120]}: SGLang {theirs and theirs[:100]}; graphfit {code} {said[:120]}")
 
 
+# `enable_lora` values a Python caller's ServerArgs may hold (s68l): SGLang reads them by
+# Python's truth (lora_hook.py:39-50)
+ENABLE_VALUES: tuple[object, ...] = (True, False, None, "false", "true", "no", "0", 0, 1, "",
+                                     [])
+
+
+def draw_enable_value(rng: random.Random, target: Path) -> tuple[str, str]:
+    """One config file of `draw_paths` with `enable_lora` one of ENABLE_VALUES (None: not
+    given), compared (issue 23, s68l)."""
+    data = draw_paths(rng, target)
+    data.pop("enable_lora", None)
+    value = rng.choice(ENABLE_VALUES)
+    if value is not None:
+        data = {"enable_lora": value, **data}
+    return compare_file(target, data)
+
+
 def draw_s67l(rng: random.Random, target: Path) -> tuple[str, str]:
     """One drawn s67l case compared: a config file's `lora_paths` (2 in 3), else a line with
     a Gemma 4 assistant draft under EAGLE / NEXTN / FROZEN_KV_MTP, LoRA on or off."""

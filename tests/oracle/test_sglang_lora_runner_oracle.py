@@ -204,12 +204,20 @@ def _s67l_wrong(target: Path) -> list[str]:
     wrong = []
     for argv, where in S67L_LINES:
         line = lro.filled(target, ("--tp-size", "2", *argv))
-        theirs, at_check = lro.sglang(target, line)
+        theirs, _ = lro.sglang(target, line)
         code, said = dc.graphfit(target, line, True)
         if ((theirs is None) != (code == 0) or (where is None) != (theirs is None)
                 or (where is not None and where not in said)):
             wrong.append(f"{argv}: SGLang {theirs}; graphfit {code} {said}")
-    for data, lines in S67L_FILES:
+    return wrong + _files_wrong(target, S67L_FILES)
+
+
+def _files_wrong(target: Path, files: list[tuple[dict[str, object], str | None]]
+                 ) -> list[str]:
+    """The config files where graphfit and SGLang part (or graphfit names another line of
+    lora_hook.py than SGLang's check)."""
+    wrong = []
+    for data, lines in files:
         data = {k: str(target) if v == lro.DRAFT else v for k, v in data.items()}
         theirs, at_check = lro.sglang_file(target, data)
         code, said = lro.graphfit_file(target, data)
@@ -222,6 +230,25 @@ def _s67l_wrong(target: Path) -> list[str]:
 
 def test_s67l_fixed_cases_agree(target: Path) -> None:
     wrong = _s67l_wrong(target)
+    assert not wrong, "\n".join(wrong)
+
+
+# s68l: `enable_lora` as a Python caller's ServerArgs holds it, read by Python's truth
+# (lora_hook.py:39-50): the string "false" (or "no") is on, 0, "" or [] off
+S68L_FILES: list[tuple[dict[str, object], str | None]] = [
+    ({"enable_lora": "false"}, "152-155"),  # on: no paths needs rank and targets
+    ({"enable_lora": "false", "lora_paths": "a=/a"}, "132-136"),  # on: the paths parsed
+    ({"enable_lora": "no", **RANKED, "lora_paths": ["a=/a"]}, None),
+    ({"enable_lora": "false", **RANKED}, None),
+    ({"enable_lora": 0, "lora_paths": [1]}, None),  # off: the paths ignored
+    ({"enable_lora": "", "lora_paths": "a=/a"}, None),
+    ({"enable_lora": [], "lora_paths": ["a=/a"], "moe_runner_backend": "lora_triton"},
+     "200-203"),  # off: the runner check finds it so
+]
+
+
+def test_s68l_enable_lora_strings_agree(target: Path) -> None:
+    wrong = _files_wrong(target, S68L_FILES)
     assert not wrong, "\n".join(wrong)
 
 

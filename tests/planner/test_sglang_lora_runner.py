@@ -9,6 +9,8 @@ import json
 import types
 from pathlib import Path
 
+import pytest
+
 from graphfit.planner.engines.sglang_native import fields_from_sglang
 from tests.helpers import run_cli
 
@@ -118,3 +120,15 @@ def test_live_server_args_enable_lora_false_is_kept() -> None:
     assert off.get("lora_disabled") is True and off.get("lora_paths_given") is True
     unset = fields_from_sglang(types.SimpleNamespace(enable_lora=None, tp_size=2))
     assert "lora_disabled" not in unset
+
+
+@pytest.mark.parametrize(("value", "field"), [
+    ("false", "enable_lora"), ("no", "enable_lora"), (1, "enable_lora"),
+    (0, "lora_disabled"), ("", "lora_disabled"), ([], "lora_disabled")])
+def test_live_server_args_enable_lora_by_truth(value: object, field: str) -> None:
+    """s68l: SGLang reads a ServerArgs' enable_lora by Python's truth (lora_hook.py:39-50):
+    the string "false" turns LoRA on, 0 or "" keeps it off whatever the paths."""
+    fields = fields_from_sglang(types.SimpleNamespace(enable_lora=value, lora_paths=["a=/a"],
+                                                      tp_size=2))
+    other = {"enable_lora": "lora_disabled", "lora_disabled": "enable_lora"}[field]
+    assert fields.get(field) is True and other not in fields

@@ -110,10 +110,11 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     put("deepep_mode", _get(server_args, "deepep_mode"))
     put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
     # the LoRA flags the LoRA MoE runners' start-up checks read (sglang_lora_runner; s65d)
-    if _get(server_args, "enable_lora") is True:
-        out["enable_lora"] = True
-    elif _get(server_args, "enable_lora") is False:  # paths ignored (lora_hook.py:39-47; s67l)
-        out["lora_disabled"] = True
+    # by Python's truth, as SGLang reads it (lora_hook.py:39-50; `"false"` is on, 0 off;
+    # issue 23 s68l); given and false, the paths are ignored (s67l)
+    lora = _get(server_args, "enable_lora")
+    if lora is not None:
+        out["enable_lora" if lora else "lora_disabled"] = True
     lora_backend = _get(server_args, "lora_backend")
     if isinstance(lora_backend, str) and lora_backend.strip() not in ("", "csgmv"):
         out["lora_backend"] = lora_backend
