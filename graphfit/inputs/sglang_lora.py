@@ -98,12 +98,15 @@ def _paths(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str
     return out, []
 
 
-def line_paths(values: Mapping[str, Any]) -> None:
-    """SGLang's `LoRAPathAction` on a pasted line's `--lora-paths` (arg_groups/
-    argparse_actions.py:8-25), run as argparse reads the flag: an item that looks like a
-    JSON object (`{...}` once stripped) is parsed, and must hold `lora_path` and `lora_name`.
-    Its failures are the parse's own (json's error, or the AssertionError), LoRA on or off."""
-    paths = values.get("lora_paths")
+def line_paths(paths: Any) -> None:
+    """SGLang's `LoRAPathAction` on one `--lora-paths` of a pasted line (arg_groups/
+    argparse_actions.py:8-25): an item that looks like a JSON object (`{...}` once stripped)
+    is parsed, and must hold `lora_path` and `lora_name`. Its failures are the parse's own
+    (json's error, or the AssertionError), LoRA on or off. The action runs as argparse meets
+    the flag, so graphfit's parser calls this there too (graphfit.inputs.sglang_cli,
+    flagtable's checked store; issue 23 s68l): its error comes before a later flag's
+    argparse error, unrecognized or missing arguments, and each occurrence is checked, not
+    only the last (before s68l graphfit checked the last value after the whole parse)."""
     if not isinstance(paths, list):
         return
     for item in paths:

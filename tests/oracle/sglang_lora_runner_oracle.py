@@ -330,6 +330,39 @@ def draw_enable_value(rng: random.Random, target: Path) -> tuple[str, str]:
     return compare_file(target, data)
 
 
+# s68l: a pasted line with a `--lora-paths` item SGLang's action refuses (or accepts) and an
+# argparse error elsewhere; SGLang reports whichever argparse meets first
+LORA_ITEMS = ("{a=/a}", '{"lora_name": "a"}', '{"lora_name": "a", "lora_path": "/a"}', "a=/a",
+              " {x} ")
+ARGPARSE_ERRORS: tuple[tuple[str, ...], ...] = (
+    ("--tp-size", "x"), ("--kv-cache-dtype", "nope"), ("--bogus-flag",),
+    ("--max-running-requests", "1.5"), ())
+
+
+def draw_order(rng: random.Random) -> tuple[str, ...]:
+    """A line of one or two `--lora-paths` (LORA_ITEMS, a prefix spelling now and then) and
+    an argparse error (ARGPARSE_ERRORS, or none) in a drawn order; a flag missing its value
+    at the very end on some."""
+    pieces: list[tuple[str, ...]] = []
+    for _ in range(rng.choice((1, 1, 2))):
+        flag = rng.choice(("--lora-paths", "--lora-paths", "--lora-pa"))
+        pieces.append((flag, *rng.sample(LORA_ITEMS, rng.randint(1, 2))))
+    pieces.append(rng.choice(ARGPARSE_ERRORS))
+    rng.shuffle(pieces)
+    tail = ("--tp-size",) if rng.random() < 0.15 else ()
+    return ("--tp-size", "2", *(w for p in pieces for w in p), *tail)
+
+
+def compare_order(target: Path, argv: tuple[str, ...]) -> tuple[str, str]:
+    """(agree | differ, a one-line account): both start the line, or both refuse it with
+    the error SGLang reports first (its first 30 characters in graphfit's line)."""
+    theirs, _ = sglang(target, argv)
+    code, said = graphfit(target, argv, {})
+    same = (code == 0 if theirs is None else code == 2 and theirs[:30] in said)
+    return ("agree" if same else "differ",
+            f"{' '.join(argv)}: SGLang {theirs and theirs[:80]}; graphfit {code} {said[:140]}")
+
+
 def draw_s67l(rng: random.Random, target: Path) -> tuple[str, str]:
     """One drawn s67l case compared: a config file's `lora_paths` (2 in 3), else a line with
     a Gemma 4 assistant draft under EAGLE / NEXTN / FROZEN_KV_MTP, LoRA on or off."""

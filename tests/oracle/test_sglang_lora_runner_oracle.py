@@ -252,6 +252,30 @@ def test_s68l_enable_lora_strings_agree(target: Path) -> None:
     assert not wrong, "\n".join(wrong)
 
 
+# s68l: the --lora-paths action's error against a later (or earlier) argparse error
+S68L_ORDER = [
+    ("--lora-paths", "{a=/a}", "--tp-size", "x"),  # the action's, met first
+    ("--tp-size", "x", "--lora-paths", "{a=/a}"),  # argparse's, met first
+    ("--lora-paths", '{"lora_name": "a"}', "--bogus-flag"),  # unrecognized: after the parse
+    ("--lora-paths", "{a=/a}", "--lora-paths", "a=/a"),  # each occurrence runs the action
+    ("--lora-paths", "a=/a", "{a=/a}", "--tp-size"),  # a missing value: after the action
+    ("--lora-pa", "{a=/a}", "--kv-cache-dtype", "nope"),  # a prefix spelling, same action
+]
+
+
+@pytest.mark.parametrize("argv", S68L_ORDER, ids=" ".join)
+def test_s68l_first_error_as_sglang(target: Path, argv: tuple[str, ...]) -> None:
+    said, line = lro.compare_order(target, ("--tp-size", "2", *argv))
+    assert said == "agree", line
+
+
+def test_s68l_drawn_order_agrees(target: Path) -> None:
+    rng = random.Random(68)
+    lines = [lro.compare_order(target, lro.draw_order(rng)) for _ in range(6)]
+    wrong = [line for said, line in lines if said != "agree"]
+    assert not wrong, "\n".join(wrong)
+
+
 def test_s67l_drawn_cases_agree(target: Path) -> None:
     rng = random.Random(67)
     wrong = [f"{said}: {line}" for said, line in (lro.draw_s67l(rng, target) for _ in range(4))
