@@ -466,7 +466,8 @@ class EngineConfig:
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
             pp_spec: bool = False,
-            disable_attn_tp_gather: bool = False) -> None: ...
+            disable_attn_tp_gather: bool = False,
+            gpu_rocm: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1600,6 +1601,11 @@ class EngineConfig:
     def disable_attn_tp_gather(self) -> bool:
         """SglangOptions.disable_attn_tp_gather."""
         return cast(bool, self._option("disable_attn_tp_gather"))
+
+    @property
+    def gpu_rocm(self) -> bool:
+        """SglangOptions.gpu_rocm."""
+        return cast(bool, self._option("gpu_rocm"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

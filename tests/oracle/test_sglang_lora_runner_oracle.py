@@ -276,6 +276,41 @@ def test_s68l_drawn_order_agrees(target: Path) -> None:
     assert not wrong, "\n".join(wrong)
 
 
+# s68l: the V2 modes check on ROCm (SGLang under its platform override on an MI300X)
+S68L_ROCM = [
+    ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules", "all",
+     "--lora-backend", "triton_v2"),  # ROCm refused (:27)
+    ("--lora-paths", "a=/a", "--lora-backend", "triton_v2", "--moe-runner-backend",
+     "lora_triton"),  # ROCm refused through the runner check (:208)
+    ("--lora-paths", "a=/a", "--lora-backend", "triton_v2", "--attn-dp-size", "2",
+     "--enable-dp-lm-head"),  # attention DP refused before ROCm
+    ("--lora-paths", "a=/a"),  # csgmv: no V2 check, planned
+    ("--lora-backend", "triton_v2"),  # LoRA off: no check, planned
+]
+
+
+@pytest.mark.parametrize("argv", S68L_ROCM, ids=" ".join)
+def test_s68l_rocm_v2_modes(target: Path, argv: tuple[str, ...]) -> None:
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *argv))
+    assert said == "agree", line
+
+
+def test_s68l_rocm_only_on_an_amd_name(target: Path) -> None:
+    """The same V2 line on the fake CUDA device: SGLang and graphfit (a figure in GiB) start
+    it, so the refusal above is the platform's."""
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *S68L_ROCM[0]), "80")
+    assert said == "agree" and "SGLang None" in line, line
+
+
+def test_s68l_rocm_planted(target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An AMD name read as telling no platform (main before s68l) is caught."""
+    from graphfit.inputs import gpus
+
+    monkeypatch.setattr(gpus, "gpu_rocm", lambda value: None)
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *S68L_ROCM[0]))
+    assert said == "differ", line
+
+
 def test_s67l_drawn_cases_agree(target: Path) -> None:
     rng = random.Random(67)
     wrong = [f"{said}: {line}" for said, line in (lro.draw_s67l(rng, target) for _ in range(4))

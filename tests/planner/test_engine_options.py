@@ -329,6 +329,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_torch_compile": st.booleans(),  # s67b
     "pp_spec": st.booleans(),
     "disable_attn_tp_gather": st.booleans(),  # s68l
+    "gpu_rocm": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -598,6 +599,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
     "pp_spec": st.sampled_from(["1", 0]),
     "disable_attn_tp_gather": st.sampled_from([None, "true"]),  # s68l
+    "gpu_rocm": st.sampled_from([1, "false"]),
 }
 
 
@@ -919,6 +921,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
         "enable_torch_compile": False, "pp_spec": False,
-        "disable_attn_tp_gather": False}
+        "disable_attn_tp_gather": False, "gpu_rocm": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
