@@ -84,14 +84,16 @@ def gpu_mnnvl_fabric(value: object) -> bool | None:
     return True if any(tag in gpu_name(value) for tag in ("GB200", "GB300")) else None
 
 
-def gpu_rocm(value: object) -> bool | None:
-    """SGLang's `get_platform().is_hip` for a named GPU: True for an AMD Instinct name (a ROCm
-    build, graphfit.inputs.sglang_draft_default.ROCM); None otherwise (a figure in GiB or an
-    NVIDIA name is read as CUDA, as everywhere else). Read by LoRA's V2 modes check
-    (lora_hook.py:20-30; issue 23 s68l)."""
-    from graphfit.inputs.sglang_draft_default import ROCM
+# the AMD Instinct names of GPU_MEMORY_GB: ROCm builds of SGLang
+ROCM_GPUS = frozenset({"MI300X", "MI325X"})
 
-    return True if gpu_name(value) in ROCM else None
+
+def gpu_rocm(value: object) -> bool | None:
+    """SGLang's `get_platform().is_hip` for a named GPU: True for an AMD Instinct name
+    (ROCM_GPUS: a ROCm build); None otherwise (a figure in GiB or an NVIDIA name is read as
+    CUDA, as everywhere else). Read by LoRA's V2 modes check (lora_hook.py:20-30; issue 23
+    s68l)."""
+    return True if gpu_name(value) in ROCM_GPUS else None
 
 
 def gpu_of_capability(capability: object, sm100: object = None) -> str:
