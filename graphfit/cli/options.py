@@ -224,16 +224,19 @@ def _gpu(origin: str, value: Any) -> tuple[list[Setting], list[str]]:
         gpu_capability,
         gpu_memory_gb,
         gpu_mnnvl_fabric,
+        gpu_rocm,
         gpu_sm90,
         gpu_sm100,
     )
     from graphfit.inputs.settings import Setting
 
     settings = [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin)]
-    # a GPU name tells its generation too (SglangOptions.sm90 / sm100 / gpu_capability)
+    # a GPU name tells its generation too (SglangOptions.sm90 / sm100 / gpu_capability), and
+    # an AMD one the ROCm platform (gpu_rocm, issue 23 s68l)
     for field, known in (("sm90", gpu_sm90(value)), ("sm100", gpu_sm100(value)),
                          ("gpu_capability", gpu_capability(value)),
-                         ("mnnvl_fabric", gpu_mnnvl_fabric(value))):
+                         ("mnnvl_fabric", gpu_mnnvl_fabric(value)),
+                         ("gpu_rocm", gpu_rocm(value))):
         if known is not None:
             settings.append(Setting(field, known, origin))
     return settings, []

@@ -39,6 +39,7 @@ from graphfit.inputs.gpus import (
     gpu_capability,
     gpu_memory_gb,
     gpu_mnnvl_fabric,
+    gpu_rocm,
     gpu_sm90,
     gpu_sm100,
 )
@@ -106,6 +107,7 @@ def _native() -> dict[str, Handler]:
         "sm90": as_bool,
         "sm100": as_bool,
         "mnnvl_fabric": as_bool,
+        "gpu_rocm": as_bool,  # issue 23 s68l
         "draft_len_schedule": lambda o, v: as_sizes(o, v),
     }
     keys = {name: field_key(name, readers.get(name, raw)) for name in CONFIG_FIELDS}
@@ -120,7 +122,8 @@ def _gpu_memory_gb(origin: str, value: Any, layer: int) -> tuple[list[Setting], 
     settings = [Setting("gpu_memory_gb", gpu_memory_gb(origin, value), origin, layer)]
     for field, known in (("sm90", gpu_sm90(value)), ("sm100", gpu_sm100(value)),
                          ("gpu_capability", gpu_capability(value)),
-                         ("mnnvl_fabric", gpu_mnnvl_fabric(value))):
+                         ("mnnvl_fabric", gpu_mnnvl_fabric(value)),
+                         ("gpu_rocm", gpu_rocm(value))):  # issue 23 s68l
         if known is not None:
             settings.append(Setting(field, known, origin, layer))
     return settings, []

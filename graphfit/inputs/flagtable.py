@@ -358,6 +358,22 @@ class _Store(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class _Checked(_Store):
+    """A store whose engine action also checks the values as argparse meets the flag (before
+    any later flag is read, before unrecognized or missing arguments are reported): `check`
+    raises `Refused` with the engine's own words (SGLang's LoRAPathAction, issue 23 s68l)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str,
+                 check: Callable[[Any], None], **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.check = check
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
+                 values: Any, option_string: str | None = None) -> None:
+        self.check(values)
+        super().__call__(parser, namespace, values, option_string)
+
+
 class _Append(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace,
                  values: Any, option_string: str | None = None) -> None:
@@ -420,13 +436,16 @@ class Parser(argparse.ArgumentParser):
         raise Refused((message or f"exit {status}").strip())
 
 
-def add_actions(parser: argparse.ArgumentParser, table: Table, name: str) -> None:
+def add_actions(parser: argparse.ArgumentParser, table: Table, name: str,
+                checks: Mapping[str, Callable[[Any], None]] | None = None) -> None:
     """Add the snapshot's actions of parser `name` to `parser` (defaults suppressed: the
-    namespace holds only what the line gives)."""
+    namespace holds only what the line gives); `checks`: by dest, what the engine's own
+    action of a store flag checks as argparse meets it (`_Checked`)."""
+    checks = checks or {}
     if isinstance(parser, Parser) and parser._checking is None:
         parser._checking = parser._get_formatter()
         try:
-            add_actions(parser, table, name)
+            add_actions(parser, table, name, checks)
         finally:
             parser._checking = None
         return
@@ -465,6 +484,9 @@ def add_actions(parser: argparse.ArgumentParser, table: Table, name: str) -> Non
                 extra["const"] = spec.get("const")
                 if extra["nargs"] == 0:
                     extra.pop("type", None)
+            elif kind == "store" and spec["dest"] in checks:
+                action = _Checked
+                extra["check"] = checks[spec["dest"]]
             else:
                 action = _Append if kind == "append" else _Store
             parser.add_argument(*options, action=action, **common, **extra)

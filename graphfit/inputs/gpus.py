@@ -84,6 +84,18 @@ def gpu_mnnvl_fabric(value: object) -> bool | None:
     return True if any(tag in gpu_name(value) for tag in ("GB200", "GB300")) else None
 
 
+# the AMD Instinct names of GPU_MEMORY_GB: ROCm builds of SGLang
+ROCM_GPUS = frozenset({"MI300X", "MI325X"})
+
+
+def gpu_rocm(value: object) -> bool | None:
+    """SGLang's `get_platform().is_hip` for a named GPU: True for an AMD Instinct name
+    (ROCM_GPUS: a ROCm build); None otherwise (a figure in GiB or an NVIDIA name is read as
+    CUDA, as everywhere else). Read by LoRA's V2 modes check (lora_hook.py:20-30; issue 23
+    s68l)."""
+    return True if gpu_name(value) in ROCM_GPUS else None
+
+
 def gpu_of_capability(capability: object, sm100: object = None) -> str:
     """A GPU name of the table standing for a compute capability given as SglangOptions.
     gpu_capability (major * 10 + minor, e.g. from the serving process's

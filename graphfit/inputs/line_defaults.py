@@ -49,6 +49,7 @@ SM90_FIELD = "sm90"
 SM100_FIELD = "sm100"
 CAPABILITY_FIELD = "gpu_capability"
 FABRIC_FIELD = "mnnvl_fabric"  # SglangOptions.mnnvl_fabric (graphfit.inputs.gpus, s55k)
+ROCM_FIELD = "gpu_rocm"  # SglangOptions.gpu_rocm (graphfit.inputs.gpus, issue 23 s68l)
 DEFAULT_GPU_NOTE = "no --gpu-memory-gb: an 80 GB GPU is assumed"
 BATCHED_DP_BACKENDS = frozenset({"deepep_low_latency", "nixl_ep"})  # parallel.py:796-804
 
@@ -85,8 +86,9 @@ def settle_vllm(line: PastedLine, resolved: Resolved, gpu_given: object,
     row = vllm_defaults.release(version)
     gib = values.pop(GPU_FIELD, None)
     origins.pop(GPU_FIELD, None)
-    # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100 / gpu_capability / gpu_mnnvl_fabric)
-    for field in (SM90_FIELD, SM100_FIELD, CAPABILITY_FIELD, FABRIC_FIELD):
+    # SGLang's (graphfit.inputs.gpus.gpu_sm90 / 100 / gpu_capability / gpu_mnnvl_fabric /
+    # gpu_rocm)
+    for field in (SM90_FIELD, SM100_FIELD, CAPABILITY_FIELD, FABRIC_FIELD, ROCM_FIELD):
         values.pop(field, None)
         origins.pop(field, None)
     assumed = gib is None

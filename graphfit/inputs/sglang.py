@@ -518,7 +518,9 @@ FILE_KEYS: dict[str, Handler] = {
     "speculative_adaptive_config": _not_default(None, "adaptive speculation"),
     "speculative_use_rejection_sampling": _not_default(False, REJECTION_SAMPLING),
     "moe_dense_tp_size": _not_default(None, GATHER),
-    "disable_attn_tp_gather": _not_default(False, GATHER),
+    # no attention-TP gather: the runners' alignment and gathered buffers (issue 23 s68l;
+    # graphfit.planner.engines.sglang_moe_a2a)
+    "disable_attn_tp_gather": field_key("disable_attn_tp_gather", as_bool, SG),
     "cuda_graph_config": cuda_graph_config,
     "pp_size": field_key("pp_size", _positive, SG),
     # prefill-graph settings graphfit does not model: refused unless off

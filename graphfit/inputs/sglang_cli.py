@@ -159,10 +159,12 @@ def _with_config(argv: list[str], table: flagtable.Table) -> list[str]:
 
 @cache
 def _parser() -> flagtable.Parser:
-    """SGLang's server parser, once per process."""
+    """SGLang's server parser, once per process (the --lora-paths action checking its items as
+    SGLang's LoRAPathAction does, arg_groups/argparse_actions.py:8-25)."""
     table = flagtable.load("sglang")
     parser = flagtable.Parser(prog=table.prog("server"))
-    flagtable.add_actions(parser, table, "server")
+    # the --lora-paths action's JSON items, checked as argparse meets the flag (s67l, s68l)
+    flagtable.add_actions(parser, table, "server", {"lora_paths": sglang_lora.line_paths})
     return parser
 
 
@@ -173,7 +175,6 @@ def parse(argv: Sequence[str], entry: str) -> tuple[Parsed, str, list[str]]:
     args = serve_argv(argv) if entry == "serve" else list(argv)
     args = _with_config(args, table)
     parsed = flagtable.parse(_parser(), args)
-    sglang_lora.line_paths(parsed.values)  # the --lora-paths action's JSON items (s67l)
     sglang_dspark.fill(parsed.values)  # the draft SGLang fills in from the target (s51d)
     model: Any = parsed.values.get("model_path")
     return parsed, str(model), []

@@ -17,7 +17,7 @@ from dataclasses import replace
 from types import MappingProxyType
 from typing import Any
 
-from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, gpu_name
+from graphfit.inputs.gpus import GPU_CAPABILITY_MAJOR, GPU_MEMORY_GB, ROCM_GPUS, gpu_name
 from graphfit.inputs.model_config import config_path, load_config
 from graphfit.inputs.settings import Resolved
 from graphfit.inputs.sglang_minimax_moe import quantization as minimax_quantization
@@ -57,7 +57,7 @@ from graphfit.planner.engines.sglang_mtp_graphs import FLASH_ATTENTION, draft_ex
 FIELD = "mtp_draft_backend"
 DEQUANT = "prefill_kv_cache_dequant_dtype"
 LINE_HINT = "--attention-backend on the line"  # how the user names the backend
-ROCM = frozenset({"MI300X", "MI325X"})
+ROCM = ROCM_GPUS  # the AMD names (graphfit.inputs.gpus)
 EAGLE_FAMILY = frozenset({"EAGLE", "EAGLE3", "NEXTN", "STANDALONE"})  # spec_info.py:262-264
 # `_auto_choose_speculative_params` (speculative_hook.py:1439-1459): (steps, topk, draft
 # tokens) for these architectures; the planner's engine model keeps its own copy, private to it

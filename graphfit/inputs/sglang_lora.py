@@ -98,12 +98,15 @@ def _paths(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str
     return out, []
 
 
-def line_paths(values: Mapping[str, Any]) -> None:
-    """SGLang's `LoRAPathAction` on a pasted line's `--lora-paths` (arg_groups/
-    argparse_actions.py:8-25), run as argparse reads the flag: an item that looks like a
-    JSON object (`{...}` once stripped) is parsed, and must hold `lora_path` and `lora_name`.
-    Its failures are the parse's own (json's error, or the AssertionError), LoRA on or off."""
-    paths = values.get("lora_paths")
+def line_paths(paths: Any) -> None:
+    """SGLang's `LoRAPathAction` on one `--lora-paths` of a pasted line (arg_groups/
+    argparse_actions.py:8-25): an item that looks like a JSON object (`{...}` once stripped)
+    is parsed, and must hold `lora_path` and `lora_name`. Its failures are the parse's own
+    (json's error, or the AssertionError), LoRA on or off. The action runs as argparse meets
+    the flag, so graphfit's parser calls this there too (graphfit.inputs.sglang_cli,
+    flagtable's checked store; issue 23 s68l): its error comes before a later flag's
+    argparse error, unrecognized or missing arguments, and each occurrence is checked, not
+    only the last (before s68l graphfit checked the last value after the whole parse)."""
     if not isinstance(paths, list):
         return
     for item in paths:
@@ -132,11 +135,16 @@ def _targets(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[s
 
 
 def _enable_lora(origin: str, value: Any, layer: int) -> tuple[list[Setting], list[str]]:
-    """`enable_lora`: s50k's reading (graphfit.inputs.sglang_dsv4), and, given False (a config
-    file's; the CLI flag is store-true), `lora_disabled`: SGLang then ignores `lora_paths`
-    (lora_hook.py:39-47; s67l)."""
-    settings, notes = sglang_dsv4.KEYS["enable_lora"](origin, value, layer)
-    if value is not None and not as_bool(origin, value):
+    """`enable_lora`: s50k's reading (graphfit.inputs.sglang_dsv4), and, given and false (a
+    config file's; the CLI flag is store-true), `lora_disabled`: SGLang then ignores
+    `lora_paths` (lora_hook.py:39-47; s67l). A config file holds what a Python caller's
+    `ServerArgs(enable_lora=...)` holds, which SGLang reads by Python's truth wherever it
+    reads it (lora_hook.py:39-50, server_args.py:287-288, deepseek_v4_hook.py:324): the
+    string "false" is on, 0 or "" off (issue 23 s68l; before, "false" read as off and other
+    values refused)."""
+    on = None if value is None else bool(value)
+    settings, notes = sglang_dsv4.KEYS["enable_lora"](origin, on, layer)
+    if on is False:
         settings.append(Setting("lora_disabled", True, origin, layer))
     return settings, notes
 

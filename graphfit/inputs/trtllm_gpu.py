@@ -17,7 +17,7 @@ from graphfit.inputs.settings import Setting
 from graphfit.planner.core.errors import ConfigError
 
 # what `--gpu-memory-gb NAME` sets (graphfit.cli.options._gpu, graphfit.inputs.config_file)
-GPU_FIELDS = ("gpu_memory_gb", "sm90", "sm100", "gpu_capability", "mnnvl_fabric")
+GPU_FIELDS = ("gpu_memory_gb", "sm90", "sm100", "gpu_capability", "mnnvl_fabric", "gpu_rocm")
 SM_FIELD = "sm_version"
 
 

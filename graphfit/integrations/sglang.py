@@ -191,11 +191,18 @@ def _generation(stand_in: str) -> dict[str, Any]:
     """SglangOptions.sm90 / sm100 / gpu_capability / mnnvl_fabric of the GPU standing for the
     server's, as a pasted line's `--gpu-memory-gb <name>` sets them (graphfit.cli.options.
     _gpu); the caller's own values win (they come later)."""
-    from graphfit.inputs.gpus import gpu_capability, gpu_mnnvl_fabric, gpu_sm90, gpu_sm100
+    from graphfit.inputs.gpus import (
+        gpu_capability,
+        gpu_mnnvl_fabric,
+        gpu_rocm,
+        gpu_sm90,
+        gpu_sm100,
+    )
 
     found = {"sm90": gpu_sm90(stand_in), "sm100": gpu_sm100(stand_in),
              "gpu_capability": gpu_capability(stand_in),
-             "mnnvl_fabric": gpu_mnnvl_fabric(stand_in)}  # a GB200's fabric (s55k)
+             "mnnvl_fabric": gpu_mnnvl_fabric(stand_in),  # a GB200's fabric (s55k)
+             "gpu_rocm": gpu_rocm(stand_in)}  # an AMD name's platform (s68l)
     return {field: value for field, value in found.items() if value is not None}
 
 

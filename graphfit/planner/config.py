@@ -468,7 +468,9 @@ class EngineConfig:
             pp_spec: bool = False,
             server_flag_refusals: tuple[tuple[str, str], ...] | None = None,
             dsa_checkpoint: bool | None = None,
-            dense_model: bool = False) -> None: ...
+            dense_model: bool = False,
+            disable_attn_tp_gather: bool = False,
+            gpu_rocm: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1612,6 +1614,16 @@ class EngineConfig:
     def dense_model(self) -> bool:
         """SglangOptions.dense_model."""
         return cast(bool, self._option("dense_model"))
+
+    @property
+    def disable_attn_tp_gather(self) -> bool:
+        """SglangOptions.disable_attn_tp_gather."""
+        return cast(bool, self._option("disable_attn_tp_gather"))
+
+    @property
+    def gpu_rocm(self) -> bool:
+        """SglangOptions.gpu_rocm."""
+        return cast(bool, self._option("gpu_rocm"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -146,15 +146,17 @@ def filled(target: Path, argv: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(paths.get(arg, arg) for arg in argv)
 
 
-def graphfit(target: Path, argv: tuple[str, ...], env: Mapping[str, str]) -> tuple[int, str]:
-    """(exit status, the last `error:` line) of graphfit's CLI on the line, `env` prefixed."""
+def graphfit(target: Path, argv: tuple[str, ...], env: Mapping[str, str], gpu: str = "80"
+             ) -> tuple[int, str]:
+    """(exit status, the last `error:` line) of graphfit's CLI on the line, `env` prefixed,
+    planned for `gpu` (GiB or a name)."""
     from graphfit.cli.application import main
 
     out, err = io.StringIO(), io.StringIO()
     code = 0
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         try:
-            main(["plan", "--gpu-memory-gb", "80", "--", *(f"{k}={v}" for k, v in env.items()),
+            main(["plan", "--gpu-memory-gb", gpu, "--", *(f"{k}={v}" for k, v in env.items()),
                   "sglang", "serve", "--model-path", str(target), *argv])
         except SystemExit as exc:
             code = exc.code if isinstance(exc.code, int) else 1
@@ -311,6 +313,104 @@ def compare_file(target: Path, data: dict[str, object]) -> tuple[str, str]:
     shown = json.dumps({k: v for k, v in data.items() if k != "speculative_draft_model_path"})
     return (verdict(theirs, at_check, code, said),
             f"{shown[:120]}: SGLang {theirs and theirs[:100]}; graphfit {code} {said[:120]}")
+
+
+# `enable_lora` values a Python caller's ServerArgs may hold (s68l): SGLang reads them by
+# Python's truth (lora_hook.py:39-50)
+ENABLE_VALUES: tuple[object, ...] = (True, False, None, "false", "true", "no", "0", 0, 1, "",
+                                     [])
+
+
+def draw_enable_value(rng: random.Random, target: Path) -> tuple[str, str]:
+    """One config file of `draw_paths` with `enable_lora` one of ENABLE_VALUES (None: not
+    given), compared (issue 23, s68l)."""
+    data = draw_paths(rng, target)
+    data.pop("enable_lora", None)
+    value = rng.choice(ENABLE_VALUES)
+    if value is not None:
+        data = {"enable_lora": value, **data}
+    return compare_file(target, data)
+
+
+# s68l: a pasted line with a `--lora-paths` item SGLang's action refuses (or accepts) and an
+# argparse error elsewhere; SGLang reports whichever argparse meets first
+LORA_ITEMS = ("{a=/a}", '{"lora_name": "a"}', '{"lora_name": "a", "lora_path": "/a"}', "a=/a",
+              " {x} ")
+ARGPARSE_ERRORS: tuple[tuple[str, ...], ...] = (
+    ("--tp-size", "x"), ("--kv-cache-dtype", "nope"), ("--bogus-flag",),
+    ("--max-running-requests", "1.5"), ())
+
+
+def draw_order(rng: random.Random) -> tuple[str, ...]:
+    """A line of one or two `--lora-paths` (LORA_ITEMS, a prefix spelling now and then) and
+    an argparse error (ARGPARSE_ERRORS, or none) in a drawn order; a flag missing its value
+    at the very end on some."""
+    pieces: list[tuple[str, ...]] = []
+    for _ in range(rng.choice((1, 1, 2))):
+        flag = rng.choice(("--lora-paths", "--lora-paths", "--lora-pa"))
+        pieces.append((flag, *rng.sample(LORA_ITEMS, rng.randint(1, 2))))
+    pieces.append(rng.choice(ARGPARSE_ERRORS))
+    rng.shuffle(pieces)
+    tail = ("--tp-size",) if rng.random() < 0.15 else ()
+    return ("--tp-size", "2", *(w for p in pieces for w in p), *tail)
+
+
+def compare_order(target: Path, argv: tuple[str, ...]) -> tuple[str, str]:
+    """(agree | differ, a one-line account): both start the line, or both refuse it with
+    the error SGLang reports first (its first 30 characters in graphfit's line)."""
+    theirs, _ = sglang(target, argv)
+    code, said = graphfit(target, argv, {})
+    same = (code == 0 if theirs is None else code == 2 and theirs[:30] in said)
+    return ("agree" if same else "differ",
+            f"{' '.join(argv)}: SGLang {theirs and theirs[:80]}; graphfit {code} {said[:140]}")
+
+
+def sglang_rocm(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
+    """`sglang` on ROCm: SGLang's own scoped platform override (runtime_context.py:1908-1946)
+    with an MI300X's facts (tests.oracle.sglang_mtp_oracle.ROCM_FACTS), so every
+    `get_platform().is_hip` the resolution and `check_server_args` read says AMD."""
+    from tests.oracle.sglang_mtp_oracle import ROCM_FACTS
+
+    with sglang_stubs.imports():
+        from sglang.srt.runtime_context import override_platform
+    with override_platform(**ROCM_FACTS):
+        return _sglang(target, argv)
+
+
+# s68l: LoRA's V2 modes on ROCm (lora_hook.py:20-30, `get_platform().is_hip` last)
+V2_RUNNERS: tuple[tuple[str, ...], ...] = (
+    ("--lora-backend", "triton_v2"),  # a plain runner: the check at :50-54
+    ("--lora-backend", "triton_v2", "--moe-runner-backend", "lora_triton"),  # :208
+    ("--moe-runner-backend", "lora_triton"),  # refused before the modes (:204-207)
+    ())
+
+
+def draw_rocm(rng: random.Random) -> tuple[str, ...]:
+    """A LoRA line (or none) with a V2 runner choice (V2_RUNNERS) and, now and then, a mode
+    the check refuses before ROCm (two-batch overlap, attention DP)."""
+    lora = rng.choice(((), ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules",
+                            "all"), ("--lora-paths", "a=/adapters/a")))
+    extra = rng.choice(((), (), ("--enable-two-batch-overlap",),
+                        ("--attn-dp-size", "2", "--enable-dp-lm-head")))
+    return ("--tp-size", "2", *lora, *rng.choice(V2_RUNNERS), *extra)
+
+
+def compare_rocm(target: Path, argv: tuple[str, ...], gpu: str = "MI300X"
+                 ) -> tuple[str, str]:
+    """(verdict, a one-line account) of a line on a named AMD GPU (`gpu`; "80": SGLang on the
+    fake CUDA device, graphfit given a figure in GiB): agree where both start it or both
+    refuse it with SGLang's words (its message's first 60 characters in graphfit's line),
+    differ where one refuses, other where both refuse for different reasons."""
+    theirs, _ = sglang_rocm(target, argv) if gpu == "MI300X" else sglang(target, argv)
+    code, said = graphfit(target, argv, {}, gpu)
+    if (theirs is None) != (code == 0):
+        said_as = "differ"
+    else:
+        said_as = ("agree" if theirs is None or theirs.split(": ", 1)[-1][:60] in said
+                   else "other")
+    return (said_as,
+            f"{gpu} {' '.join(argv)}: SGLang {theirs and theirs[:100]}; graphfit {code} "
+            f"{said[:120]}")
 
 
 def draw_s67l(rng: random.Random, target: Path) -> tuple[str, str]:

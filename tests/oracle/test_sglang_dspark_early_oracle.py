@@ -6,9 +6,9 @@ tests/oracle/sglang_dspark_early.py)."""
 
 from __future__ import annotations
 
+import json
 import os
 import types
-from pathlib import Path
 from unittest import mock
 
 import pytest
@@ -92,22 +92,55 @@ def _sglang_staged(flags: tuple[str, ...]) -> frozenset[str]:
             return de.staged_exclude(mr, mlp or attn)
 
 
-def test_two_batch_overlap_clause_needs_disable_attn_tp_gather(tmp_path: Path) -> None:
-    """s67l: the predicate's two-batch-overlap clause decides only where nothing before it
-    does. SGLang starts TBO without attention DP only with an a2a backend
-    (validation_hook.py:756-772), which gathers the attention input
-    (`require_attn_tp_gather`, utils/common.py:4133-4156) unless `--disable-attn-tp-gather`:
-    so a line reaching the clause carries that flag, which graphfit refuses as not modelled."""
+@pytest.fixture(scope="module")
+def moe_lines(tmp_path_factory: pytest.TempPathFactory) -> tuple[tuple[str, ...], ...]:
+    """s68l: DSPARK lines on a Qwen3-MoE target under deepep at TP 2 with
+    `--disable-attn-tp-gather` (graphfit models it: no attention-TP gather,
+    utils/common.py:4142-4143), without and with two-batch overlap, which SGLang starts
+    with an a2a backend (validation_hook.py:756-772). The target has the oracle model's
+    hidden size and vocabulary, the sizes the oracle's runners are built with
+    (tests.oracle.sglang_oracle.runners), so every shared tensor is compared."""
     so.oracle()
-    moe = sglang_stubs.write_moe_model_dir(tmp_path / "moe")
-    draft = kc.draft_dir("block_size", 8, False, '{"hidden_size": 2048}')
+    moe = sglang_stubs.write_moe_model_dir(tmp_path_factory.mktemp("moe"))
+    config = json.loads((moe / "config.json").read_text())
+    config.update(hidden_size=so.DEFAULT_HIDDEN, vocab_size=128256)
+    (moe / "config.json").write_text(json.dumps(config))
     base = ("--model-path", str(moe), "--max-running-requests", "8", "--tp-size", "2",
-            "--ep-size", "2", "--moe-a2a-backend", "deepep")
-    spec = ("--speculative-algorithm", "DSPARK", kc.DRAFT, draft)
-    off = ("--disable-attn-tp-gather",)
-    assert len(_sglang_staged((*base, *off, *spec))) == 4  # the clause is reached ...
-    assert not _sglang_staged((*base, *off, "--enable-two-batch-overlap", *spec))  # ... decides
-    assert not _sglang_staged((*base, "--enable-two-batch-overlap", *spec))  # gathered first
-    said = de.dc.pasted((*base, *off, "--enable-two-batch-overlap", *spec), 80)
-    assert said.plan is None and "--disable-attn-tp-gather" in str(said.rejected), said
-    assert "not modelled" in str(said.rejected), said
+            "--ep-size", "2", "--moe-a2a-backend", "deepep", "--disable-attn-tp-gather")
+    spec = ("--speculative-algorithm", "DSPARK", kc.DRAFT, kc.draft_dir("block_size", 8, False))
+    return (*base, *spec), (*base, "--enable-two-batch-overlap", *spec)
+
+
+def test_two_batch_overlap_clause_decides_on_a_line_both_sides_plan(
+        moe_lines: tuple[tuple[str, ...], ...]) -> None:
+    """The predicate's two-batch-overlap clause decides only where nothing before it does:
+    SGLang starts TBO without attention DP only with an a2a backend, which gathers the
+    attention input (`require_attn_tp_gather`, utils/common.py:4133-4156) unless
+    `--disable-attn-tp-gather`. On those lines SGLang's own predicate stages the four slots
+    without TBO and none with it, and graphfit shares exactly the tensors SGLang shares on
+    both (s67l pinned that graphfit refused the flag as not modelled; s68l models it)."""
+    plain, tbo = moe_lines
+    assert len(_sglang_staged(plain)) == 4  # the clause is reached ...
+    assert not _sglang_staged(tbo)  # ... and decides
+    for flags, kept in ((plain, 4), (tbo, 0)):
+        on, off = _agree(flags, "Y"), _agree(flags, "0")
+        assert off["shared_tensors"] - on["shared_tensors"] == kept, (flags, on, off)
+
+
+def test_two_batch_overlap_clause_planted(moe_lines: tuple[tuple[str, ...], ...],
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """graphfit dropping the clause (staging the slots under TBO) is caught on the TBO line;
+    graphfit still gathering under `--disable-attn-tp-gather` is caught on the plain one."""
+    from graphfit.planner.engines import sglang_dspark_early, sglang_moe_a2a
+
+    tbo = moe_lines[1]
+    with monkeypatch.context() as m:
+        m.setattr(sglang_dspark_early, "staged", lambda config: bool(
+            config.dspark_early_verify_metadata and config.attn_dp_size == 1))
+        got = de.compare(tbo, "Y")
+    assert got is not None and got[0], got
+    with monkeypatch.context() as m:
+        m.setattr(sglang_moe_a2a, "_gathers",
+                  lambda live, tp, dp, disabled=False: live != "none" and (dp == 1 or dp < tp))
+        got = de.compare(moe_lines[0], "Y")
+    assert got is None or got[0], got

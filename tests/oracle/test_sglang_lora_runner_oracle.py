@@ -204,12 +204,20 @@ def _s67l_wrong(target: Path) -> list[str]:
     wrong = []
     for argv, where in S67L_LINES:
         line = lro.filled(target, ("--tp-size", "2", *argv))
-        theirs, at_check = lro.sglang(target, line)
+        theirs, _ = lro.sglang(target, line)
         code, said = dc.graphfit(target, line, True)
         if ((theirs is None) != (code == 0) or (where is None) != (theirs is None)
                 or (where is not None and where not in said)):
             wrong.append(f"{argv}: SGLang {theirs}; graphfit {code} {said}")
-    for data, lines in S67L_FILES:
+    return wrong + _files_wrong(target, S67L_FILES)
+
+
+def _files_wrong(target: Path, files: list[tuple[dict[str, object], str | None]]
+                 ) -> list[str]:
+    """The config files where graphfit and SGLang part (or graphfit names another line of
+    lora_hook.py than SGLang's check)."""
+    wrong = []
+    for data, lines in files:
         data = {k: str(target) if v == lro.DRAFT else v for k, v in data.items()}
         theirs, at_check = lro.sglang_file(target, data)
         code, said = lro.graphfit_file(target, data)
@@ -223,6 +231,84 @@ def _s67l_wrong(target: Path) -> list[str]:
 def test_s67l_fixed_cases_agree(target: Path) -> None:
     wrong = _s67l_wrong(target)
     assert not wrong, "\n".join(wrong)
+
+
+# s68l: `enable_lora` as a Python caller's ServerArgs holds it, read by Python's truth
+# (lora_hook.py:39-50): the string "false" (or "no") is on, 0, "" or [] off
+S68L_FILES: list[tuple[dict[str, object], str | None]] = [
+    ({"enable_lora": "false"}, "152-155"),  # on: no paths needs rank and targets
+    ({"enable_lora": "false", "lora_paths": "a=/a"}, "132-136"),  # on: the paths parsed
+    ({"enable_lora": "no", **RANKED, "lora_paths": ["a=/a"]}, None),
+    ({"enable_lora": "false", **RANKED}, None),
+    ({"enable_lora": 0, "lora_paths": [1]}, None),  # off: the paths ignored
+    ({"enable_lora": "", "lora_paths": "a=/a"}, None),
+    ({"enable_lora": [], "lora_paths": ["a=/a"], "moe_runner_backend": "lora_triton"},
+     "200-203"),  # off: the runner check finds it so
+]
+
+
+def test_s68l_enable_lora_strings_agree(target: Path) -> None:
+    wrong = _files_wrong(target, S68L_FILES)
+    assert not wrong, "\n".join(wrong)
+
+
+# s68l: the --lora-paths action's error against a later (or earlier) argparse error
+S68L_ORDER = [
+    ("--lora-paths", "{a=/a}", "--tp-size", "x"),  # the action's, met first
+    ("--tp-size", "x", "--lora-paths", "{a=/a}"),  # argparse's, met first
+    ("--lora-paths", '{"lora_name": "a"}', "--bogus-flag"),  # unrecognized: after the parse
+    ("--lora-paths", "{a=/a}", "--lora-paths", "a=/a"),  # each occurrence runs the action
+    ("--lora-paths", "a=/a", "{a=/a}", "--tp-size"),  # a missing value: after the action
+    ("--lora-pa", "{a=/a}", "--kv-cache-dtype", "nope"),  # a prefix spelling, same action
+]
+
+
+@pytest.mark.parametrize("argv", S68L_ORDER, ids=" ".join)
+def test_s68l_first_error_as_sglang(target: Path, argv: tuple[str, ...]) -> None:
+    said, line = lro.compare_order(target, ("--tp-size", "2", *argv))
+    assert said == "agree", line
+
+
+def test_s68l_drawn_order_agrees(target: Path) -> None:
+    rng = random.Random(68)
+    lines = [lro.compare_order(target, lro.draw_order(rng)) for _ in range(6)]
+    wrong = [line for said, line in lines if said != "agree"]
+    assert not wrong, "\n".join(wrong)
+
+
+# s68l: the V2 modes check on ROCm (SGLang under its platform override on an MI300X)
+S68L_ROCM = [
+    ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules", "all",
+     "--lora-backend", "triton_v2"),  # ROCm refused (:27)
+    ("--lora-paths", "a=/a", "--lora-backend", "triton_v2", "--moe-runner-backend",
+     "lora_triton"),  # ROCm refused through the runner check (:208)
+    ("--lora-paths", "a=/a", "--lora-backend", "triton_v2", "--attn-dp-size", "2",
+     "--enable-dp-lm-head"),  # attention DP refused before ROCm
+    ("--lora-paths", "a=/a"),  # csgmv: no V2 check, planned
+    ("--lora-backend", "triton_v2"),  # LoRA off: no check, planned
+]
+
+
+@pytest.mark.parametrize("argv", S68L_ROCM, ids=" ".join)
+def test_s68l_rocm_v2_modes(target: Path, argv: tuple[str, ...]) -> None:
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *argv))
+    assert said == "agree", line
+
+
+def test_s68l_rocm_only_on_an_amd_name(target: Path) -> None:
+    """The same V2 line on the fake CUDA device: SGLang and graphfit (a figure in GiB) start
+    it, so the refusal above is the platform's."""
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *S68L_ROCM[0]), "80")
+    assert said == "agree" and "SGLang None" in line, line
+
+
+def test_s68l_rocm_planted(target: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An AMD name read as telling no platform (main before s68l) is caught."""
+    from graphfit.inputs import gpus
+
+    monkeypatch.setattr(gpus, "gpu_rocm", lambda value: None)
+    said, line = lro.compare_rocm(target, ("--tp-size", "2", *S68L_ROCM[0]))
+    assert said == "differ", line
 
 
 def test_s67l_drawn_cases_agree(target: Path) -> None:

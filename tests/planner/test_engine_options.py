@@ -331,6 +331,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "server_flag_refusals": st.sampled_from([None, (("ports", "gRPC (ValueError, x:1)"),)]),
     "dsa_checkpoint": st.sampled_from([None, True, False]),
     "dense_model": st.booleans(),  # s68m
+    "disable_attn_tp_gather": st.booleans(),  # s68l
+    "gpu_rocm": st.booleans(),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -603,6 +605,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
                                              (("ports", "a"), ("pipeline", "b"))]),  # s68b
     "dsa_checkpoint": st.sampled_from([1, "true"]),
     "dense_model": st.sampled_from([None, 1]),  # s68m
+    "disable_attn_tp_gather": st.sampled_from([None, "true"]),  # s68l
+    "gpu_rocm": st.sampled_from([1, "false"]),
 }
 
 
@@ -925,6 +929,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "draft_build_failure": None,
         "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None,
         "dsa_checkpoint": None,
-        "dense_model": False}
+        "dense_model": False,
+        "disable_attn_tp_gather": False, "gpu_rocm": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -9,6 +9,8 @@ import json
 import types
 from pathlib import Path
 
+import pytest
+
 from graphfit.planner.engines.sglang_native import fields_from_sglang
 from tests.helpers import run_cli
 
@@ -118,3 +120,41 @@ def test_live_server_args_enable_lora_false_is_kept() -> None:
     assert off.get("lora_disabled") is True and off.get("lora_paths_given") is True
     unset = fields_from_sglang(types.SimpleNamespace(enable_lora=None, tp_size=2))
     assert "lora_disabled" not in unset
+
+
+@pytest.mark.parametrize(("value", "field"), [
+    ("false", "enable_lora"), ("no", "enable_lora"), (1, "enable_lora"),
+    (0, "lora_disabled"), ("", "lora_disabled"), ([], "lora_disabled")])
+def test_live_server_args_enable_lora_by_truth(value: object, field: str) -> None:
+    """s68l: SGLang reads a ServerArgs' enable_lora by Python's truth (lora_hook.py:39-50):
+    the string "false" turns LoRA on, 0 or "" keeps it off whatever the paths."""
+    fields = fields_from_sglang(types.SimpleNamespace(enable_lora=value, lora_paths=["a=/a"],
+                                                      tp_size=2))
+    other = {"enable_lora": "lora_disabled", "lora_disabled": "enable_lora"}[field]
+    assert fields.get(field) is True and other not in fields
+
+
+def test_an_amd_gpu_name_tells_rocm(tmp_path: Path) -> None:
+    """s68l: `--gpu-memory-gb MI300X`, a config file's `gpu_memory_gb: MI300X` or
+    `gpu_rocm: true`, and the live path's stand-in name set SglangOptions.gpu_rocm, which
+    LoRA's V2 modes check refuses (lora_hook.py:20-30); a figure in GiB reads as CUDA."""
+    from graphfit.integrations.sglang import _generation
+
+    flags = ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules", "all",
+             "--lora-backend", "triton_v2")
+    _plan(tmp_path)  # writes the model
+    model = tmp_path / "moe"
+    for gpu, refused in (("MI300X", True), ("MI325X", True), ("H100", False), ("192", False)):
+        code, _, err = run_cli(["plan", "--gpu-memory-gb", gpu, "--weights-gb", "10", "--",
+                                "sglang", "serve", "--model-path", str(model), "--tp-size",
+                                "2", *flags])
+        assert (code == 2 and "does not yet support ROCm" in err) is refused, (gpu, err)
+    for body in ("gpu_memory_gb: MI300X\n", "gpu_memory_gb: 192\ngpu_rocm: true\n"):
+        ours = tmp_path / "graphfit.yaml"
+        ours.write_text(f"engine: sglang\nmodel_path: {model}\nenable_lora: true\n"
+                        f"max_lora_rank: 8\nlora_target_modules: [all]\n"
+                        f"lora_backend: triton_v2\n{body}")
+        code, _, err = run_cli(["plan", "--weights-gb", "10", "--config", str(ours)])
+        assert code == 2 and "does not yet support ROCm" in err, (body, err)
+    assert _generation("MI300X").get("gpu_rocm") is True
+    assert "gpu_rocm" not in _generation("H100")

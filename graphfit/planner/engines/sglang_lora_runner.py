@@ -9,7 +9,8 @@ entrypoints/engine.py:1153-1165) calls `check_lora_server_args` (arg_groups/lora
   given False, which keeps it off whatever the paths (:45-47; s67l);
 * with LoRA on and `--lora-backend triton_v2` beside a runner that is not lora_*, the V2 modes
   check (`_check_v2_lora_modes`, :20-30): attention DP > 1, PD-multiplexing (s66l), two-batch
-  overlap, SGLANG_EXPERIMENTAL_LORA_OPTI (s66l) (:50-54);
+  overlap, SGLANG_EXPERIMENTAL_LORA_OPTI (s66l), ROCm (`get_platform().is_hip`, :27: a named
+  AMD GPU, SglangOptions.gpu_rocm; s68l) (:50-54);
 * with LoRA on (s66l unless said): overlap loading needs `--max-loaded-loras` at most twice
   `--max-loras-per-batch` (:61-70); the speculative compatibility check (:73,
   `check_lora_speculative_compatibility`, :240-300; `speculative_problem`); the parse of
@@ -28,8 +29,6 @@ entrypoints/engine.py:1153-1165) calls `check_lora_server_args` (arg_groups/lora
   modelopt_fp4 (after the model overrides, sglang_quantization.resolved_flag); lora_marlin for
   modelopt_fp4; the standard dispatch (`--moe-a2a-backend none` after the Waterfill override);
   no elastic EP (`--ep-join-mode`); trivial expert placement without EPLB or redundant experts.
-
-Not restated: ROCm in the V2 modes check (graphfit's planner does not carry the platform).
 """
 
 from __future__ import annotations
@@ -59,7 +58,8 @@ def _v2_mode(config: EngineSettings, option: str) -> str | None:
     for unsupported, mode in ((config.attn_dp_size > 1, "DP-attention with --attn-dp-size > 1"),
                               (config.enable_pdmux, "PD-multiplexing"),
                               (config.two_batch_overlap, "two-batch overlap"),
-                              (config.lora_experimental_opti, "SGLANG_EXPERIMENTAL_LORA_OPTI")):
+                              (config.lora_experimental_opti, "SGLANG_EXPERIMENTAL_LORA_OPTI"),
+                              (config.gpu_rocm, "ROCm")):  # a named AMD GPU (s68l)
         if unsupported:
             return f"{option} does not yet support {mode} (ValueError, {HOOK}:20-30)"
     return None

@@ -24,6 +24,12 @@ buckets, the memory hook's reserve), while every graph runner, the draft's inclu
 (`speculative_moe_a2a_backend_context` then reads an unseeded flag, utils.py:541-548), sees
 none: `runtime_backend` answers "none" there, the resolution rules read the config's own
 `moe_a2a_backend`.
+
+`--disable-attn-tp-gather` (issue 23, s68l) makes `require_attn_tp_gather()` False before the
+backend is read (utils/common.py:4142-4143): for models that gather inside their own attention,
+the runners then neither pad the batch to the attention-TP width nor keep gathered buffers for
+it (fields/parallel.py:262-272). No start-up hook reads it (its only other reader,
+`batches_are_unpadded`, layer_boundary/layout.py:87-97, picks a layer variant, no buffer).
 """
 
 from __future__ import annotations
@@ -262,15 +268,17 @@ def live_backend(backend: str) -> str:
     return "none" if backend == "ascend_tp" else backend
 
 
-def gathers_attention(backend: str, tp_size: int, attn_dp_size: int) -> bool:
+def gathers_attention(backend: str, tp_size: int, attn_dp_size: int,
+                      disabled: bool = False) -> bool:
     """`require_attn_tp_gather()` (utils/common.py:4133-4156) with --moe-dense-tp-size unset
-    and --disable-attn-tp-gather off (both refused by graphfit's readers): a live backend
-    gathers the attention input unless every attention group is one rank."""
-    return _gathers(live_backend(backend), tp_size, attn_dp_size)
+    (refused by graphfit's readers): `--disable-attn-tp-gather` (`disabled`) turns it off
+    first (:4142-4143); else a live backend gathers the attention input unless every
+    attention group is one rank."""
+    return _gathers(live_backend(backend), tp_size, attn_dp_size, disabled)
 
 
-def _gathers(live: str, tp_size: int, attn_dp_size: int) -> bool:
-    if live == "none":
+def _gathers(live: str, tp_size: int, attn_dp_size: int, disabled: bool = False) -> bool:
+    if disabled or live == "none":  # utils/common.py:4142-4143, then :4147-4156
         return False
     if attn_dp_size > 1:  # attn_dp_enabled
         return attn_dp_size < tp_size
@@ -279,10 +287,12 @@ def _gathers(live: str, tp_size: int, attn_dp_size: int) -> bool:
 
 def attn_tp_gather(config: _Parallel) -> bool:
     """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
-    backend as given (a draft ascend_tp is live)."""
+    backend as given (a draft ascend_tp is live). `--disable-attn-tp-gather` is the server's,
+    so the draft runners read it too (`require_attn_tp_gather` reads no draft flag)."""
     live = (config.moe_a2a_backend if isinstance(config, _DraftView)
             else live_backend(runtime_backend(config)))
-    return _gathers(live, config.tp_size, config.attn_dp_size)
+    return _gathers(live, config.tp_size, config.attn_dp_size,
+                    bool(getattr(config, "disable_attn_tp_gather", False)))
 
 
 DEEPEP_PREFILL_BUCKET = 8  # cuda_graph_hook.py:330

@@ -98,6 +98,8 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         put("nnodes", _get(server_args, "nnodes"))
     if _get(server_args, "enable_two_batch_overlap") is True:
         out["two_batch_overlap"] = True
+    if _get(server_args, "disable_attn_tp_gather") is True:  # issue 23 s68l
+        out["disable_attn_tp_gather"] = True
     if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP
         out["enable_dp_lm_head"] = True
     a2a = _get(server_args, "moe_a2a_backend")
@@ -108,10 +110,11 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
     put("deepep_mode", _get(server_args, "deepep_mode"))
     put("moe_runner_backend", _get(server_args, "moe_runner_backend"))
     # the LoRA flags the LoRA MoE runners' start-up checks read (sglang_lora_runner; s65d)
-    if _get(server_args, "enable_lora") is True:
-        out["enable_lora"] = True
-    elif _get(server_args, "enable_lora") is False:  # paths ignored (lora_hook.py:39-47; s67l)
-        out["lora_disabled"] = True
+    # by Python's truth, as SGLang reads it (lora_hook.py:39-50; `"false"` is on, 0 off;
+    # issue 23 s68l); given and false, the paths are ignored (s67l)
+    lora = _get(server_args, "enable_lora")
+    if lora is not None:
+        out["enable_lora" if lora else "lora_disabled"] = True
     lora_backend = _get(server_args, "lora_backend")
     if isinstance(lora_backend, str) and lora_backend.strip() not in ("", "csgmv"):
         out["lora_backend"] = lora_backend
@@ -269,7 +272,8 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         context_length=_get(server_args, "context_length") or model_context_length,
         full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a,
         # breakable prefill graphs off under DCP unless given (cuda_graph_hook.py:212-216)
-        dcp=(_get(server_args, "dcp_size") or 1) > 1)
+        dcp=(_get(server_args, "dcp_size") or 1) > 1,
+        disable_attn_tp_gather=_get(server_args, "disable_attn_tp_gather") is True)
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:

@@ -610,6 +610,14 @@ class SglangOptions(EngineOptions):
         541-548) whatever `moe_a2a_backend` resolved to; argument resolution still applies
         the backend's rules (graphfit.planner.engines.sglang_moe_a2a.runtime_backend; read
         by graphfit.inputs.sglang_a2a; issue 23 s68m).
+    disable_attn_tp_gather: `--disable-attn-tp-gather`: `require_attn_tp_gather()` is then
+        False whatever the backend (utils/common.py:4142-4143), so an all-to-all backend
+        without attention DP no longer aligns the captured batches to the attention-TP width
+        nor fills the gathered buffer (graphfit.planner.engines.sglang_moe_a2a; issue 23 s68l).
+    gpu_rocm: the GPU is an AMD one, SGLang's `get_platform().is_hip` (True from an AMD
+        Instinct name, graphfit.inputs.gpus.gpu_rocm, or given in a config file; a figure in
+        GiB is read as CUDA). Read by LoRA's V2 modes check, which refuses ROCm
+        (lora_hook.py:20-30; graphfit.planner.engines.sglang_lora_runner; issue 23 s68l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -799,6 +807,8 @@ class SglangOptions(EngineOptions):
     server_flag_refusals: tuple[tuple[str, str], ...] | None = None
     dsa_checkpoint: bool | None = None
     dense_model: bool = False
+    disable_attn_tp_gather: bool = False
+    gpu_rocm: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -854,6 +864,8 @@ class SglangOptions(EngineOptions):
         if self.dsa_checkpoint is not None:
             true_false("dsa_checkpoint", self.dsa_checkpoint)
         true_false("dense_model", self.dense_model)  # issue 23 s68m
+        true_false("disable_attn_tp_gather", self.disable_attn_tp_gather)  # issue 23 s68l
+        true_false("gpu_rocm", self.gpu_rocm)  # issue 23 s68l
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "

@@ -266,6 +266,9 @@ class PrefillInputs:
     # Qwen4-Exp under CP-TP group sharing: the sharing hook declares the prefill graphs
     # disabled, flags or not (sharing_prefill_off; issue 23 s63p)
     sharing_prefill_off: bool = False
+    # --disable-attn-tp-gather: no attention-TP gather, so no alignment to its width
+    # (utils/common.py:4142-4143; issue 23 s68l)
+    disable_attn_tp_gather: bool = False
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -369,7 +372,7 @@ def _alignment(inputs: PrefillInputs) -> int:
     align = 2 if inputs.two_batch_overlap else 1
     if inputs.attn_dp_size > 1 or sglang_moe_a2a.gathers_attention(  # require_gathered_buffer
             inputs.runtime_a2a_backend or inputs.moe_a2a_backend, inputs.tp_size,
-            inputs.attn_dp_size):
+            inputs.attn_dp_size, inputs.disable_attn_tp_gather):
         align *= inputs.tp_size // inputs.attn_dp_size // inputs.attn_cp_size
     if align % inputs.attn_cp_size:
         align *= inputs.attn_cp_size

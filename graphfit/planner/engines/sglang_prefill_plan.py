@@ -104,7 +104,8 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
         family_prefill_off=family_prefill_off(  # issue 23 s60p
             config.prefill_cp_family, config.cuda_graph_backend_prefill, cp_bcg_strategy(config)),
         sharing_prefill_off=sharing_prefill_off(  # issue 23 s63p
-            config.architecture, config.cp_tp_group_sharing))
+            config.architecture, config.cp_tp_group_sharing),
+        disable_attn_tp_gather=config.disable_attn_tp_gather)  # issue 23 s68l
 
 
 def cp_bcg_strategy(config: EngineSettings) -> str | None:
