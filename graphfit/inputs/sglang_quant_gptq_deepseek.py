@@ -54,7 +54,7 @@ ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32F
 SHARED = ".mlp.shared_experts."
 # issue 23 s68r: a sparse layer's routed experts, built before its shared experts
 # (deepseek_v2.py:753, 860-895): a FusedMoE whose GPTQMarlinMoEMethod reads no override
-# (gptq/gptq.py:445-446) but asserts the MoE runner (gptq_dynamic.EXPERTS)
+# (gptq/gptq.py:445-446) but asserts the MoE runner (gptq_dynamic.runner_given)
 EXPERTS = ".mlp.experts"
 # s67q: is_deepseek_dsa's classes among them (configs/model_config.py:191-212)
 _DSA = ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM")

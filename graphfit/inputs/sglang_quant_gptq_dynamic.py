@@ -25,6 +25,9 @@ the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:123
 DeepSeek-V2 / V3 (s66q) build MLA attention linears and dense or sparse MLPs from config.json's
 fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is judged
 only where the line's flags and the GPU settle their fusion into the experts (s67q, s68q).
+Issue 23 s68r: DeepSeek's routed experts, built first in each sparse layer, assert the auto
+MoE runner (gptq_kernels.py:309): under a named runner the walk ends there, refused (with or
+without a `dynamic` map) where the experts are a plain FusedMoE, unjudged elsewhere.
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
