@@ -43,10 +43,12 @@ from graphfit.inputs.sglang_quant_files import checkpoint_quant
 from graphfit.inputs.values import normalize_key
 from graphfit.planner.core.errors import ConfigError, brief
 from graphfit.planner.engines.sglang_quantization import (
+    RUNNER_QUANT,
     UNQUANT,
     check_clash,
     checkpoint_method,
     copy_refusal,
+    kernel_runner,
 )
 
 _Q = "layers/quantization/"
@@ -135,6 +137,23 @@ def _class_check(method: str, cfg: Mapping[str, Any] | None, built: Mapping[str,
             f"({'refused' if first else 'built'}; model_loader/weight_utils.py:298-311)"]
 
 
+def args_refuse_first(flag: object, line: Mapping[str, Any] | None) -> bool:
+    """Whether SGLang's server arguments refuse the line's given `--quantization flag` beside
+    its given `--moe-runner-backend` (a FlashInfer runner's assert, arg_groups/moe_hook.py:
+    80-147, e.g. flashinfer_trtllm's :123-135; mxfp8's runner swap first, overrides.py:
+    1500-1512) -- in `check_server_args`, before any ModelConfig or loader runs (issue 23
+    s68r). The loader's rules here then never speak: the planner gives that refusal
+    (graphfit.planner.engines.sglang_quantization.check_runner). Before s68r a found
+    quantize_config.json's layer refusal was named first."""
+    if line is None or not isinstance(flag, str):
+        return False
+    runner = line.get("moe_runner_backend")
+    if not isinstance(runner, str):
+        return False
+    allowed = RUNNER_QUANT.get(kernel_runner(runner.strip().lower(), flag))
+    return allowed is not None and flag not in allowed
+
+
 def check(flag: object, model: str, data: Mapping[str, Any], capability: int | None = None,
           *, gpu_later: bool = False, unquant: bool = False,
           line: Mapping[str, Any] | None = None) -> list[str]:
@@ -150,7 +169,8 @@ def check(flag: object, model: str, data: Mapping[str, Any], capability: int | N
     shared experts, whose fusion they decide). Returns notes (`_class_check`)."""
     folder = Path(model).expanduser()
     path = folder / "config.json"
-    if not (flag is None or isinstance(flag, str)) or not folder.is_dir():
+    if not (flag is None or isinstance(flag, str)) or not folder.is_dir() \
+            or args_refuse_first(flag, line):
         return []
     spec = declared_config(data)
     if declares_quantization(data) and spec is None:
@@ -390,5 +410,6 @@ def check_file(values: Mapping[str, Any], model_flag: object,
                            capability if isinstance(capability, int) else None)
 
 
-__all__ = ["CONFIG_FILES", "check", "check_file", "check_gpu", "check_model", "declared_config",
-           "declares_quantization", "file_class_check", "mixed_incomplete", "unchecked_note"]
+__all__ = ["CONFIG_FILES", "args_refuse_first", "check", "check_file", "check_gpu", "check_model",
+           "declared_config", "declares_quantization", "file_class_check", "mixed_incomplete",
+           "unchecked_note"]

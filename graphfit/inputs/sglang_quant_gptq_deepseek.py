@@ -52,6 +52,10 @@ from graphfit.inputs import sglang_deepseek_shared_fusion as shared_fusion
 ARCHITECTURES = ("DeepseekV2ForCausalLM", "DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM",
                  "GlmMoeDsaForCausalLM")
 SHARED = ".mlp.shared_experts."
+# issue 23 s68r: a sparse layer's routed experts, built before its shared experts
+# (deepseek_v2.py:753, 860-895): a FusedMoE whose GPTQMarlinMoEMethod reads no override
+# (gptq/gptq.py:445-446) but asserts the MoE runner (gptq_dynamic.runner_given)
+EXPERTS = ".mlp.experts"
 # s67q: is_deepseek_dsa's classes among them (configs/model_config.py:191-212)
 _DSA = ("DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM", "GlmMoeDsaForCausalLM")
 # transformers' config classes whose `index_topk` defaults to 2048 (so DSA when absent)
@@ -211,9 +215,12 @@ def prefixes(data: Mapping[str, Any], layers: int, architecture: str = "") -> It
             and index % _count(data, "moe_layer_freq", 1) == 0
         if not sparse:
             yield from (f"model.layers.{index}.mlp.{p}" for p in ("gate_up_proj", "down_proj"))
-        elif _shared(data):
-            yield from (f"model.layers.{index}{SHARED}{p}" for p in ("gate_up_proj", "down_proj"))
+        else:
+            yield f"model.layers.{index}{EXPERTS}"  # s68r: the routed experts first
+            if _shared(data):
+                yield from (f"model.layers.{index}{SHARED}{p}"
+                            for p in ("gate_up_proj", "down_proj"))
 
 
-__all__ = ["ARCHITECTURES", "SHARED", "Unknown", "prefixes", "shared_fused", "shared_unfused",
-           "skips_topk", "unjudged"]
+__all__ = ["ARCHITECTURES", "EXPERTS", "SHARED", "Unknown", "prefixes", "shared_fused",
+           "shared_unfused", "skips_topk", "unjudged"]

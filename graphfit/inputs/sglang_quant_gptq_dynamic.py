@@ -25,6 +25,9 @@ the experts (no support flag, :254-264, 1024-1032). Its lm_head is its own (:123
 DeepSeek-V2 / V3 (s66q) build MLA attention linears and dense or sparse MLPs from config.json's
 fields (graphfit.inputs.sglang_quant_gptq_deepseek); a refusal on a shared expert is judged
 only where the line's flags and the GPU settle their fusion into the experts (s67q, s68q).
+Issue 23 s68r: DeepSeek's routed experts, built first in each sparse layer, assert the auto
+MoE runner (gptq_kernels.py:309): under a named runner the walk ends there, refused (with or
+without a `dynamic` map) where the experts are a plain FusedMoE, unjudged elsewhere.
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -37,6 +40,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphfit.inputs import sglang_quant_gptq_deepseek as deepseek
+from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 _WHERE = "layers/quantization/utils.py"
@@ -117,8 +121,9 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     the message after the cite so that the cite survives the 200-character cut. `line`: the
     line's SGLang flags where known (s67q: they decide DeepSeek's shared-expert fusion);
     `capability`: the GPU's, where known (s68q: so does it)."""
-    dynamic = spec.get("dynamic")
-    if method != "gptq_marlin" or not isinstance(dynamic, Mapping) or not dynamic:
+    dynamic = spec.get("dynamic", {})
+    if method != "gptq_marlin" or not isinstance(dynamic, Mapping) \
+            or not (dynamic or runner_given(line)):  # s68r: the experts' runner assert
         return None
     arch = data.get("architectures")
     layers = data.get("num_hidden_layers")
@@ -138,6 +143,10 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
         else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
         for prefix in walk:
+            if prefix.endswith(deepseek.EXPERTS):
+                if runner_given(line):
+                    return _runner_refusal(method, line, prefix)  # s68r
+                continue
             if deepseek.SHARED in prefix and deepseek.shared_fused(data, line, capability):
                 continue  # s68q: fused into the routed experts, no linear of its own
             found = _first_match(dynamic, prefix)
@@ -163,6 +172,38 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     return None
 
 
+RUNNER_CITE = "hardware_backend/gpu/quantization/gptq_kernels.py:309"
+# flags under which the experts are another class or the runner / a2a backend is moved by a
+# hook (waterfill forces deepep, overrides.py:1595-1607; the shared-fusion module's resetting
+# flags): the experts' first error is not judged there
+_MOVED = ("enable_waterfill", "enable_prefill_cp", "elastic_ep_backend", "max_ep_size")
+
+
+def runner_given(line: Mapping[str, Any] | None) -> bool:
+    """Whether the line names a MoE runner other than auto (issue 23 s68r). GPTQ Marlin's
+    experts then stop the build at the first sparse layer: `create_moe_runner` asserts the
+    runner is auto (RUNNER_CITE, a bare AssertionError), before that layer's shared experts
+    or any later layer asks for an override. (Measured with SGLang's build on CPU under
+    flashinfer_trtllm and triton: tests.oracle.sglang_quant_gptq_dynamic_compare.)"""
+    value = None if line is None else line.get("moe_runner_backend")
+    return isinstance(value, str) and value.strip().lower() not in ("", "auto")
+
+
+def _runner_refusal(method: str, line: Mapping[str, Any] | None, prefix: str) -> ConfigError:
+    """The experts' runner assert as graphfit's refusal where the line leaves the experts a
+    plain FusedMoE on the named runner (no all-to-all backend, none of `_MOVED`); elsewhere
+    the walk stops unjudged (raises _Unjudged): another class's check may come first."""
+    flags = line or {}
+    a2a = flags.get("moe_a2a_backend")
+    if (isinstance(a2a, str) and a2a.strip().lower() not in ("", "none")) \
+            or any(flags.get(key) for key in _MOVED) or size_or_one(flags.get("dwdp_size")) > 1:
+        raise _Unjudged
+    runner = str(flags.get("moe_runner_backend")).strip().lower()
+    return ConfigError((f"--quantization {method}: GPTQ Marlin's MoE experts take only the "
+                        f"auto MoE runner, not {runner}: SGLang asserts ({RUNNER_CITE}) on "
+                        f"{prefix}")[:200])
+
+
 def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:
     """DeepSeek's decoder-layer prefixes (s66q), then a quantized, untied lm_head
     (deepseek_v2.py:3286-3296)."""
@@ -181,4 +222,5 @@ def check(method: object, spec: Mapping[str, Any] | None, data: Mapping[str, Any
             raise found
 
 
-__all__ = ["ARCHITECTURES", "MARLIN_TYPES", "check", "prefixes", "problem"]
+__all__ = ["ARCHITECTURES", "MARLIN_TYPES", "RUNNER_CITE", "check", "prefixes", "problem",
+           "runner_given"]

@@ -22,7 +22,8 @@ from pathlib import Path
 
 from tests.oracle.measure_root import print_fixed_and_generated
 
-VERDICTS = ("layer", "built", "other", "shared", "copy")  # s66q: "shared"; s67q: "copy"
+VERDICTS = ("layer", "built", "other", "shared", "copy",  # s66q: "shared"; s67q: "copy"
+            "runner")  # s68r
 
 
 def _before(count: int, seed: int, root: str) -> None:

@@ -17,7 +17,9 @@ Verdicts: "layer" (the build raised override_config's ValueError: graphfit must 
 utils.py:222-242), "built" (graphfit must not cite it), "other" (the loader or the build
 stopped otherwise: graphfit must not cite it), since s66q "shared" (the refusal rose on a
 DeepSeek shared expert, unfused on this default line: graphfit leaves it unjudged, as the
-fusion hangs on the line's flags, and must not cite the rule). Since s66q DeepSeek-V2 / V3 are
+fusion hangs on the line's flags, and must not cite the rule), since s68r "runner" (GPTQ
+Marlin's experts asserted the auto MoE runner, gptq_kernels.py:309, the raise site read off the
+traceback: graphfit must refuse citing it and name no layer). Since s66q DeepSeek-V2 / V3 are
 built too, resolved on the checkpoint itself (their MoE runner reads the method), with
 DeepSeek's side stream glued off; a watcher on override_config records the prefix a refusal
 rose on (glue: it calls SGLang's own). It imports no graphfit module this work added,
@@ -32,6 +34,7 @@ import importlib
 import json
 import random
 import tempfile
+import traceback
 import types
 from collections.abc import Iterator
 from pathlib import Path
@@ -48,6 +51,9 @@ MARK = "utils.py:222-242"
 # copy_refusal); SGLang's side is its own ModelConfig on the copied flag
 COPY_MARK = "model override copies"
 DTYPE_MARK = "loader.py:263-270"  # s68q: graphfit's cite of the loader's dtype refusal
+# s68r: GPTQ Marlin's experts assert the auto MoE runner (hardware_backend/gpu/quantization/
+# gptq_kernels.py:309): SGLang's raise site as `built` reports it, and graphfit's cite
+RUNNER_RAISED, RUNNER_MARK = "[raised gptq_kernels.py:309]", "gptq_kernels.py:309"
 _SAID = "Unsupported quantization config"
 # the reasons `_fusion` reports that graphfit judges (s67q: the flag, the gate's config test;
 # s68q: SBO / TBO, the EP size, the GPU)
@@ -80,11 +86,14 @@ _MLA = (DSV3, DSV2, DSV32, GLM5)  # the classes built as DeepseekV2ForCausalLM
 FUSION = (f"{DSV3}+enforce", f"{DSV3}+disable", f"{DSV3}:e256", f"{DSV3}:e256+disable",
           # s68q: the gate's other clauses on the config it takes: TBO (attention DP, as SGLang
           # starts it), an EP size of 2, TP 2 alone (fused), and a line whose experts' runner
-          # stops first (waterfill's forced deepep). Not drawn: "+trtllm" (the flashinfer_trtllm
-          # runner), which SGLang's server arguments refuse beside a found file's gptq_marlin
-          # flag (moe_hook.py:123-135) after graphfit's layer rule has already spoken
+          # stops first (waterfill's forced deepep)
           f"{DSV3}:e256+tbo", f"{DSV3}:e256+ep2", f"{DSV3}:e256+tp2", f"{DSV3}+tp2",
-          f"{DSV3}:e256+waterfill+disable")
+          f"{DSV3}:e256+waterfill+disable",
+          # s68r: a named MoE runner, drawn again: flashinfer_trtllm, which SGLang's server
+          # arguments refuse beside a found file's gptq_marlin flag (moe_hook.py:123-135), and
+          # triton, which they take; either way GPTQ Marlin's experts assert the auto runner
+          # (gptq_kernels.py:309) on a config.json checkpoint
+          f"{DSV3}+trtllm", f"{DSV3}:e256+trtllm", f"{DSV3}+triton")
 # s68q: the flags each "+name" adds (s67q's enforce / disable, then the gate's other clauses)
 FLAG_SETS: dict[str, tuple[str, ...]] = {
     "enforce": ("--enforce-shared-experts-fusion",),
@@ -92,7 +101,8 @@ FLAG_SETS: dict[str, tuple[str, ...]] = {
     "tbo": ("--tp-size", "2", "--enable-dp-attention", "--dp-size", "2",
             "--enable-two-batch-overlap"),
     "ep2": ("--tp-size", "2", "--ep-size", "2"), "tp2": ("--tp-size", "2"),
-    "waterfill": ("--enable-waterfill",), "trtllm": ("--moe-runner-backend", "flashinfer_trtllm")}
+    "waterfill": ("--enable-waterfill",), "trtllm": ("--moe-runner-backend", "flashinfer_trtllm"),
+    "triton": ("--moe-runner-backend", "triton")}  # s68r
 DSA = (DSV32, GLM5, f"{DSV3}:dsa", f"{DSV32}:interleave", f"{GLM5}:freq2", f"{DSV32}:freq2",
        f"{GLM5}:default")
 _DSA_FIELDS = {"index_topk": 64, "index_head_dim": 128, "index_n_heads": 8}
@@ -314,6 +324,19 @@ GATE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "gate_trtllm_runner": (f"{DSV3}:e256+trtllm", False, _SHARED_3BIT),
 }
 FIXED.update(GATE_LINES)
+# s68r: a named MoE runner. On config.json's checkpoint (no flag: the server arguments take any
+# runner) a dense layer 0 is refused before any expert, while a layer after the first sparse
+# one is never reached: GPTQ Marlin's experts assert the auto runner (gptq_kernels.py:309).
+# With a found file's gptq_marlin flag, flashinfer_trtllm is refused by the server arguments
+# before any layer (moe_hook.py:123-135); triton passes them and meets the experts' assert.
+_O_PROJ_2 = {**_BASE, "dynamic": {r"model\.layers\.2\.self_attn\.o_proj": {"bits": 3}}}
+RUNNER_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "runner_layer0_first": (f"{DSV3}+trtllm", False,
+                            {**_BASE, "dynamic": {r"model\.layers\.0\..*": {"bits": 3}}}),
+    "runner_experts_then_o_proj": (f"{DSV3}+trtllm", False, _O_PROJ_2),
+    "triton_experts_then_o_proj": (f"{DSV3}+triton", False, _O_PROJ_2),
+}
+FIXED.update(RUNNER_LINES)
 
 
 @functools.cache
@@ -408,6 +431,9 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
                     model_class(config, quant_config=quant)
             except Exception as exc:  # reported, judged by the caller
                 at = f" [at {asked[-1]}]" if asked and isinstance(exc, ValueError) else ""
+                if isinstance(exc, AssertionError):  # s68r: a bare assert's file:line
+                    frame = traceback.extract_tb(exc.__traceback__)[-1]
+                    at = f" [raised {Path(frame.filename).name}:{frame.lineno}]"
                 fusion = _fusion(getattr(module, _class(architecture)), config, quant) \
                     if deepseek else ""
                 return f"{type(exc).__name__}: {exc}"[:160] + at + fusion
@@ -492,7 +518,7 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
     else:
         stop = built(architecture, tied, folder, spec, flag)
         verdict = "built" if not stop else "layer" if stop.startswith(f"ValueError: {_SAID}") \
-            else "other"
+            else "runner" if RUNNER_RAISED in stop else "other"  # s68r: "runner"
     if verdict == "layer" and ".mlp.shared_experts." in stop \
             and not stop.endswith(JUDGED_FUSION):
         # s66q: DeepSeek's shared experts, unfused on this line; s67q: where SGLang's own
@@ -526,7 +552,10 @@ def _judged(verdict: str, stop: str, code: int, said: str, where: str
     if verdict == "layer":
         ok = code == 2 and MARK in said
         return verdict, None if ok else f"{where}: SGLang {stop[:90]}; graphfit {code} {said}"
-    if MARK in said:
+    if verdict == "runner":  # s68r: the experts' runner assert, and no layer named
+        ok = code == 2 and RUNNER_MARK in said and MARK not in said
+        return verdict, None if ok else f"{where}: SGLang {stop[:90]}; graphfit {code} {said}"
+    if MARK in said or RUNNER_MARK in said:  # s68r: nor the runner assert
         return verdict, f"{where}: SGLang {verdict} {stop[:80]}; graphfit {said}"
     return verdict, None
 

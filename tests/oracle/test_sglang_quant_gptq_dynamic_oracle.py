@@ -40,7 +40,8 @@ def test_fixed_lines_agree() -> None:
     s64q Qwen2-MoE (its shared expert reads the map, where it has one)."""
     names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED
              and name not in dc.SM100_LINES and name not in DSA_PLANTED  # s67q: below
-             and name not in dc.GATE_LINES and name not in dc.AWQ_LINES]  # s68q: below
+             and name not in dc.GATE_LINES and name not in dc.AWQ_LINES  # s68q: below
+             and name not in dc.RUNNER_LINES]  # s68r: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -137,7 +138,8 @@ def test_a_deepseek_planted_error_is_caught(line: str, plant: str,
     else:
         monkeypatch.setattr(gptq_dynamic, "deepseek", types.SimpleNamespace(
             ARCHITECTURES=deepseek.ARCHITECTURES, SHARED="<never>", Unknown=deepseek.Unknown,
-            prefixes=deepseek.prefixes, unjudged=lambda *args: False))  # s67q; s68q: GPU
+            prefixes=deepseek.prefixes, unjudged=lambda *args: False,  # s67q; s68q: GPU
+            EXPERTS=deepseek.EXPERTS))  # s68r
     planted, bad = dc.compare(*dc.FIXED[line])
     assert planted == verdict and bad is not None
 
@@ -228,8 +230,9 @@ def test_shared_expert_fusion_agrees_and_a_plant_is_caught(
 # s68q: each plant of the gate's other clauses, and the line whose compare catches it
 _GATE_PLANTS = {"overlap ignored": "gate_tbo", "ep ignored": "gate_ep2",
                 "gpu not passed": "gate_tp2_then_head", "never fused": "gate_enforced_then_o_proj",
-                "waterfill not restated": "gate_waterfill_disabled",
-                "runner as the disable flag": "gate_trtllm_runner"}
+                "waterfill not restated": "gate_waterfill_disabled"}
+# (s68r: s68q's "runner as the disable flag" plant is gone: under a named runner the walk now
+# stops at the routed experts, before any shared expert: test_named_runner_* below)
 
 
 def _planted_fusion(plant: str, real: Any) -> Any:
@@ -247,12 +250,7 @@ def _planted_fusion(plant: str, real: Any) -> Any:
         if plant == "never fused":
             found = real(data, line, capability)
             return None if found == "fused" else found
-        if plant == "waterfill not restated":
-            return real(data, without(line, "enable_waterfill"), capability)
-        if line and line.get("moe_runner_backend"):  # "runner as the disable flag"
-            return real(data, {**without(line, "moe_runner_backend"),
-                               "disable_shared_experts_fusion": True}, capability)
-        return real(data, line, capability)
+        return real(data, without(line, "enable_waterfill"), capability)  # waterfill
     return planted
 
 
@@ -262,7 +260,7 @@ def test_shared_expert_gate_clauses_agree() -> None:
     enforced fusion fuse them, and the walk reaches a later layer's refusal; waterfill's
     forced deepep backend and the flashinfer_trtllm runner stop GPTQ Marlin's experts first."""
     verdicts = agreed(list(dc.GATE_LINES.values()), dc.compare)
-    assert verdicts == ["layer"] * 4 + ["other"] * 2, verdicts
+    assert verdicts == ["layer"] * 4 + ["other", "runner"], verdicts  # s68r: "runner"
 
 
 @pytest.mark.parametrize("plant", list(_GATE_PLANTS))
@@ -293,3 +291,32 @@ def test_sm100_awq_copy_meets_the_dtype_refusal_and_a_plant_is_caught(
                         lambda arch, flag, *rest, **named: (True, flag))
     verdict, bad = dc.compare(*dc.AWQ_LINES["sm100_moe_awq"])
     assert verdict == "copy" and bad is not None
+
+
+def test_named_runner_lines_agree() -> None:
+    """s68r: a named MoE runner. On config.json's checkpoint a dense layer 0 is refused first;
+    a layer after the first sparse one is not reached: GPTQ Marlin's experts assert the auto
+    runner (gptq_kernels.py:309), which graphfit gives. With a found file's gptq_marlin,
+    flashinfer_trtllm is refused by the server arguments before any layer (moe_hook.py:
+    123-135; "other": graphfit names no layer); triton passes them and meets the assert."""
+    lines = list(dc.RUNNER_LINES.values())
+    inline = agreed(lines, dc.compare)
+    found = agreed(lines, lambda *line: dc.compare(*line, found=True))
+    assert inline == ["layer", "runner", "runner"], inline
+    assert found == ["other", "other", "runner"], found
+
+
+@pytest.mark.parametrize("plant", ["loader before the server arguments",
+                                   "experts' runner assert not restated"])
+def test_a_named_runner_plant_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s68r: the config-file rules run although the server arguments refused the flag beside
+    the runner, or the walk goes past the routed experts under a named runner (no runner
+    refusal): graphfit names a layer SGLang never reaches, and the compare says so."""
+    if plant == "loader before the server arguments":
+        monkeypatch.setattr(qf, "args_refuse_first", lambda flag, line: False)
+        name, found = "runner_layer0_first", True
+    else:
+        monkeypatch.setattr(gptq_dynamic, "runner_given", lambda line: False)
+        name, found = "runner_experts_then_o_proj", False
+    verdict, bad = dc.compare(*dc.RUNNER_LINES[name], found=found)
+    assert verdict == ("other" if found else "runner") and bad is not None, (plant, verdict)
