@@ -92,13 +92,20 @@ class HookLine:
                 raise ConfigError(f"HookLine.reads: {key!r} is not one of DEFAULT_READS")
 
 
+# what the model overrides and the nvfp4 hook read beyond that (graphfit.inputs.
+# sglang_draft_default.override_inputs; graphfit.inputs.sglang_prefill_cp_hook_set, s68p)
+OVERRIDE_READS = ("dcp_size", "prefill_kv_cache_dequant_dtype", "speculative_attention_mode",
+                  "speculative_draft_attention_backend", "quantization", "moe_a2a_backend",
+                  "moe_runner_backend", "enable_unified_memory", "disaggregation_mode",
+                  "enable_hierarchical_cache", "enable_lmcache",
+                  "speculative_ngram_max_bfs_breadth")
 # what graphfit.inputs.sglang_draft_default.default_target_backend reads off a line: the
 # model, the three backend flags (whether all are unset), the speculative keys, the page
 # size, the KV dtype and deterministic inference (overrides.py:1092-1115)
 DEFAULT_READS = ("model_path", "attention_backend", "prefill_attention_backend",
                  "decode_attention_backend", "speculative_algorithm", "speculative_eagle_topk",
                  "page_size", "kv_cache_dtype", "enable_deterministic_inference",
-                 "rl_on_policy_target")
+                 "rl_on_policy_target", *OVERRIDE_READS)
 
 
 # `_handle_deprecated_args` (serving_hook.py:303-330, SGLang's first pass, pipeline.py:128):
@@ -175,12 +182,17 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     if hook is None or gpu is None:
         return None
     from graphfit.inputs.sglang_kv_auto import resolved as resolved_kv
+    from graphfit.inputs.sglang_prefill_cp_hook_set import hook_set, kv4_checks
     from graphfit.inputs.sglang_skip_softmax import line_active
 
     kv = resolved_kv(hook.kv_cache_dtype, hook.kv_rule, gpu)  # the model's `auto` (s67p)
     try:  # the pasted line's skip-softmax variable (graphfit.inputs.sglang_skip_softmax)
-        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode, kv,
-                       line_active())
+        # the set the override, the nvfp4 hook and the default leave, then the KV4 checks
+        # (kv_cache_hook.py:112-318, pipeline.py:254) on it (s68p)
+        found = hook_set(hook, gpu_given)
+        attention_hook(gpu, found.base, found.prefill, found.decode, kv, line_active())
+        if found.known:
+            kv4_checks(gpu, found, kv)
     except ConfigError as refused:
         return refused
     return None
@@ -221,10 +233,15 @@ class AfterHip(ConfigError):
         self.trtllm_cp = trtllm_cp
         # a refusal SGLang's model hook gives on HIP before all of those (`v4_hip`, s66p)
         self.hip_first = hip_first
+        # (s68p) the model hook's refusal as SGLang words it on SM100, where the override's
+        # fill there differs from the one `message` names (Gemma 4's trtllm_mha for triton,
+        # graphfit.inputs.sglang_prefill_cp_model_hook): first on every GPU
+        self.sm100_words: str | None = None
 
 
 def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
-    """The error a line `exc` answers should carry on `gpu_given`, in SGLang's order: on a
+    """The error a line `exc` answers should carry on `gpu_given`, in SGLang's order: the
+    model hook's refusal worded for the GPU (`exc.sm100_words`, s68p); on a
     named ROCm GPU DeepSeek-V4's backend check (`exc.hip_first`, s66p); on a named GPU the
     attention hook's refusal of the line's backends (`attention_first`, s64p / s66p); off
     SM100 on CUDA its trtllm_mha refusal where `exc.trtllm_cp` (attention_hook.py:228-237;
@@ -235,6 +252,8 @@ def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
     from graphfit.planner.engines.sglang_prefill_cp_bcg import check_trtllm_mha
 
     rocm = gpu_name(gpu_given) in ROCM
+    if exc.sm100_words is not None:  # the model hook's refusal, before everything below
+        return ConfigError(exc.sm100_words if gpu_sm100(gpu_given) else str(exc))
     if exc.hip_first is not None and rocm:
         return ConfigError(exc.hip_first)
     first = attention_first(exc.hook, gpu_given)
