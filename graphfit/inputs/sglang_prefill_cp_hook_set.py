@@ -27,7 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphfit.inputs.sglang_prefill_cp_platform import PHASES, HookLine, default_base, renamed
+from graphfit.inputs import sglang_prefill_cp_platform as platform
+from graphfit.inputs.sglang_prefill_cp_platform import PHASES, HookLine, renamed
 from graphfit.planner.core.errors import ConfigError
 
 Backends = tuple[str | None, str | None, str | None]
@@ -77,7 +78,7 @@ def hook_set(hook: HookLine, gpu_given: object) -> HookSet:
 
     gpu = gpu_kind(gpu_given)
     line: dict[str, Any] = dict(hook.reads)
-    unknown = HookSet(default_base(hook, gpu_given), hook.prefill, hook.decode)
+    unknown = HookSet(platform.default_base(hook, gpu_given), hook.prefill, hook.decode)
     if gpu is None or not line:
         return unknown
     # the flags as SGLang's first pass leaves them (renamed, tokenspeed_mla's KV dtype)
@@ -110,7 +111,7 @@ def hook_set(hook: HookLine, gpu_given: object) -> HookSet:
                                    str(dequant).strip().lower() if dequant else None)
     # equal split flags make the base (overrides.py:1128-1131), else the default fills it
     equal = prefill is not None and prefill == decode
-    base = prefill if equal else default_base(hook, gpu_given)
+    base = prefill if equal else platform.default_base(hook, gpu_given)
     return replace(known, base=base, prefill=prefill, decode=decode)
 
 
