@@ -465,7 +465,8 @@ class EngineConfig:
             lora_disabled: bool = False,
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
-            pp_spec: bool = False) -> None: ...
+            pp_spec: bool = False,
+            moe_dense_tp_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1594,6 +1595,11 @@ class EngineConfig:
     def pp_spec(self) -> bool:
         """SglangOptions.pp_spec."""
         return cast(bool, self._option("pp_spec"))
+
+    @property
+    def moe_dense_tp_size(self) -> int | None:
+        """SglangOptions.moe_dense_tp_size."""
+        return cast("int | None", self._option("moe_dense_tp_size"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

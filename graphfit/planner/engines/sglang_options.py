@@ -594,6 +594,12 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
+    moe_dense_tp_size: SGLang's resolved `--moe-dense-tp-size` (None: unset), which
+        `require_mlp_tp_gather` reads under attention DP with the DP LM head and an
+        all-to-all backend (utils/common.py:4090-4128): 1 where a DeepSeek-family prefill-CP
+        line's override forces it with deepep (model_overrides/deepseek_v2.py:106-145,
+        191-210; graphfit.inputs.sglang_prefill_cp_family; issue 23 s68p). graphfit's line
+        readers refuse the flag itself; only that override sets it.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -780,6 +786,7 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
+    moe_dense_tp_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -831,6 +838,11 @@ class SglangOptions(EngineOptions):
         true_false("lora_disabled", self.lora_disabled)  # issue 23 s67l
         for name in ("enable_torch_compile", "pp_spec"):
             true_false(name, getattr(self, name))  # issue 23 s67b
+        dense = self.moe_dense_tp_size  # issue 23 s68p
+        if dense is not None and (isinstance(dense, bool) or not isinstance(dense, int)
+                                  or dense < 1):
+            raise ConfigError(f"moe_dense_tp_size: must be None or an int >= 1, got "
+                              f"{excerpt(dense)}")
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
