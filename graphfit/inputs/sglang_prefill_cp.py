@@ -230,6 +230,8 @@ def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, stra
     try:  # after the attention hook, before the HIP check (s64p): a DeepSeek-family /
         # LongCat target's own override raised the DP refusal before the attention hook
         sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
+        # then its DP LM head assert on the widths the family override settled (s68p)
+        sglang_prefill_cp_hooks.dp_lm_head(values, found)
     except ConfigError as exc:
         if found is None and not longcat:
             raise sglang_prefill_cp_platform.AfterHip(str(exc), None, trtllm_cp,

@@ -142,3 +142,22 @@ def test_plant_dp_lm_head_assert_on_line_widths(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(fam, "settled", lambda values, found: values)
     assert dsa.compare(_fresh(LM_HEAD[1]))[0] == "differs"
+
+
+# handle_data_parallelism's DP LM head assert (parallel_hook.py:368) before the CP hook's
+# MiMo-V2 strategy refusal (:132-140)
+MIMO_LM_HEAD = ((*CP, "--tp-size", "8", "--dp-size", "2", "--enable-dp-lm-head"), dsa.GPU,
+                "mimo_mm")
+
+
+def test_dp_lm_head_assert_before_the_cp_hook() -> None:
+    from tests.oracle import sglang_prefill_cp_lm_head_oracle as lm
+
+    assert lm.compare(MIMO_LM_HEAD)[0] == "same refusal"
+
+
+def test_plant_dp_lm_head_assert_after_the_cp_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphfit.inputs import sglang_prefill_cp_hooks as hooks
+
+    monkeypatch.setattr(hooks, "dp_lm_head", lambda values, found: None)
+    assert dsa.compare(_fresh(MIMO_LM_HEAD))[0] != "same refusal"
