@@ -27,8 +27,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphfit.inputs import sglang_prefill_cp_platform as platform
-from graphfit.inputs.sglang_prefill_cp_platform import PHASES, HookLine, renamed
+from graphfit.inputs import sglang_prefill_cp_hook_line as platform
+from graphfit.inputs.sglang_prefill_cp_hook_line import PHASES, HookLine, renamed
 from graphfit.planner.core.errors import ConfigError
 
 Backends = tuple[str | None, str | None, str | None]

@@ -128,7 +128,7 @@ def test_plant_kv_dtype_as_the_line_gives_it(monkeypatch: pytest.MonkeyPatch) ->
 
 
 def test_plant_no_default_base(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphfit.inputs import sglang_prefill_cp_platform as pl
+    from graphfit.inputs import sglang_prefill_cp_hook_line as pl
 
     monkeypatch.setattr(pl, "default_base", lambda hook, gpu: hook.base)
     assert mh.compare(CASES[8][0])[0] != "same refusal"
