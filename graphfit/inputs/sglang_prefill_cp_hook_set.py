@@ -27,11 +27,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from graphfit.inputs import sglang_prefill_cp_hook_line as platform
+from graphfit.inputs import sglang_prefill_cp_hook_line as reading
 from graphfit.inputs.sglang_prefill_cp_hook_line import PHASES, HookLine, renamed
 from graphfit.planner.core.errors import ConfigError
-
-Backends = tuple[str | None, str | None, str | None]
 
 
 @dataclass(frozen=True)
@@ -78,7 +76,7 @@ def hook_set(hook: HookLine, gpu_given: object) -> HookSet:
 
     gpu = gpu_kind(gpu_given)
     line: dict[str, Any] = dict(hook.reads)
-    unknown = HookSet(platform.default_base(hook, gpu_given), hook.prefill, hook.decode)
+    unknown = HookSet(reading.default_base(hook, gpu_given), hook.prefill, hook.decode)
     if gpu is None or not line:
         return unknown
     # the flags as SGLang's first pass leaves them (renamed, tokenspeed_mla's KV dtype)
@@ -111,7 +109,7 @@ def hook_set(hook: HookLine, gpu_given: object) -> HookSet:
                                    str(dequant).strip().lower() if dequant else None)
     # equal split flags make the base (overrides.py:1128-1131), else the default fills it
     equal = prefill is not None and prefill == decode
-    base = prefill if equal else platform.default_base(hook, gpu_given)
+    base = prefill if equal else reading.default_base(hook, gpu_given)
     return replace(known, base=base, prefill=prefill, decode=decode)
 
 
@@ -133,4 +131,4 @@ def kv4_checks(gpu: str, found: HookSet, kv_cache_dtype: str | None) -> None:
     kv4(resolved, found.prefill or found.base, found.decode or found.base)
 
 
-__all__ = ["Backends", "HookSet", "hook_set", "kv4_checks"]
+__all__ = ["HookSet", "hook_set", "kv4_checks"]
