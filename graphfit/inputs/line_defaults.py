@@ -23,6 +23,7 @@ from graphfit.inputs import (
     sglang_draft_default,
     sglang_dspark_env,
     sglang_inkling_prefill,
+    sglang_kv_auto,
     sglang_mamba_flags,
     sglang_minimax_draft,
     sglang_minimax_target,
@@ -148,8 +149,12 @@ def settle(line: PastedLine, resolved: Resolved, gpu_given: object,
             sglang_minimax_target.settle_hook(line.values, line.environ, gpu_given)
             # multi-layer EAGLE's draft backend: SGLang's default by GPU and model; the
             # attention hook's checks there read the line's skip-softmax variable (s67p)
+            # ... and the KV dtype the model hook resolved (a DSA target's or Muse Spark's
+            # `auto`, the DSA dtype asserts: graphfit.inputs.sglang_kv_auto.on_line; s68p)
             with sglang_dspark_env.line_environment(line.environ):
-                resolved = sglang_draft_default.settle(line.values, resolved, gpu_given)
+                resolved = sglang_draft_default.settle(
+                    sglang_kv_auto.on_line(line.values, sglang_draft_default.gpu_kind(
+                        gpu_given)), resolved, gpu_given)
             # the runners' seq_lens fills: SGLang's default backend (aiter on ROCm)
             resolved = sglang_runner_backends.settle(line.values, resolved, gpu_given)
             # unified memory's backend checks: SGLang's default for an unnamed phase

@@ -47,6 +47,7 @@ from graphfit.inputs import (
     sglang_ngram,
     sglang_prefill_cp,
     sglang_prefill_cp_bcg,
+    sglang_prefill_cp_family,
     sglang_processor_path,
     sglang_rules,
     sglang_runner_backends,
@@ -196,7 +197,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     processor_notes = sglang_processor_path.unchecked_note(values)
     prefill_cp_notes = sglang_prefill_cp.line(values, bcg=True, family=True)  # s51c, s60p
     settings = [*settings, *sglang_prefill_cp_bcg.settings(values)]  # its strategy (s54g)
-    settings += sglang_prefill_cp.family(values)  # DeepSeek-family widths (s60p)
+    family = sglang_prefill_cp.family(values)  # DeepSeek-family widths (s60p)
+    settings += family
     roles, role_notes = sglang_rules.role_settings(values)
     notes = list(role_notes) + prefill_cp_notes + processor_notes
     sglang_minimax_target.hook_line(values)  # MiniMax-M3 NVFP4's hook, before drafts (s53d)
@@ -205,7 +207,9 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     settings = sglang_dspark.line(values, settings)
     notes += sglang_dspark_mask.unchecked_note(values)  # a hub-id target: said, not checked
     settings = sglang_ngram.line(values, settings, notes)  # NGRAM's topk: its BFS breadth
-    sglang_spec_dp.line(values)  # attention DP: the LM-head flag, DSPARK's draft kind
+    # attention DP: the LM-head flag (on the widths the family override settled, s68p),
+    # DSPARK's draft kind
+    sglang_spec_dp.line(sglang_prefill_cp_family.settled(values, family))
     # a MiniMax-M3 target SGLang cannot build (what an AMD GPU changes: at settle, s52e)
     sglang_minimax_target.line(values, gpu_later=True)
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks

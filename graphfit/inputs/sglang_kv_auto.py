@@ -13,7 +13,11 @@ after the model hook (pipeline.py:225) rewrote `--kv-cache-dtype`:
 
 `dsa_asserts` restates that function's refusals of a DSA target's dtype (an fp8_e5m2 cache,
 say), which the prefill-CP reading raises after the family's widths (graphfit.inputs.
-sglang_prefill_cp). DeepSeek-V4's own `auto` (overrides.py:892-910) meets no hook check
+sglang_prefill_cp). `on_line` (issue 23 s68p) does both for every pasted line, before
+SGLang's checks of the backend set it resolves (graphfit.inputs.line_defaults.settle ->
+sglang_draft_default.settle): a DSA or Muse Spark line without prefill CP meets the hook's
+KV checks with the model's dtype too, and a DSA target's refused dtype is refused there.
+DeepSeek-V4's own `auto` (overrides.py:892-910) meets no hook check
 here: its model hook sets its backends first (graphfit.inputs.sglang_prefill_cp_platform.
 attention_first).
 """
@@ -68,4 +72,25 @@ def dsa_asserts(kv: str | None, found: str | None) -> None:
                           "kv_cache_dtype (SGLang refuses, overrides.py:541-544)")
 
 
-__all__ = ["MUSE", "RULES", "dsa_asserts", "resolved", "rule"]
+def on_line(line: Mapping[str, Any], gpu: str | None) -> Mapping[str, Any]:
+    """A pasted line's values with `--kv-cache-dtype` as the model hook leaves it (`resolved`
+    on GPU kind `gpu`), after `dsa_asserts`; unchanged for a model without a rule, and for a
+    DSA target's `auto` where the GPU kind is not known (graphfit cannot tell its dtype)."""
+    from graphfit.inputs.model_config import local_config
+
+    model = line.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    archs = data.get("architectures") if data is not None else None
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    found = rule(data, arch)
+    if found is None:
+        return line
+    given = line.get("kv_cache_dtype")
+    kv = str(given).strip().lower() or None if given is not None else None
+    dsa_asserts(kv, found)
+    if gpu is None and found != "muse" and kv in (None, "auto"):
+        return line
+    return {**line, "kv_cache_dtype": resolved(kv, found, gpu or "")}
+
+
+__all__ = ["MUSE", "RULES", "dsa_asserts", "on_line", "resolved", "rule"]

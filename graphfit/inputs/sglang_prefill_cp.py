@@ -230,6 +230,8 @@ def _after_model_checks(values: Mapping[str, Any], bcg: bool, family: bool, stra
     try:  # after the attention hook, before the HIP check (s64p): a DeepSeek-family /
         # LongCat target's own override raised the DP refusal before the attention hook
         sglang_prefill_cp_hooks.data_parallelism(values)  # pipeline.py:274
+        # then its DP LM head assert on the widths the family override settled (s68p)
+        sglang_prefill_cp_hooks.dp_lm_head(values, found)
     except ConfigError as exc:
         if found is None and not longcat:
             raise sglang_prefill_cp_platform.AfterHip(str(exc), None, trtllm_cp,
@@ -377,7 +379,10 @@ FILE_READ = ("enable_prefill_cp", "cp_strategy", "dcp_size", "model_path", "attn
              "kv_cache_dtype",
              # s67p: what SGLang's default backend reads (sglang_prefill_cp_platform.
              # DEFAULT_READS)
-             "page_size", "enable_deterministic_inference", "rl_on_policy_target")
+             "page_size", "enable_deterministic_inference", "rl_on_policy_target",
+             # s68p: what the model overrides and the nvfp4 hook read before the attention
+             # hook (sglang_prefill_cp_platform.DEFAULT_READS, sglang_prefill_cp_hook_set)
+             *sglang_prefill_cp_platform.OVERRIDE_READS)
 # graphfit's own spellings of the widths (graphfit.inputs.sglang FILE_KEYS)
 FILE_ALIASES = {"tp": "tp_size", "attention_data_parallel_size": "attn_dp_size",
                 "attention_context_parallel_size": "attn_cp_size"}

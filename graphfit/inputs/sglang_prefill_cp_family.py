@@ -18,8 +18,10 @@ picks the fill of `num_token_non_padded` (the global count instead of the attent
 one, :1139, cuda_graph_buffer_registry.py:731) and never a buffer's shape; the batch-size
 alignment reads the widths above (`get_cuda_graph_batch_size_alignment`, utils/common.py:
 4168-4181). The forced `moe_dense_tp_size` 1 reads only in `require_mlp_tp_gather` under
-attention DP with the DP LM head (utils/common.py:4090-4128): such a line stays "not
-modelled", as do the lines listed in `unplanned`.
+attention DP with the DP LM head (utils/common.py:4090-4128): it is handed to the planner too
+(SglangOptions.moe_dense_tp_size; graphfit.planner.engines.sglang.mlp_tp_gather: the
+runners' `global_num_tokens` buffers keep one row, buffers.py:212-217; issue 23 s68p). The
+lines listed in `unplanned` stay "not modelled".
 """
 
 from __future__ import annotations
@@ -63,8 +65,23 @@ def settings(values: Mapping[str, Any], found: CpWidths | None,
            Setting("attn_cp_size", found.attn_cp_size, ORIGIN, priority=RESOLVED)]
     if found.deepep:
         out += [Setting("moe_a2a_backend", "deepep", ORIGIN, priority=RESOLVED),
-                Setting("ep_size", found.ep_size, ORIGIN, priority=RESOLVED)]
+                Setting("ep_size", found.ep_size, ORIGIN, priority=RESOLVED),
+                # read by `require_mlp_tp_gather` (graphfit.planner.engines.sglang.
+                # mlp_tp_gather) under attention DP with the DP LM head (s68p)
+                Setting("moe_dense_tp_size", 1, ORIGIN, priority=RESOLVED)]
     return out + sharing
+
+
+def settled(values: Mapping[str, Any], found: list[Setting]) -> Mapping[str, Any]:
+    """The line's values with the attention-DP width the family override declared (`found`,
+    `settings`' output) and its replicas folded in: SGLang's later checks read those, e.g.
+    the DP LM head's assert (overrides.py:1421-1427, a post-process pass after the model
+    hook), which a line's `--dp-size 2 --enable-dp-lm-head` passes once the override made
+    it attention DP 2 (deepseek_v2.py:110-112, 193-195; issue 23 s68p)."""
+    width = next((s.value for s in found if s.field == "attn_dp_size"), None)
+    if width is None:
+        return values
+    return {**values, "attn_dp_size": width, "dp_size": 1}
 
 
 def _int(value: Any, default: int) -> int:
@@ -91,7 +108,4 @@ def unplanned(values: Mapping[str, Any], found: CpWidths, arch: str | None) -> s
     """Why a line SGLang serves stays "not modelled", else None."""
     if arch not in MODEL_HOOK:
         return f"{arch} takes the override but not the model hook's prefill rule"
-    if found.attn_dp_size > 1 and values.get("enable_dp_lm_head") is True:
-        return ("the forced moe_dense_tp_size 1 under attention DP with the DP LM head, "
-                "utils/common.py:4090-4128")
     return None

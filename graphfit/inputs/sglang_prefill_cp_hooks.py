@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs.sglang_prefill_cp_dsa import CpWidths
 from graphfit.inputs.sglang_processor_path import served_multimodal
 from graphfit.planner.core.errors import ConfigError
 
@@ -87,6 +88,27 @@ def data_parallelism(values: Mapping[str, Any]) -> None:
         raise _refuse(f"--dp-size {dp} with --attn-dp-size {attn_dp}: data-parallel replicas "
                       "combined with attention data parallelism are not supported.",
                       "parallel_hook.py:287-292")
+
+
+def dp_lm_head(values: Mapping[str, Any], found: CpWidths | None) -> None:
+    """`_dp_lm_head_validation` (overrides.py:1421-1427), which `handle_data_parallelism`
+    runs right after the replicas refusal (parallel_hook.py:368, pipeline.py:274), so before
+    the CP hook's refusals (:278; a MiMo-V2 strategy, say): `--enable-dp-lm-head` with more
+    than one DP rank and no attention DP (with one rank SGLang turns the flag off,
+    overrides.py:1366-1370). The widths are the line's, or those a DeepSeek-family override
+    settled (`found`, graphfit.inputs.sglang_prefill_cp_dsa.CpWidths: its replicas folded
+    into attention DP; issue 23 s68p)."""
+    from graphfit.inputs.sglang_spec_dp import attention_dp_size
+
+    if values.get("enable_dp_lm_head") is not True:
+        return
+    if found is not None:
+        attn_dp, dp = found.attn_dp_size, 1
+    else:
+        attn_dp, dp = attention_dp_size(values), _int(values.get("dp_size"), 1)
+    if attn_dp == 1 and dp > 1:
+        raise _refuse("--enable-dp-lm-head requires attention DP (--attn-dp-size).",
+                      "overrides.py:1421-1427")
 
 
 def mimo_text_only(values: Mapping[str, Any], arch: str | None) -> None:

@@ -19,8 +19,10 @@ override's pick is on its model's list, graphfit.planner.engines.sglang_arch_ove
 BASE_WRITERS), GPT-OSS's override writing one only where the line names none
 (model_overrides/gpt_oss.py:24-45). None of that depends on the GPU, so neither does the
 refusal; only the backend SGLang names for a Gemma 4 phase the line leaves to the override
-does (trtllm_mha on SM100, else triton, model_overrides/gemma4.py:30-44), which graphfit's
-sentence shows as triton.
+does (trtllm_mha on SM100, else triton, model_overrides/gemma4.py:30-44). graphfit's sentence
+names triton where the GPU is not yet known; the refusal carries SGLang's SM100 words
+(`AfterHip.sm100_words`), which the CLI gives once it knows the GPU is SM100 (issue 23 s68p;
+graphfit.inputs.sglang_prefill_cp_platform.after_hip).
 """
 
 from __future__ import annotations
@@ -28,7 +30,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs.sglang_prefill_cp_platform import renamed
+from graphfit.inputs.sglang_prefill_cp_platform import AfterHip, renamed
+from graphfit.planner.core.errors import ConfigError
+
+# the fill Gemma 4's override writes for an unset base (model_overrides/gemma4.py:30-44):
+# trtllm_mha on SM100, else triton; `check` words its refusal with both
+GEMMA4_FILL_SM100, GEMMA4_FILL = "trtllm_mha", "triton"
 
 
 def _text(data: Mapping[str, Any]) -> Mapping[str, Any]:
@@ -42,15 +49,27 @@ def check(values: Mapping[str, Any], data: Mapping[str, Any] | None, arch: str |
     in graphfit's words citing model_hook.py; nothing where the config.json names no
     architecture or the line names no backend (each override's own pick passes)."""
     from graphfit.planner.engines.sglang_arch_overrides import BASE_WRITERS
-    from graphfit.planner.engines.sglang_backend_checks import check_model_hook
+    from graphfit.planner.engines.sglang_backend_checks import GEMMA4, check_model_hook
 
     base, prefill, decode = renamed(values)
     if arch is None or data is None or not (base or prefill or decode):
         return
-    if base is None and arch in BASE_WRITERS:
-        base = "triton"  # the override's pick, on its model's list
     swa = _text(data).get("sliding_window_pattern") is not None  # model_hook.py:669
-    check_model_hook(arch, base, prefill, decode, swa_pattern=swa)
+    if base is not None or arch not in BASE_WRITERS:
+        check_model_hook(arch, base, prefill, decode, swa_pattern=swa)
+        return
+    try:  # the override's pick fills the base, on its model's list
+        check_model_hook(arch, GEMMA4_FILL, prefill, decode, swa_pattern=swa)
+    except ConfigError as refused:
+        if arch not in GEMMA4:
+            raise
+        try:
+            check_model_hook(arch, GEMMA4_FILL_SM100, prefill, decode, swa_pattern=swa)
+        except ConfigError as on_sm100:
+            raised = AfterHip(str(refused), None)
+            raised.sm100_words = str(on_sm100)
+            raise raised from None
+        raise
 
 
 __all__ = ["check"]

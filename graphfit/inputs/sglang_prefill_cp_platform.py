@@ -24,11 +24,16 @@ MUSA GPU, so no line reaches it.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
-from graphfit.inputs.sglang_kv_auto import rule as kv_rule
+from graphfit.inputs.sglang_prefill_cp_hook_line import (
+    OVERRIDE_READS,
+    HookLine,
+    default_base,
+    hook_line,
+    renamed,
+)
 from graphfit.planner.core.errors import ConfigError
 
 DEEPSEEK_V4 = "DeepseekV4ForCausalLM"  # parallel_hook.py:117
@@ -65,101 +70,6 @@ def backends_of(values: Mapping[str, Any]) -> tuple[str | None, str | None]:
     return hook.prefill or hook.base, hook.decode or hook.base
 
 
-@dataclass(frozen=True)
-class HookLine:
-    """What the attention hook's refusals read off a prefill-CP line (`attention_first`):
-    the base backend after `_attention_backend_default` (overrides.py:1127-1131: a prefill
-    backend equal to the decode one becomes the base; None where SGLang's default fills it),
-    the split flags and the KV cache dtype (None: auto). `reads`: the line's keys SGLang's
-    default backend reads (`DEFAULT_READS`; issue 23 s67p), which fills the base where it is
-    None (`default_base`)."""
-
-    base: str | None = None
-    prefill: str | None = None
-    decode: str | None = None
-    kv_cache_dtype: str | None = None
-    reads: tuple[tuple[str, Any], ...] = ()
-    # the model's rule for the KV dtype the hook sees (graphfit.inputs.sglang_kv_auto; s67p)
-    kv_rule: str | None = None
-
-    def __post_init__(self) -> None:
-        from graphfit.inputs.sglang_kv_auto import RULES
-
-        if self.kv_rule is not None and self.kv_rule not in RULES:
-            raise ConfigError(f"HookLine.kv_rule: {self.kv_rule!r} is not one of {RULES}")
-        for key, _ in self.reads:
-            if key not in DEFAULT_READS:
-                raise ConfigError(f"HookLine.reads: {key!r} is not one of DEFAULT_READS")
-
-
-# what graphfit.inputs.sglang_draft_default.default_target_backend reads off a line: the
-# model, the three backend flags (whether all are unset), the speculative keys, the page
-# size, the KV dtype and deterministic inference (overrides.py:1092-1115)
-DEFAULT_READS = ("model_path", "attention_backend", "prefill_attention_backend",
-                 "decode_attention_backend", "speculative_algorithm", "speculative_eagle_topk",
-                 "page_size", "kv_cache_dtype", "enable_deterministic_inference",
-                 "rl_on_policy_target")
-
-
-# `_handle_deprecated_args` (serving_hook.py:303-330, SGLang's first pass, pipeline.py:128):
-# the old backend names
-ALIASES = {"compressed": "dsv4", "tokenspeed_mla": "cutedsl_mla"}
-TOKENSPEED = "tokenspeed_mla"
-PHASES = ("attention_backend", "prefill_attention_backend", "decode_attention_backend")
-
-
-def _named(values: Mapping[str, Any], key: str) -> str | None:
-    value = values.get(key)
-    return value.strip().lower() or None if isinstance(value, str) else None
-
-
-def renamed(values: Mapping[str, Any]) -> tuple[str | None, str | None, str | None]:
-    """The line's base, prefill and decode backends after `_handle_deprecated_args`: the
-    old names renamed, a cutedsl_mla prefill so renamed made trtllm_mla (:321-323)."""
-    base, prefill, decode = (ALIASES.get(n, n) if n is not None else None
-                             for n in (_named(values, key) for key in PHASES))
-    if _named(values, PHASES[1]) == TOKENSPEED:
-        prefill = "trtllm_mla"
-    return base, prefill, decode
-
-
-def hook_line(values: Mapping[str, Any]) -> HookLine:
-    """The line's `HookLine` (its flags as SGLang's first pass leaves them, `renamed`:
-    tokenspeed_mla as the base or decode backend also sets an fp8_e4m3 KV cache, :324-330),
-    with what SGLang's default backend reads off it (`DEFAULT_READS`, `default_base`)."""
-    base, prefill, decode = renamed(values)
-    if prefill is not None and prefill == decode:
-        base = prefill
-    kv = _named(values, "kv_cache_dtype")
-    if TOKENSPEED in (_named(values, PHASES[0]), _named(values, PHASES[2])):
-        kv = "fp8_e4m3"
-    reads = tuple((key, values[key]) for key in DEFAULT_READS if values.get(key) is not None)
-    model = values.get("model_path")
-    data = local_config(model) if isinstance(model, str) else None
-    found = data.get("architectures") if data is not None else None
-    arch = found[0] if isinstance(found, list) and found and isinstance(found[0], str) else None
-    return HookLine(base, prefill, decode, kv, reads, kv_rule(data, arch))
-
-
-def default_base(hook: HookLine, gpu_given: object) -> str | None:
-    """The base backend the attention hook checks: the line's, else the one SGLang's default
-    writes before the checks (`_attention_backend_default`, overrides.py:1126-1140, run at
-    attention_hook.py:120; issue 23 s67p), with the model override's pick before it: e.g.
-    DeepSeek-V3's trtllm_mla on SM100 for a line naming no backend
-    (model_overrides/deepseek_v2.py:178-187), which meets the MLA KV dtype check
-    (overrides.py:1214-1217) with an fp8_e5m2 KV cache. The default fills an unset base
-    beside split flags too (the generic pick there, flashinfer for that model on SM100,
-    model_override_base.py:335-340). None where graphfit.inputs.sglang_draft_default.
-    default_target_backend does not restate it: no local config.json, or an architecture
-    whose override graphfit restates on its own (sglang_arch_overrides.RESTATED; their
-    picks are not checked here)."""
-    from graphfit.inputs.sglang_draft_default import default_target_backend
-
-    if hook.base is not None or not hook.reads:
-        return hook.base
-    return default_target_backend(dict(hook.reads), gpu_given)
-
-
 def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | None:
     """On a named GPU, the attention hook's refusal of the line's backends (trtllm_mla and
     cutedsl_mla off their GPUs or KV dtypes, trtllm_mha per phase, FMHAv2's fp8_e4m3 or
@@ -175,12 +85,17 @@ def attention_first(hook: HookLine | None, gpu_given: object) -> ConfigError | N
     if hook is None or gpu is None:
         return None
     from graphfit.inputs.sglang_kv_auto import resolved as resolved_kv
+    from graphfit.inputs.sglang_prefill_cp_hook_set import hook_set, kv4_checks
     from graphfit.inputs.sglang_skip_softmax import line_active
 
     kv = resolved_kv(hook.kv_cache_dtype, hook.kv_rule, gpu)  # the model's `auto` (s67p)
     try:  # the pasted line's skip-softmax variable (graphfit.inputs.sglang_skip_softmax)
-        attention_hook(gpu, default_base(hook, gpu_given), hook.prefill, hook.decode, kv,
-                       line_active())
+        # the set the override, the nvfp4 hook and the default leave, then the KV4 checks
+        # (kv_cache_hook.py:112-318, pipeline.py:254) on it (s68p)
+        found = hook_set(hook, gpu_given)
+        attention_hook(gpu, found.base, found.prefill, found.decode, kv, line_active())
+        if found.known:
+            kv4_checks(gpu, found, kv)
     except ConfigError as refused:
         return refused
     return None
@@ -221,10 +136,15 @@ class AfterHip(ConfigError):
         self.trtllm_cp = trtllm_cp
         # a refusal SGLang's model hook gives on HIP before all of those (`v4_hip`, s66p)
         self.hip_first = hip_first
+        # (s68p) the model hook's refusal as SGLang words it on SM100, where the override's
+        # fill there differs from the one `message` names (Gemma 4's trtllm_mha for triton,
+        # graphfit.inputs.sglang_prefill_cp_model_hook): first on every GPU
+        self.sm100_words: str | None = None
 
 
 def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
-    """The error a line `exc` answers should carry on `gpu_given`, in SGLang's order: on a
+    """The error a line `exc` answers should carry on `gpu_given`, in SGLang's order: the
+    model hook's refusal worded for the GPU (`exc.sm100_words`, s68p); on a
     named ROCm GPU DeepSeek-V4's backend check (`exc.hip_first`, s66p); on a named GPU the
     attention hook's refusal of the line's backends (`attention_first`, s64p / s66p); off
     SM100 on CUDA its trtllm_mha refusal where `exc.trtllm_cp` (attention_hook.py:228-237;
@@ -235,6 +155,8 @@ def after_hip(exc: AfterHip, gpu_given: object) -> ConfigError:
     from graphfit.planner.engines.sglang_prefill_cp_bcg import check_trtllm_mha
 
     rocm = gpu_name(gpu_given) in ROCM
+    if exc.sm100_words is not None:  # the model hook's refusal, before everything below
+        return ConfigError(exc.sm100_words if gpu_sm100(gpu_given) else str(exc))
     if exc.hip_first is not None and rocm:
         return ConfigError(exc.hip_first)
     first = attention_first(exc.hook, gpu_given)
@@ -256,5 +178,7 @@ def _hip_sentence(arch: str) -> str:
             f"got {arch!r}. (SGLang refuses, parallel_hook.py:114-121)")
 
 
-__all__ = ["AfterHip", "HookLine", "after_hip", "attention_first", "backends_of", "check",
-           "default_base", "hook_line", "renamed", "v4_hip"]
+# HookLine, default_base, hook_line, renamed, OVERRIDE_READS: graphfit.inputs.
+# sglang_prefill_cp_hook_line's, re-exported (s68p)
+__all__ = ["OVERRIDE_READS", "AfterHip", "HookLine", "after_hip", "attention_first",
+           "backends_of", "check", "default_base", "hook_line", "renamed", "v4_hip"]

@@ -470,7 +470,8 @@ class EngineConfig:
             dsa_checkpoint: bool | None = None,
             dense_model: bool = False,
             disable_attn_tp_gather: bool = False,
-            gpu_rocm: bool = False) -> None: ...
+            gpu_rocm: bool = False,
+            moe_dense_tp_size: int | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1624,6 +1625,11 @@ class EngineConfig:
     def gpu_rocm(self) -> bool:
         """SglangOptions.gpu_rocm."""
         return cast(bool, self._option("gpu_rocm"))
+
+    @property
+    def moe_dense_tp_size(self) -> int | None:
+        """SglangOptions.moe_dense_tp_size."""
+        return cast("int | None", self._option("moe_dense_tp_size"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -38,7 +38,21 @@ REASONS = {"TRTLLM MHA backend for prefill requires": "attention_hook.py:199-206
            "model_hook.py:615-630",
            "Gemma4 only supports": "model_hook.py:636-660",
            "One of the attention backends in": "model_hook.py:668-681",
-           "FlashInfer backend can significantly degrade": "model_hook.py:682-692"}
+           "FlashInfer backend can significantly degrade": "model_hook.py:682-692",
+           # the nvfp4 hook before the attention hook, the KV4 checks after it, both before
+           # the DP refusal and the CP hook (issue 23 s68p)
+           "--prefill-kv-cache-dequant-dtype applies only": "kv_cache_hook.py:39-45",
+           "NVFP4 prefill supports an FP8 E4M3 workspace": "kv_cache_hook.py:47-56",
+           "Native NVFP4 prefill currently requires SM100": "kv_cache_hook.py:59-63",
+           "--prefill-kv-cache-dequant-dtype=": "kv_cache_hook.py:65-76",
+           "NVFP4 decode requires --decode-attention-backend": "kv_cache_hook.py:78-84",
+           "RuntimeError: --kv-cache-dtype=nvfp4 requires Blackwell": "kv_cache_hook.py:124-131",
+           "FP4 KV cache does not yet support --enable-unified-memory":
+           "kv_cache_hook.py:132-137",
+           "KV4 FA4 MLA expects": "kv_cache_hook.py:266-316",
+           "KV4 FA4 MHA expects": "kv_cache_hook.py:266-316",
+           "KV4 MLA expects": "kv_cache_hook.py:266-316",
+           "KV4 MHA expects": "kv_cache_hook.py:266-316"}
 # the backend flags drawn: the trtllm_mha phases, and none of them
 BACKENDS: tuple[tuple[str, ...], ...] = (
     ("--attention-backend", "trtllm_mha"), ("--prefill-attention-backend", "trtllm_mha"),

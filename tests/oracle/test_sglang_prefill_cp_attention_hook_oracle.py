@@ -121,7 +121,8 @@ def test_plant_v4_check_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_plant_no_aliases(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphfit.inputs import sglang_prefill_cp_platform as pl
+    # the first pass's renames live in sglang_prefill_cp_hook_line since s68p
+    from graphfit.inputs import sglang_prefill_cp_hook_line as pl
 
     monkeypatch.setattr(pl, "ALIASES", {})
     assert ah.compare(CASES[15][0])[0] != "same refusal"
@@ -129,7 +130,8 @@ def test_plant_no_aliases(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_plant_tokenspeed_prefill_as_cutedsl(monkeypatch: pytest.MonkeyPatch) -> None:
-    from graphfit.inputs import sglang_prefill_cp_platform as pl
+    # the first pass's renames live in sglang_prefill_cp_hook_line since s68p
+    from graphfit.inputs import sglang_prefill_cp_hook_line as pl
 
     monkeypatch.setattr(pl, "TOKENSPEED", "none")  # the prefill rename and the KV dtype gone
     assert ah.compare(CASES[17][0])[0] != "same refusal"

@@ -96,3 +96,68 @@ def test_config_file_plans_as_the_line(case: dsa.Case) -> None:
     dsa.model_dir(case[2])
     outcome, diffs = dsa.cp.file_compare(case)
     assert outcome == "agree", diffs
+
+
+# --- issue 23 s68p: the DP LM head under attention DP -----------------------------------------
+# the override's forced moe_dense_tp_size 1 with deepep turns `require_mlp_tp_gather` off
+# (utils/common.py:4090-4128): one `global_num_tokens` row; the line's --dp-size folded into
+# attention DP passes the DP LM head's assert (overrides.py:1421-1427)
+LM_HEAD = [((*CP, "--tp-size", "4", *ZIG, "--attn-dp-size", "2", "--enable-dp-lm-head"),
+            dsa.GPU, "dsa"),
+           ((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "1", "--dp-size", "2",
+             "--enable-dp-lm-head"), dsa.GPU, "mla"),
+           ((*CP, "--tp-size", "4", *INTER, "--attn-cp-size", "1", "--dp-size", "2"),
+            dsa.GPU, "mla")]
+
+
+def _global_rows(case: dsa.Case) -> tuple[int, int]:
+    from tests.oracle import sglang_prefill_cp_lm_head_oracle as lm
+
+    rows = lm.global_rows(case)
+    assert rows is not None
+    return rows
+
+
+@pytest.mark.parametrize("case", LM_HEAD, ids=_id)
+def test_dp_lm_head_line_agrees(case: dsa.Case) -> None:
+    from tests.oracle import sglang_prefill_cp_lm_head_oracle as lm
+
+    outcome, diffs = lm.compare(case)
+    assert outcome == "agree", diffs
+
+
+def test_plant_mlp_gather_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: `require_mlp_tp_gather` as attention DP alone makes it (moe_dense_tp_size not
+    read): two rows where SGLang keeps one."""
+    from graphfit.planner.engines import sglang
+
+    monkeypatch.setattr(sglang, "mlp_tp_gather", lambda config: config.attn_dp_size > 1)
+    theirs, ours = _global_rows(_fresh(LM_HEAD[0]))
+    assert theirs != ours
+
+
+def test_plant_dp_lm_head_assert_on_line_widths(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the DP LM head's assert on the line's own widths (before the override)."""
+    from graphfit.inputs import sglang_prefill_cp_family as fam
+
+    monkeypatch.setattr(fam, "settled", lambda values, found: values)
+    assert dsa.compare(_fresh(LM_HEAD[1]))[0] == "differs"
+
+
+# handle_data_parallelism's DP LM head assert (parallel_hook.py:368) before the CP hook's
+# MiMo-V2 strategy refusal (:132-140)
+MIMO_LM_HEAD = ((*CP, "--tp-size", "8", "--dp-size", "2", "--enable-dp-lm-head"), dsa.GPU,
+                "mimo_mm")
+
+
+def test_dp_lm_head_assert_before_the_cp_hook() -> None:
+    from tests.oracle import sglang_prefill_cp_lm_head_oracle as lm
+
+    assert lm.compare(MIMO_LM_HEAD)[0] == "same refusal"
+
+
+def test_plant_dp_lm_head_assert_after_the_cp_hook(monkeypatch: pytest.MonkeyPatch) -> None:
+    from graphfit.inputs import sglang_prefill_cp_hooks as hooks
+
+    monkeypatch.setattr(hooks, "dp_lm_head", lambda values, found: None)
+    assert dsa.compare(_fresh(MIMO_LM_HEAD))[0] != "same refusal"

@@ -33,9 +33,10 @@ LINES: list[tuple[cp.Case, str, str]] = [
     # a DeepSeek-family line: planned on a pasted line (its SGLang YAML too) and in graphfit's
     # file since s60p, on the live check since s62p
     (((*CP, "--tp-size", "4", *ZIG), cp.GPU, "mla"), "agree", "agree"),
-    # ... but not with the DP LM head under attention DP (the live reader reads the flag, s62p)
+    # ... and with the DP LM head under attention DP since s68p (the override's
+    # moe_dense_tp_size 1: one global_num_tokens row, utils/common.py:4090-4128)
     (((*CP, "--tp-size", "4", *ZIG, "--attn-dp-size", "2", "--enable-dp-lm-head"), cp.GPU,
-      "mla"), "not modelled", "not modelled"),
+      "mla"), "agree", "agree"),
     (((*CP, "--tp-size", "4"), cp.GPU, "llama"), "sglang refuses", "same refusal"),
     (((*CP, "--tp-size", "2", *INTER), cp.GPU, "hyv4"), "sglang refuses", "same refusal"),
     (((*CP, "--tp-size", "4", *ZIG, "--dcp-size", "2"), cp.GPU, "llama"), "sglang refuses",

@@ -333,6 +333,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dense_model": st.booleans(),  # s68m
     "disable_attn_tp_gather": st.booleans(),  # s68l
     "gpu_rocm": st.booleans(),
+    "moe_dense_tp_size": st.sampled_from([None, 1, 2]),  # s68p
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -607,6 +608,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dense_model": st.sampled_from([None, 1]),  # s68m
     "disable_attn_tp_gather": st.sampled_from([None, "true"]),  # s68l
     "gpu_rocm": st.sampled_from([1, "false"]),
+    "moe_dense_tp_size": st.sampled_from([0, True, "1"]),  # s68p
 }
 
 
@@ -930,6 +932,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "enable_torch_compile": False, "pp_spec": False, "server_flag_refusals": None,
         "dsa_checkpoint": None,
         "dense_model": False,
-        "disable_attn_tp_gather": False, "gpu_rocm": False}
+        "disable_attn_tp_gather": False, "gpu_rocm": False,
+        "moe_dense_tp_size": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

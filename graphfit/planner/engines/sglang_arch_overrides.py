@@ -532,11 +532,34 @@ def forced_base(architecture: str, gpu: str = OTHER) -> tuple[str, str] | None:
     return None
 
 
-def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
-    """The backend multi-layer EAGLE's draft-extend steps run for an architecture with a
-    model override, on a line naming no backend for them (module docstring: SGLang's order);
-    name None with the reason where graphfit does not restate it; ConfigError where SGLang
-    refuses the line."""
+@dataclass(frozen=True)
+class SettledSet:
+    """The attention backends SGLang holds for an architecture with a model override once its
+    default has run (`settled`): the base, the split flags, what the override wrote (and its
+    file:line), and the default's inputs as the override left them (Qwen4-Exp's QSA page)."""
+
+    default: AttentionDefaultInputs
+    base: str | None
+    prefill: str | None
+    decode: str | None
+    written: Mapping[str, str]
+    where: str
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.default, AttentionDefaultInputs):
+            raise ConfigError("SettledSet.default: AttentionDefaultInputs required")
+        object.__setattr__(self, "written", MappingProxyType(dict(self.written)))
+
+
+def settled(inp: OverrideInputs) -> SettledSet | DefaultBackend:
+    """SGLang's order up to its attention default for a line on an architecture with a model
+    override (module docstring, steps 1-4): the override's writes, the model hook's lists,
+    deterministic inference, the nvfp4 hook's phases (kv_cache_hook.py:34-99), equal split
+    flags made the base, the generic default, the fa3 fp8_e5m2 fallback. A DefaultBackend
+    with name None (and why) where graphfit does not restate it; ConfigError where SGLang
+    refuses the line on the way. Why its own function: the attention hook's checks on a
+    prefill-CP line read this set before the CP hook's (graphfit.inputs.
+    sglang_prefill_cp_hook_set; issue 23 s68p), not only the draft-extend steps."""
     d = inp.default
     model_refusals(d.architecture, d.speculative_algorithm, d.topk, d.kv_cache_dtype)
     try:
@@ -547,8 +570,8 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
             "flashinfer"):  # moss_vl.py:23-30: the prefill backend must be flashinfer
         raise _refuse(d.architecture, "moss_vl.py:23-30",
                       "MossVLForConditionalGeneration requires flashinfer prefill attention")
-    qsa = d.architecture in QWEN4_EXP and inp.qsa
-    if qsa:  # the override's page size 64 reaches SGLang's default (qwen4_exp.py:89-96)
+    if d.architecture in QWEN4_EXP and inp.qsa:
+        # the override's page size 64 reaches SGLang's default (qwen4_exp.py:89-96)
         d = replace(d, page_size=64)
     origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{where})"
     base = written.get(BASE) or inp.base_flag
@@ -571,6 +594,19 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         base = generic_default(d).name
     if base == "fa3" and d.kv_cache_dtype == "fp8_e5m2":
         base = "triton"  # overrides.py:1262-1270
+    return SettledSet(d, base, prefill, decode, written, where)
+
+
+def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
+    """The backend multi-layer EAGLE's draft-extend steps run for an architecture with a
+    model override, on a line naming no backend for them (module docstring: SGLang's order,
+    `settled`); name None with the reason where graphfit does not restate it; ConfigError
+    where SGLang refuses the line."""
+    found = settled(inp)
+    if isinstance(found, DefaultBackend):
+        return found
+    d, base, prefill, decode, written = (found.default, found.base, found.prefill,
+                                         found.decode, found.written)
     check_resolved(ResolvedAttention(
         d.gpu, base, prefill, decode, inp.checked_topk or d.topk or 1,
         resolved_page(override_page(inp, written.get(BASE) or inp.base_flag), base, prefill,
@@ -579,13 +615,13 @@ def draft_extend_default(inp: OverrideInputs) -> DefaultBackend:
         draft_backend=written.get(DRAFT) or inp.draft_flag, unified_memory=inp.unified_memory,
         disaggregated=inp.disaggregated, host_pool=inp.host_pool,
         skip_softmax=inp.skip_softmax))
-    if qsa:
+    if d.architecture in QWEN4_EXP and inp.qsa:
         return DefaultBackend(None, QSA_WHY)
     phase = decode if inp.mode == "decode" else prefill
     draft = written.get(DRAFT) or inp.draft_flag or nvfp4_draft(
         d.gpu, d.kv_cache_dtype, inp.mode == "decode") or phase or base
     if not written:
         return DefaultBackend(draft, f"{d.architecture}'s override leaves {d.gpu} to SGLang's "
-                                     f"default (model_overrides/{where}): {draft}")
+                                     f"default (model_overrides/{found.where}): {draft}")
+    origin = f"{d.architecture}'s override on {d.gpu} (model_overrides/{found.where})"
     return DefaultBackend(draft, f"{origin}: draft-extend {draft}")
-

@@ -618,6 +618,12 @@ class SglangOptions(EngineOptions):
         Instinct name, graphfit.inputs.gpus.gpu_rocm, or given in a config file; a figure in
         GiB is read as CUDA). Read by LoRA's V2 modes check, which refuses ROCm
         (lora_hook.py:20-30; graphfit.planner.engines.sglang_lora_runner; issue 23 s68l).
+    moe_dense_tp_size: SGLang's resolved `--moe-dense-tp-size` (None: unset), which
+        `require_mlp_tp_gather` reads under attention DP with the DP LM head and an
+        all-to-all backend (utils/common.py:4090-4128): 1 where a DeepSeek-family prefill-CP
+        line's override forces it with deepep (model_overrides/deepseek_v2.py:106-145,
+        191-210; graphfit.inputs.sglang_prefill_cp_family; issue 23 s68p). graphfit's line
+        readers refuse the flag itself; only that override sets it.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -809,6 +815,7 @@ class SglangOptions(EngineOptions):
     dense_model: bool = False
     disable_attn_tp_gather: bool = False
     gpu_rocm: bool = False
+    moe_dense_tp_size: int | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -866,6 +873,11 @@ class SglangOptions(EngineOptions):
         true_false("dense_model", self.dense_model)  # issue 23 s68m
         true_false("disable_attn_tp_gather", self.disable_attn_tp_gather)  # issue 23 s68l
         true_false("gpu_rocm", self.gpu_rocm)  # issue 23 s68l
+        dense = self.moe_dense_tp_size  # issue 23 s68p
+        if dense is not None and (isinstance(dense, bool) or not isinstance(dense, int)
+                                  or dense < 1):
+            raise ConfigError(f"moe_dense_tp_size: must be None or an int >= 1, got "
+                              f"{excerpt(dense)}")
         hook = self.prefill_cp_hook_backend  # issue 23 s55g
         if hook is not None and not (isinstance(hook, str) and 0 < len(hook) <= 40):
             raise ConfigError(f"prefill_cp_hook_backend: expected an attention backend name, "
