@@ -16,7 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_draft_layer_entries, target_overrides
+from graphfit.inputs import (
+    model_config,
+    sglang_draft_layer_entries,
+    sglang_mtp_quant,
+    target_overrides,
+)
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft_path import draft_path
@@ -31,8 +36,11 @@ from graphfit.planner.engines.sglang_draft_moe_classes import (
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`draft_moe_class` where the line's draft checkpoint is a restated MoE class, else
     nothing (no speculative a2a backend given: nothing to decide); s67d: first, whether the
-    draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries)."""
-    return sglang_draft_layer_entries.settings(values) + _moe_class(values)
+    draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries);
+    s68d: last, the method whose config a Qwen3.5 MTP draft drops (graphfit.inputs.
+    sglang_mtp_quant)."""
+    return (sglang_draft_layer_entries.settings(values) + _moe_class(values)
+            + sglang_mtp_quant.settings(values))
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

@@ -465,7 +465,8 @@ class EngineConfig:
             lora_disabled: bool = False,
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
-            pp_spec: bool = False) -> None: ...
+            pp_spec: bool = False,
+            draft_mtp_unquantized: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1594,6 +1595,11 @@ class EngineConfig:
     def pp_spec(self) -> bool:
         """SglangOptions.pp_spec."""
         return cast(bool, self._option("pp_spec"))
+
+    @property
+    def draft_mtp_unquantized(self) -> str | None:
+        """SglangOptions.draft_mtp_unquantized."""
+        return cast("str | None", self._option("draft_mtp_unquantized"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -594,6 +594,11 @@ class SglangOptions(EngineOptions):
         EnvBool, off, environ.py:1557), read for `check_server_args`'s torch-compile padding
         assert and its pipeline-parallel speculative checks (arg_groups/validation_hook.py:
         119-170, 188-197; graphfit.planner.engines.sglang_server_checks; issue 23 s67b).
+    draft_mtp_unquantized: the quantization method whose config a Qwen3.5 / Qwen4-Exp MTP
+        draft's module drops (`modelopt_fp4`, `modelopt_mixed` or `quark`; models/
+        qwen3_5_mtp.py:50-91), read from the local draft checkpoint (graphfit.inputs.
+        sglang_mtp_quant); where the draft settles on that method its MoE layer is built
+        unquantized (sglang_draft_deepep; issue 23 s68d). None: not dropped, or not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -780,6 +785,7 @@ class SglangOptions(EngineOptions):
     draft_build_failure: str | None = None
     enable_torch_compile: bool = False
     pp_spec: bool = False
+    draft_mtp_unquantized: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -808,6 +814,10 @@ class SglangOptions(EngineOptions):
         if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
             raise ConfigError(f"draft_build_failure: expected one line of at most 200 "
                               f"characters, got {excerpt(failed)}")
+        if self.draft_mtp_unquantized not in (None, "modelopt_fp4", "modelopt_mixed",
+                                              "quark"):  # issue 23 s68d
+            raise ConfigError(f"draft_mtp_unquantized: expected modelopt_fp4, modelopt_mixed "
+                              f"or quark, got {excerpt(self.draft_mtp_unquantized)}")
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
