@@ -19,6 +19,7 @@ from typing import Any
 from graphfit.inputs import (
     model_config,
     sglang_draft_layer_entries,
+    sglang_longcat_rope,
     sglang_mtp_quant,
     target_overrides,
 )
@@ -38,9 +39,12 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     nothing (no speculative a2a backend given: nothing to decide); s67d: first, whether the
     draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries);
     s68d: last, the method whose config a Qwen3.5 MTP draft drops (graphfit.inputs.
-    sglang_mtp_quant)."""
-    return (sglang_draft_layer_entries.settings(values) + _moe_class(values)
-            + sglang_mtp_quant.settings(values))
+    sglang_mtp_quant); and LongCat-Flash configs SGLang cannot build, target or draft
+    (graphfit.inputs.sglang_longcat_rope; a draft's only where no layer entry fails first)."""
+    entries = sglang_draft_layer_entries.settings(values)
+    longcat = [s for s in sglang_longcat_rope.settings(values)
+               if not (entries and s.field == "draft_build_failure")]
+    return entries + longcat + _moe_class(values) + sglang_mtp_quant.settings(values)
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

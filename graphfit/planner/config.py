@@ -466,7 +466,8 @@ class EngineConfig:
             draft_build_failure: str | None = None,
             enable_torch_compile: bool = False,
             pp_spec: bool = False,
-            draft_mtp_unquantized: str | None = None) -> None: ...
+            draft_mtp_unquantized: str | None = None,
+            target_build_failure: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1600,6 +1601,11 @@ class EngineConfig:
     def draft_mtp_unquantized(self) -> str | None:
         """SglangOptions.draft_mtp_unquantized."""
         return cast("str | None", self._option("draft_mtp_unquantized"))
+
+    @property
+    def target_build_failure(self) -> str | None:
+        """SglangOptions.target_build_failure."""
+        return cast("str | None", self._option("target_build_failure"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -57,7 +57,7 @@ def enters_context(record: Any) -> bool:
 
 
 def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True,
-                quantized: bool = False) -> None:
+                quantized: bool = False, as_target: bool = False) -> None:
     """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
     speculative a2a context where `context`), under the layout already published. Its
     ModelConfig is made as the draft worker makes it: from the server arguments, with the
@@ -68,7 +68,8 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     DeepGEMM as the line sets it, which the draft's DeepEPMoE asserts read
     (layers/moe/ep_moe/layer.py:135-147, 168-178; s61e). `quantized`: the draft gets the
     quantization config its loader makes from the draft ModelConfig (model_loader/loader.py:
-    174-281), else none (s61e)."""
+    174-281), else none (s61e). `as_target` (s68d): the target's model from the line's own
+    ModelConfig instead (`draft` unread), in the same harness."""
     import torch
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.layers import dual_gemm
@@ -93,8 +94,8 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     from tests.oracle import sglang_minimax_target_oracle as mt
 
     target = ModelConfig.from_server_args(record)
-    model_config = ModelConfig.from_server_args(record, model_path=draft, is_draft_model=True,
-                                                context_length=target.context_len)
+    model_config = target if as_target else ModelConfig.from_server_args(
+        record, model_path=draft, is_draft_model=True, context_length=target.context_len)
     cls, _ = get_model_architecture(model_config)
     tp = get_parallel().tp_size
     group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None,

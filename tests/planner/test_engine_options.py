@@ -329,6 +329,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_torch_compile": st.booleans(),  # s67b
     "pp_spec": st.booleans(),
     "draft_mtp_unquantized": st.sampled_from([None, "modelopt_fp4", "modelopt_mixed", "quark"]),
+    "target_build_failure": st.sampled_from([None, "TypeError: argument of type 'NoneType'"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -598,6 +599,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "enable_torch_compile": st.sampled_from([None, 1]),  # s67b
     "pp_spec": st.sampled_from(["1", 0]),
     "draft_mtp_unquantized": st.sampled_from(["fp8", "", 3]),
+    "target_build_failure": st.sampled_from(["", 3, "x" * 201]),
 }
 
 
@@ -918,6 +920,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "lora_experimental_opti": False, "overlap_plan_stream": False,
         "lora_paths_invalid": None, "lora_disabled": False,
         "draft_build_failure": None,
-        "enable_torch_compile": False, "pp_spec": False, "draft_mtp_unquantized": None}
+        "enable_torch_compile": False, "pp_spec": False, "draft_mtp_unquantized": None,
+        "target_build_failure": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

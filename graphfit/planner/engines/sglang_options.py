@@ -599,6 +599,9 @@ class SglangOptions(EngineOptions):
         qwen3_5_mtp.py:50-91), read from the local draft checkpoint (graphfit.inputs.
         sglang_mtp_quant); where the draft settles on that method its MoE layer is built
         unquantized (sglang_draft_deepep; issue 23 s68d). None: not dropped, or not read.
+    target_build_failure: the exception SGLang's target model build meets on its config
+        (LongCat-Flash with a null `rope_scaling`, graphfit.inputs.sglang_longcat_rope), as
+        one line, raised at the model build (issue 23 s68d). None: it builds, or not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -786,6 +789,7 @@ class SglangOptions(EngineOptions):
     enable_torch_compile: bool = False
     pp_spec: bool = False
     draft_mtp_unquantized: str | None = None
+    target_build_failure: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -818,6 +822,10 @@ class SglangOptions(EngineOptions):
                                               "quark"):  # issue 23 s68d
             raise ConfigError(f"draft_mtp_unquantized: expected modelopt_fp4, modelopt_mixed "
                               f"or quark, got {excerpt(self.draft_mtp_unquantized)}")
+        failed = self.target_build_failure  # issue 23 s68d
+        if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
+            raise ConfigError(f"target_build_failure: expected one line of at most 200 "
+                              f"characters, got {excerpt(failed)}")
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
