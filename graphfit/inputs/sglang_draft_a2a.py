@@ -16,7 +16,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from graphfit.inputs import model_config, sglang_draft_layer_entries, target_overrides
+from graphfit.inputs import (
+    model_config,
+    sglang_draft_layer_entries,
+    sglang_longcat_rope,
+    sglang_mtp_quant,
+    sglang_target_layer_entries,
+    target_overrides,
+)
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
 from graphfit.inputs.sglang_draft_path import draft_path
@@ -32,8 +39,18 @@ from graphfit.planner.engines.sglang_draft_moe_classes import (
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`draft_moe_class` where the line's draft checkpoint is a restated MoE class, else
     nothing (no speculative a2a backend given: nothing to decide); s67d: first, whether the
-    draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries)."""
-    return sglang_draft_layer_entries.settings(values) + _moe_class(values)
+    draft's build fails on its layer entry (graphfit.inputs.sglang_draft_layer_entries);
+    s68d: last, the method whose config a Qwen3.5 MTP draft drops (graphfit.inputs.
+    sglang_mtp_quant); and LongCat-Flash configs SGLang cannot build, target or draft
+    (graphfit.inputs.sglang_longcat_rope; a draft's only where no layer entry fails first);
+    Step-3.5 / Exaone-MoE targets whose layer entry fails (graphfit.inputs.
+    sglang_target_layer_entries)."""
+    targets = sglang_target_layer_entries.settings(values)
+    entries = sglang_draft_layer_entries.settings(values)
+    longcat = [s for s in sglang_longcat_rope.settings(values)
+               if not (entries and s.field == "draft_build_failure")]
+    return (targets + entries + longcat + _moe_class(values)
+            + sglang_mtp_quant.settings(values))
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

@@ -471,7 +471,9 @@ class EngineConfig:
             dense_model: bool = False,
             disable_attn_tp_gather: bool = False,
             gpu_rocm: bool = False,
-            moe_dense_tp_size: int | None = None) -> None: ...
+            moe_dense_tp_size: int | None = None,
+            draft_mtp_unquantized: str | None = None,
+            target_build_failure: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1630,6 +1632,16 @@ class EngineConfig:
     def moe_dense_tp_size(self) -> int | None:
         """SglangOptions.moe_dense_tp_size."""
         return cast("int | None", self._option("moe_dense_tp_size"))
+
+    @property
+    def draft_mtp_unquantized(self) -> str | None:
+        """SglangOptions.draft_mtp_unquantized."""
+        return cast("str | None", self._option("draft_mtp_unquantized"))
+
+    @property
+    def target_build_failure(self) -> str | None:
+        """SglangOptions.target_build_failure."""
+        return cast("str | None", self._option("target_build_failure"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -57,7 +57,7 @@ def enters_context(record: Any) -> bool:
 
 
 def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True,
-                quantized: bool = False) -> None:
+                quantized: bool = False, as_target: bool = False) -> None:
     """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
     speculative a2a context where `context`), under the layout already published. Its
     ModelConfig is made as the draft worker makes it: from the server arguments, with the
@@ -68,7 +68,8 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     DeepGEMM as the line sets it, which the draft's DeepEPMoE asserts read
     (layers/moe/ep_moe/layer.py:135-147, 168-178; s61e). `quantized`: the draft gets the
     quantization config its loader makes from the draft ModelConfig (model_loader/loader.py:
-    174-281), else none (s61e)."""
+    174-281), else none (s61e). `as_target` (s68d): the target's model from the line's own
+    ModelConfig instead (`draft` unread), in the same harness."""
     import torch
     from sglang.srt.configs.model_config import ModelConfig
     from sglang.srt.layers import dual_gemm
@@ -93,8 +94,8 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     from tests.oracle import sglang_minimax_target_oracle as mt
 
     target = ModelConfig.from_server_args(record)
-    model_config = ModelConfig.from_server_args(record, model_path=draft, is_draft_model=True,
-                                                context_length=target.context_len)
+    model_config = target if as_target else ModelConfig.from_server_args(
+        record, model_path=draft, is_draft_model=True, context_length=target.context_len)
     cls, _ = get_model_architecture(model_config)
     tp = get_parallel().tp_size
     group = types.SimpleNamespace(world_size=tp, rank_in_group=0, cpu_group=None,
@@ -315,6 +316,24 @@ NEXTN_DRAFTS["longcat_flash"] = {
     "num_layers": 4, "num_nextn_predict_layers": 1, "ffn_hidden_size": 2048,
     "expert_ffn_hidden_size": 256, "moe_topk": 2, "zero_expert_num": 2,
     "rope_scaling": {"rope_type": "default", "rope_theta": 10000000.0}}
+# s68d: MiMo-V2-Flash (transformers' MiMoV2FlashConfig): its draft is MiMoV2MTP
+# (configs/model_config.py:1094-1096), one dense layer (models/mimo_v2_nextn.py:103-107). Its
+# attention passes `config.rope_scaling` on unless its type is "default" (:73-78, 97), and the
+# config class's default `rope_parameters` when none is written is a per-layer-type dict of
+# dicts (configuration_mimo_v2_flash.py:119-123), which the RoPE cache cannot key on
+# (layers/rotary_embedding/factory.py:107: TypeError, unhashable type): this one writes a flat
+# default-type `rope_parameters`, as for LongCat-Flash above; the SWA keys are SGLang's reads
+NEXTN_DRAFTS["mimo_v2_flash"] = {
+    "architectures": ["MiMoV2FlashForCausalLM"], "model_type": "mimo_v2_flash",
+    "hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
+    "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 64, "v_head_dim": 64,
+    "swa_num_attention_heads": 16, "swa_num_key_value_heads": 4, "swa_head_dim": 64,
+    "swa_v_head_dim": 64, "sliding_window": 128, "sliding_window_size": 128,
+    "num_hidden_layers": 4, "vocab_size": 151936, "max_position_embeddings": 40960,
+    "n_routed_experts": 8, "num_experts_per_tok": 2, "layernorm_epsilon": 1e-5,
+    "torch_dtype": "bfloat16", "tie_word_embeddings": False, "attention_bias": False,
+    "num_nextn_predict_layers": 1,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0}}
 
 
 def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)

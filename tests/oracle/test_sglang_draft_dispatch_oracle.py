@@ -77,7 +77,7 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "step3p5_dense", "step3p7", "exaone_moe",
                                               "exaone_moe_dense", "interns2_mobius",
                                               "glm5_next", "qwen4_exp",
-                                              "longcat_flash"))}
+                                              "longcat_flash", "mimo_v2_flash"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -121,6 +121,7 @@ CASES = (  # (draft, backend, mode, extra)
     ("qwen4_exp", "mooncake", "auto", ()),
     ("qwen4_exp", "pplx", "low_latency", ()),
     ("longcat_flash", "mooncake", "auto", ()),  # LongCat-Flash's NextN layer: dense, builds
+    ("mimo_v2_flash", "mooncake", "auto", ()),  # s68d: MiMo-V2-Flash's MTP layer: dense too
 )
 
 
@@ -155,4 +156,4 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
                        False, True, False, True, True, False, True, True, True, False,
-                       False], refused
+                       False, False], refused

@@ -334,6 +334,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_attn_tp_gather": st.booleans(),  # s68l
     "gpu_rocm": st.booleans(),
     "moe_dense_tp_size": st.sampled_from([None, 1, 2]),  # s68p
+    "draft_mtp_unquantized": st.sampled_from([None, "modelopt_fp4", "modelopt_mixed", "quark"]),
+    "target_build_failure": st.sampled_from([None, "TypeError: argument of type 'NoneType'"]),
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -609,6 +611,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "disable_attn_tp_gather": st.sampled_from([None, "true"]),  # s68l
     "gpu_rocm": st.sampled_from([1, "false"]),
     "moe_dense_tp_size": st.sampled_from([0, True, "1"]),  # s68p
+    "draft_mtp_unquantized": st.sampled_from(["fp8", "", 3]),
+    "target_build_failure": st.sampled_from(["", 3, "x" * 201]),
 }
 
 
@@ -933,6 +937,8 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dsa_checkpoint": None,
         "dense_model": False,
         "disable_attn_tp_gather": False, "gpu_rocm": False,
-        "moe_dense_tp_size": None}
+        "moe_dense_tp_size": None,
+        "draft_mtp_unquantized": None,
+        "target_build_failure": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -827,6 +827,8 @@ class SglangModel:
         # (:346; s66b)
         sglang_server_checks.check(config, changes)
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
+        if config.target_build_failure:  # s68d: the target's config, its layer 0's attention
+            raise ConfigError(config.target_build_failure)
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
         # the draft's build after it: its dispatcher (s54e), then its DeepEPMoE body (s61e)

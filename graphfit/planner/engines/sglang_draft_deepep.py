@@ -43,6 +43,14 @@ Step-3.5 draft meets the unquantized assert, never the low-latency one.
 
 s67d: Qwen4-Exp's MTP draft (Qwen4ExpForCausalLMMTP), always a MoE block.
 
+s68d: a Qwen3.5 / Qwen4-Exp MTP draft builds its layer with `_mtp_quant_config`, which drops
+a serialized NVFP4 `modelopt_fp4` config, a `modelopt_mixed` one listing no `mtp.` layer and a
+`quark` one excluding the MTP's experts (models/qwen3_5_mtp.py:50-91, 123; qwen4_exp_mtp.py:
+47). Where the draft's ModelConfig settles on the method whose config its checkpoint has
+dropped (`draft_mtp_unquantized`, graphfit.inputs.sglang_mtp_quant; the method:
+sglang_draft_quant.settled_method), its experts are unquantized DeepEPMoE: the unquantized
+assert applies, the low-latency one never (`mtp_dropped`).
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -52,7 +60,7 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
-from graphfit.planner.engines import sglang_draft_dispatch, sglang_quantization
+from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
 from graphfit.planner.engines.sglang_deepep_class import (
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
@@ -89,6 +97,18 @@ DEEPEP_DRAFTS: dict[str, str] = {
 # layer's default None, step3p5.py:410), so its experts are unquantized DeepEPMoE whatever
 # the draft's quantization: the unquantized assert applies, the low-latency one never
 UNQUANTIZED_BLOCKS = frozenset({"Step3p5MTP"})
+# s68d: the draft classes built by Qwen3.5's MTP module, which may drop the config
+# (models/qwen3_5_mtp.py:50-91, 123; qwen4_exp_mtp.py:47)
+MTP_CLASSES = frozenset({"Qwen3_5ForCausalLMMTP", "Qwen4ExpForCausalLMMTP"})
+
+
+def mtp_dropped(config: EngineSettings) -> bool:
+    """Whether a Qwen3.5 / Qwen4-Exp MTP draft's layer is built without the loader's
+    quantization config (module docstring, s68d): the checkpoint's dropped method is the one
+    the draft settles on."""
+    dropped = config.draft_mtp_unquantized
+    return (dropped is not None and config.draft_moe_class in MTP_CLASSES
+            and sglang_draft_quant.settled_method(config) == dropped)
 
 
 def draft_runner(config: EngineSettings) -> str | None:
@@ -128,11 +148,16 @@ def problem(config: EngineSettings) -> str | None:
     if name is None or (config.draft_dtype or config.dtype) != "bfloat16":
         return None
     quantized = config.draft_quantization is not None or config.draft_quant_config is not None
-    if quantized and name not in UNQUANTIZED_BLOCKS:
+    dropped = quantized and mtp_dropped(config)
+    if quantized and name not in UNQUANTIZED_BLOCKS and not dropped:
         return None
     runner = draft_runner(config)
     if runner not in DEEP_GEMM_RUNNERS:
         return None
+    if dropped:  # s68d: shorter, to name the dropped config within one line
+        return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, ep_moe/layer."
+                f"py:135-147): draft {name} drops its {config.draft_mtp_unquantized} config "
+                f"(qwen3_5_mtp.py:50-91); a2a {draft}, JIT off")
     return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/ep_moe/"
             f"layer.py:135-147: the draft's {name}, a2a {draft}, "
             f"runner {runner}, JIT DeepGEMM off)")
@@ -147,7 +172,8 @@ def quantized_problem(config: EngineSettings) -> str | None:
     Other quantizations: not restated."""
     name = _built(config, LEGACY_A2A)
     draft = config.speculative_moe_a2a_backend or ""
-    if name is None or name in UNQUANTIZED_BLOCKS or config.draft_quantization != "fp8":
+    if name is None or name in UNQUANTIZED_BLOCKS or config.draft_quantization != "fp8" or (
+            mtp_dropped(config)):
         return None
     if config.draft_quant_config is not None or config.deepep_mode not in LOW_LATENCY_MODES:
         return None
@@ -185,5 +211,5 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "UNQUANTIZED_BLOCKS", "check", "draft_runner", "problem",
-           "quantized_problem", "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "MTP_CLASSES", "UNQUANTIZED_BLOCKS", "check", "draft_runner",
+           "mtp_dropped", "problem", "quantized_problem", "runner_flag_problem"]

@@ -81,6 +81,16 @@ def _method(config: EngineSettings) -> str | None:
     return answers.pop() if len(answers) == 1 else None
 
 
+def settled_method(config: EngineSettings) -> str | None:
+    """The method the draft's loader builds (`_method`), None where graphfit cannot tell it
+    or SGLang refuses it first (`check` says so); issue 23 s68d: read by the Qwen3.5 MTP
+    draft's DeepEPMoE rule (sglang_draft_deepep)."""
+    try:
+        return _method(config)
+    except ConfigError:
+        return None
+
+
 def check(config: EngineSettings) -> None:
     """The draft's method, then both loader checks for it (module docstring); nothing
     without a draft method."""
@@ -98,4 +108,4 @@ def check(config: EngineSettings) -> None:
                           ) from None
 
 
-__all__ = ["ONLINE_KEPT_OVER", "check", "draft_method"]
+__all__ = ["ONLINE_KEPT_OVER", "check", "draft_method", "settled_method"]

@@ -624,6 +624,14 @@ class SglangOptions(EngineOptions):
         line's override forces it with deepep (model_overrides/deepseek_v2.py:106-145,
         191-210; graphfit.inputs.sglang_prefill_cp_family; issue 23 s68p). graphfit's line
         readers refuse the flag itself; only that override sets it.
+    draft_mtp_unquantized: the quantization method whose config a Qwen3.5 / Qwen4-Exp MTP
+        draft's module drops (`modelopt_fp4`, `modelopt_mixed` or `quark`; models/
+        qwen3_5_mtp.py:50-91), read from the local draft checkpoint (graphfit.inputs.
+        sglang_mtp_quant); where the draft settles on that method its MoE layer is built
+        unquantized (sglang_draft_deepep; issue 23 s68d). None: not dropped, or not read.
+    target_build_failure: the exception SGLang's target model build meets on its config
+        (LongCat-Flash with a null `rope_scaling`, graphfit.inputs.sglang_longcat_rope), as
+        one line, raised at the model build (issue 23 s68d). None: it builds, or not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -816,6 +824,8 @@ class SglangOptions(EngineOptions):
     disable_attn_tp_gather: bool = False
     gpu_rocm: bool = False
     moe_dense_tp_size: int | None = None
+    draft_mtp_unquantized: str | None = None
+    target_build_failure: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -843,6 +853,14 @@ class SglangOptions(EngineOptions):
         failed = self.draft_build_failure  # issue 23 s67d
         if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
             raise ConfigError(f"draft_build_failure: expected one line of at most 200 "
+                              f"characters, got {excerpt(failed)}")
+        if self.draft_mtp_unquantized not in (None, "modelopt_fp4", "modelopt_mixed",
+                                              "quark"):  # issue 23 s68d
+            raise ConfigError(f"draft_mtp_unquantized: expected modelopt_fp4, modelopt_mixed "
+                              f"or quark, got {excerpt(self.draft_mtp_unquantized)}")
+        failed = self.target_build_failure  # issue 23 s68d
+        if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
+            raise ConfigError(f"target_build_failure: expected one line of at most 200 "
                               f"characters, got {excerpt(failed)}")
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
