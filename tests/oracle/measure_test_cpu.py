@@ -63,8 +63,9 @@ else:
         marks.setdefault("install", cpu() - start)
     sglang_stubs.install = install
     code = int(pytest.main(["-q", "-p", "no:randomly", "-p", "no:cacheprovider", *warm,
-                            target], plugins=[Plugin()]))
-    per_test = {k: v for k, v in per_test.items() if k.split("::")[0] == target}
+                            *([target] if target != "-" else [])], plugins=[Plugin()]))
+    if target != "-":
+        per_test = {k: v for k, v in per_test.items() if k.split("::")[0] == target}
 marks["total"] = cpu()
 print("CPU-JSON " + json.dumps({"code": code, "marks": marks, "tests": per_test}))
 """
@@ -74,6 +75,8 @@ def run_one(root: Path, mode: str, target: str, warm: list[str]) -> dict[str, An
     """One child process under `root` (its `tests` and `graphfit`): its CPU figures (the
     tests of `target` only; `warm` modules run first in the same process)."""
     env = {**os.environ, "PYTHONPATH": str(root), "HYPOTHESIS_PROFILE": "ci"}
+    if root != HERE:  # another checkout: read, never written (no bytecode files)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
     done = subprocess.run([sys.executable, "-c", CHILD, mode, target, *warm], cwd=root, env=env,
                           capture_output=True, text=True, check=False)
     for line in done.stdout.splitlines():
@@ -88,6 +91,33 @@ def _median(values: list[float]) -> str:
     return f"{statistics.median(values):6.2f}" if values else "     -"
 
 
+def rank_together(roots: dict[str, Path], modules: list[str], repeat: int) -> int:
+    """All `modules` in one pytest process per root (the first pays the shared start-up, as
+    in CI), each module's tests' CPU summed, ranked (medians over `repeat` interleaved runs)."""
+    sums: dict[str, dict[str, list[float]]] = {name: {} for name in roots}
+    for _ in range(repeat):
+        for name, root in roots.items():
+            result = run_one(root, "module", "-", modules)
+            per_module: dict[str, float] = {}
+            for test, cpu in result["tests"].items():
+                module = test.split("::")[0]
+                per_module[module] = per_module.get(module, 0.0) + cpu
+            for module, cpu in per_module.items():
+                sums[name].setdefault(module, []).append(cpu)
+            print(f"  {name}: total {result['marks']['total']:.2f} s CPU, "
+                  f"SGLang install {result['marks'].get('install', 0.0):.2f}, "
+                  f"pytest exit {result['code']}")
+    last = list(roots)[-1]
+    order = sorted(sums[last], key=lambda m: -statistics.median(sums[last][m]))
+    print(f"{len(modules)} modules in one process (median of {repeat}, CPU seconds of each "
+          f"module's tests; the first run module includes the shared start-up)")
+    print("  " + "  ".join(f"{name:>6s}" for name in roots) + "  module")
+    for module in order:
+        print("  " + "  ".join(_median(sums[name].get(module, [])) for name in roots)
+              + f"  {module}")
+    return 0
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*")
@@ -95,11 +125,15 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--before", type=Path)
     parser.add_argument("--top", type=int, default=4)
     parser.add_argument("--install", action="store_true")
+    parser.add_argument("--together", action="store_true",
+                        help="all MODULEs in one process (CI's view), ranked by their tests' CPU")
     parser.add_argument("--warm", action="append", default=[],
                         help="a module run first in the same process (the shared start-up "
                              "paid), so the figures are MODULE's own cost in a suite run")
     args = parser.parse_args(argv)
     roots = {"after": HERE} if args.before is None else {"before": args.before, "after": HERE}
+    if args.together:
+        return rank_together(roots, args.modules, args.repeat)
     targets = [("install", "-")] if args.install else [("module", m) for m in args.modules]
     for mode, target in targets:
         runs: dict[str, list[dict[str, Any]]] = {name: [] for name in roots}
