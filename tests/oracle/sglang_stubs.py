@@ -25,6 +25,12 @@ own logic:
   of the test session (torch.compile looking for triton, say) sees the real world. torch's
   cached "is triton installed" answer is taken before the first stub exists, for the same
   reason.
+* Speed only (`_deferred_compile`): inside `stubbed()`, `torch.compile` on a function hands back
+  a wrapper that makes the real `torch.compile` at its first call. SGLang decorates kernels
+  with `@torch.compile(...)` at import (66 sites; the first, layers/moe/moe_runner/
+  deep_gemm.py:93, is reached by install's model_config import), and building the wrapper
+  imports torch._inductor (~1.5 s CPU per process); torch compiles at the first call either
+  way, and the CPU oracle calls none of them.
 * Speed only (`_struct_fields_once`): `msgspec.structs.fields` answers each class once; SGLang
   builds its parser from ServerArgs' fields on every line, and the fields never change; and
   `sglang_parser_cache`: that parser itself is built once per key, each line parsing with its
@@ -34,6 +40,7 @@ own logic:
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.abc
 import importlib.machinery
 import sys
@@ -119,18 +126,63 @@ _depth = [0]
 _CREATED: list[str] = []
 
 
+def _deferred_compile(real: Any) -> Any:
+    """`torch.compile` as SGLang's import-time decorators see it: on a plain function, a
+    wrapper that calls `real` (the real `torch.compile`, same options) at its first call and
+    the compiled function from then on; anything else (a module, no function yet: the
+    decorator form) as `real` would, deferred the same way. torch itself compiles at the
+    first call; what moves is only the import of torch._inductor (`_TorchCompileInductorWrapper`,
+    torch/__init__.py), which building the wrapper pays."""
+
+    def compile(model: Any = None, **options: Any) -> Any:
+        if model is None:
+            return lambda fn: compile(fn, **options)
+        if not isinstance(model, types.FunctionType):
+            return real(model, **options)
+        made: list[Any] = []
+
+        @functools.wraps(model)
+        def deferred(*args: Any, **kwargs: Any) -> Any:
+            if not made:
+                made.append(real(model, **options))
+            return made[0](*args, **kwargs)
+
+        return deferred
+
+    compile.graphfit_deferred = True  # type: ignore[attr-defined]
+    return compile
+
+
+_saved_compile: list[Any] = []
+
+
+def _defer_compile(on: bool) -> None:
+    """Swap `torch.compile` for `_deferred_compile`'s while SGLang code runs (`stubbed()`);
+    outside, torch's own (graphfit's compiled backend, its tests)."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return
+    if on:
+        _saved_compile.append(torch.compile)
+        torch.compile = _deferred_compile(torch.compile)
+    elif _saved_compile:
+        torch.compile = _saved_compile.pop()
+
+
 @contextlib.contextmanager
 def stubbed() -> Iterator[None]:
     """The stub finder on the import path for the duration (re-entrant); stub modules leave
     `sys.modules` when the outermost context ends (SGLang's modules keep theirs)."""
     if _depth[0] == 0:
         sys.meta_path.insert(0, _FINDER)
+        _defer_compile(True)
     _depth[0] += 1
     try:
         yield
     finally:
         _depth[0] -= 1
         if _depth[0] == 0:
+            _defer_compile(False)
             sys.meta_path.remove(_FINDER)
             for name in _CREATED:
                 if isinstance(sys.modules.get(name), _StubModule):

@@ -13,6 +13,7 @@ would hide it once any line had been resolved first).
 
 from __future__ import annotations
 
+import functools
 import subprocess
 import sys
 
@@ -37,17 +38,34 @@ with ss.stubbed():  # no fake CUDA, as a config-only oracle runs SGLang
         pass
     else:
         raise SystemExit("SGLang loaded a string text_config")
+import sys
+print("inductor", "torch._inductor.compile_fx" in sys.modules)
 with ss.fake_cuda(gpu_mem_mib=81920):
     import sglang.srt.utils.common as common
     print(common.is_cuda(), common.get_device_memory_capacity("cuda"))
 """
 
 
+@functools.cache
+def _fresh() -> subprocess.CompletedProcess[str]:
+    """SCRIPT's one run in a fresh interpreter, which both tests read."""
+    require("sglang")
+    return subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
+                          text=True, check=False, timeout=300)
+
+
 def test_a_failed_config_load_first_leaves_sglang_on_the_fake_gpu() -> None:
     """SGLang's own probes, after the failing load ran first: CUDA, and the injected
     memory (not the no-GPU None)."""
-    require("sglang")
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, capture_output=True,
-                          text=True, check=False, timeout=300)
+    done = _fresh()
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split()[-2:] == ["True", "81920"], done.stdout[-500:]
+
+
+def test_sglang_install_leaves_torch_inductor_unimported() -> None:
+    """SGLang's import-time `@torch.compile` decorators (layers/moe/moe_runner/deep_gemm.py:93,
+    reached by install's model_config import) got deferred wrappers (sglang_stubs'
+    `_deferred_compile`): the ~1.5 s CPU torch._inductor import is not paid by a process that
+    never compiles. Read from the same fresh interpreter's output as the test above."""
+    done = _fresh()
+    assert "inductor False" in done.stdout, (done.stdout[-500:], done.stderr[-2000:])
