@@ -18,9 +18,9 @@ the top level has a dtype (a written `torch_dtype` / `dtype`: :572-580), an Attr
 - `text_config` (:600-605): the `num_attention_heads` assert;
 - none: the top level is its own text config.
 
-Measured through the oracle (tests.oracle.sglang_text_pick) on plain classes (Llama, Qwen2,
-DeepSeek-V3), SGLang's own Kimi-Linear and its Kimi-VL / Bailing-V3-VL. graphfit judges the
-classes whose sub-configs stay written dicts (graphfit.inputs.model_config's
+Measured through the oracle (tests.oracle.test_sglang_draft_load_oracle) on plain classes
+(Llama, Qwen2, DeepSeek-V3), SGLang's own Kimi-Linear and its Kimi-VL / Bailing-V3-VL. graphfit
+judges the classes whose sub-configs stay written dicts (graphfit.inputs.model_config's
 `plain_text_config_failure`); the reads off the picked text config are
 graphfit.inputs.sglang_mla_reads'.
 """

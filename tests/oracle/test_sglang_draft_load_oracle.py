@@ -165,6 +165,10 @@ FIXED: list[dlo.Case] = [
     *((f"{kind}/text_config+", ["x"], None) for kind in dlo.LANGUAGE_TYPES),
     *((f"{kind}/text_config+-torch_dtype+", [[1], None], None) for kind in dlo.LANGUAGE_TYPES),
     *((f"{kind}/text_config+", [None], None) for kind in dlo.LANGUAGE_TYPES),
+    # under a picked language_config with no dtype: Kimi-VL keeps it unread, Bailing-V3-VL's
+    # class reads it (configs/bailing_hybrid.py:263-276)
+    *((f"{kind}/text_config+language_config+-torch_dtype+", ["x", MLA, None], None)
+      for kind in dlo.LANGUAGE_TYPES),
     # s67c: a language_config dict on SGLang's own Kimi-VL / Bailing-V3-VL classes wins over
     # their text config: no heads assert, the same reads (the heads too, :1348)
     *((kind, text, None) for kind in dlo.LANGUAGE_KINDS
