@@ -26,7 +26,9 @@ from graphfit.inputs import (
     sglang_mla_reads,
     sglang_own_rope,
     sglang_qwen4_text_only,
+    sglang_strict_nulls,
     sglang_sub_configs,
+    sglang_text_pick,
 )
 from graphfit.inputs import sglang_nvfp4_moe_layers as nvfp4_moe_layers
 from graphfit.inputs.reading import load_json, shown_path
@@ -356,9 +358,13 @@ def sglang_load_failure(data: Mapping[str, Any],
                         written: Mapping[str, Any] | None = None) -> str | None:
     """SGLang's failure to load an Inkling multimodal config.json that writes one of
     INKLING_MM_PROPERTIES at the top level, or a plain class's bad `text_config`
-    (`plain_text_config_failure`; `written`: the file before the override args, None:
-    `data`); None: it loads."""
-    plain = plain_text_config_failure(data, written) or language_config_failure(data)
+    (`plain_text_config_failure`; first, s68c: a null a plain type's transformers class
+    refuses at load, graphfit.inputs.sglang_strict_nulls; `written`: the file before the
+    override args, None: `data`); None: it loads."""
+    kind = data.get("model_type")  # s68c: a null the type's transformers class refuses
+    strict = sglang_strict_nulls.strict_null(data if written is None else written,
+                                             kind) if isinstance(kind, str) else None
+    plain = strict or plain_text_config_failure(data, written)
     if plain is not None:
         return plain
     if sglang_class_lengths.model_type(data) != "inkling_mm_model":
@@ -383,50 +389,67 @@ def plain_text_config_failure(data: Mapping[str, Any],
     sizes (graphfit.inputs.sglang_mla_reads, issue 23 s65c / s66c; some off the top level):
     a config without one fails there with an AttributeError (issue 23 s64c); one written
     null fails where it is computed with (a TypeError); SGLang's own Kimi-Linear /
-    Bailing-hybrid classes are judged too, and their config.json with no `text_config` on
-    its MLA branch's reads off itself, with the class's defaults (issue 23 s67c). `data`:
-    the config with the override args applied; `written`: as written (None: `data`). None:
-    it loads."""
+    Bailing-hybrid classes are judged too, and a config.json with no `text_config` on its
+    MLA branch's reads off itself, with the class's defaults (issue 23 s67c: SGLang's own
+    classes; s68c: the plain ones too). s68c: the text config is the sub-config SGLang's
+    parser picks (`thinker_config`, `llm_config`, `language_config` before `text_config`,
+    graphfit.inputs.sglang_text_pick; a null `thinker_config` / `language_config`: the top
+    level), on these classes and on `LANGUAGE_CONFIG_CLASSES`. `data`: the config with the
+    override args applied; `written`: as written (None: `data`). None: it loads."""
     kind = data.get("model_type")
     if not isinstance(kind, str) or (kind not in CLASS_LAYERS
-                                     and kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES):
+                                     and kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES
+                                     and kind not in LANGUAGE_CONFIG_CLASSES):
         return None
-    # the parser's assert on the file as written, then the ModelConfig's (model_config.py:636)
-    # on the overridden config (an override writing `text_config` null)
-    for config in (data if written is None else written, data):
-        if "text_config" not in config:
-            continue
-        text = config["text_config"]
-        if not isinstance(text, dict) or "num_attention_heads" not in text:
-            said = ("null" if text is None else "without num_attention_heads"
-                    if isinstance(text, dict) else f"as a JSON {type(text).__name__}")
-            return (f"text_config {said} on a {kind} config: SGLang fails to load it "
-                    f"(AssertionError, utils/hf_transformers/common.py:602-605)")
-    text = data.get("text_config")
     file = data if written is None else written
-    if text is None:  # s67c: the config is its own text config (common.py:611-613)
-        if kind not in sglang_mla_reads.OWN_TEXT_DICT_CLASSES:
-            return None  # a plain class's: not judged (sglang_mla_reads' docstring)
-        data = text = sglang_mla_reads.top_view(data, file)
+    # s68c: the sub-config the parser takes (thinker_config, llm_config, language_config,
+    # text_config), or its failure, on the file as written (graphfit.inputs.sglang_text_pick)
+    seen = file
+    if kind in LANGUAGE_CONFIG_CLASSES:  # their class builds `text_config` from a dict or
+        own = file.get("text_config")  # null (not judged), keeps another value
+        if own is not None and not isinstance(own, dict) and kind == "bailing_moe_v3_vl":
+            return (f"text_config {sglang_text_pick.said(own)} ({kind}): SGLang fails to load "
+                    f"it (AttributeError, configs/bailing_hybrid.py:276)")
+        if isinstance(own, dict) or own is None:
+            seen = {k: v for k, v in file.items() if k != "text_config"}
+            if not any(key in file for key in sglang_text_pick.PRIORITY[:-1]):
+                return None
+    chosen = sglang_text_pick.pick(seen, kind)
+    if chosen.failure is not None:
+        return chosen.failure
+    if chosen.key in (None, "text_config") and not any(
+            key in file for key in sglang_text_pick.PRIORITY[:-1]):
+        # the ModelConfig's assert again (model_config.py:636) on the overridden config (an
+        # override writing `text_config` null)
+        again = sglang_text_pick.pick(data, kind)
+        if again.failure is not None:
+            return again.failure
+        chosen = again
+    sub = chosen.key
+    text = data.get(sub) if sub is not None else None
+    if sub is None:  # s67c: the config is its own text config (common.py:611-613)
+        # s68c: a plain class's too, after the preamble (sglang_mla_reads.own_text_view)
+        data = text = sglang_mla_reads.own_text_view(data, file, None)
         reads = list(sglang_mla_reads.mla_reads(text, text))
     elif isinstance(text, dict):
         reads = text_config_reads(data, text)
     else:
         return None
-    read = next((r for r in reads if sglang_mla_reads.missing(r, data, text, file)), None)
+    read = next((r for r in reads if sglang_mla_reads.missing(r, data, text, file, sub)), None)
     if read is None:
         return None
     # short enough that the config.json's path and the `error:` line fit in 200 characters
-    where = ("without text_config" if "text_config" not in data
-             else "on top" if read.top else "in text_config")
+    held = sub or next((k for k in sglang_text_pick.PRIORITY if k in file), "text_config")
+    where = (f"without {held}" if sub is None and held not in file
+             else f"with {held} null" if sub is None else "on top" if read.top else f"in {held}")
     if read.null:  # s67c: a null read, used in a sum
         return (f"{read.key} null {where} ({kind}): SGLang's ModelConfig fails on it "
                 f"(TypeError, configs/model_config.py:{read.site})")
-    if "text_config" not in data:
-        where = f"no {read.key}, no text_config"
+    if sub is None:
+        where = f"no {read.key}, {held} null" if held in file else f"no {read.key}, no {held}"
     else:
-        where = (f"no {read.key} on top or in text_config" if read.top
-                 else f"text_config lacks {read.key}")
+        where = (f"no {read.key} on top or in {held}" if read.top
+                 else f"{held} lacks {read.key}")
     return (f"{where} ({kind}): SGLang's ModelConfig reads it "
             f"(AttributeError, configs/model_config.py:{read.site})")
 
@@ -434,32 +457,10 @@ def plain_text_config_failure(data: Mapping[str, Any],
 # issue 23 s67c: SGLang's own multimodal config classes whose written `language_config` dict
 # wins over the text config they build (utils/hf_transformers/common.py:589-606: thinker_config,
 # llm_config, language_config, text_config): KimiVLConfig (configs/kimi_vl.py) and
-# BailingMoeV3VL's (configs/bailing_hybrid.py); measured through the oracle
+# BailingMoeV3VL's (configs/bailing_hybrid.py); measured through the oracle. s68c: judged in
+# `plain_text_config_failure` with the plain classes (a null one, another value, thinker_config
+# and llm_config too: graphfit.inputs.sglang_text_pick)
 LANGUAGE_CONFIG_CLASSES = frozenset({"kimi_vl", "bailing_moe_v3_vl"})
-
-
-def language_config_failure(data: Mapping[str, Any]) -> str | None:
-    """A `language_config` dict on a `LANGUAGE_CONFIG_CLASSES` config (with the override
-    args; no thinker_config or llm_config ahead of it): the parser makes it a bare
-    PretrainedConfig (common.py:565-571), the ModelConfig's text config, with no
-    `num_attention_heads` assert (that is only llm_config's and text_config's, :594, :605),
-    so every read `text_config_reads` lists fails on a missing key (a null one where it is
-    computed with), `num_attention_heads` too where no `head_dim` is written (:1348). A null
-    or non-dict value is not judged. None: it loads."""
-    kind = data.get("model_type")
-    text = data.get("language_config")
-    if kind not in LANGUAGE_CONFIG_CLASSES or not isinstance(text, dict) \
-            or "thinker_config" in data or "llm_config" in data:
-        return None
-    read = next((r for r in text_config_reads(data, text)
-                 if sglang_mla_reads.missing(r, data, text, data)), None)
-    if read is None:
-        return None
-    if read.null:
-        return (f"{read.key} null in language_config ({kind}): SGLang's ModelConfig fails on "
-                f"it (TypeError, configs/model_config.py:{read.site})")
-    return (f"language_config lacks {read.key} ({kind}): SGLang's ModelConfig reads it "
-            f"(AttributeError, configs/model_config.py:{read.site})")
 
 
 def text_config_reads(data: Mapping[str, Any],

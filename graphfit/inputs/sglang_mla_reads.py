@@ -48,13 +48,12 @@ s67c: a read that finds a null fails later, where the value is computed with (a 
 `_init_mla_scaling`'s (:1613) for the first branch, Kimi-Linear and Bailing V2.5; a null
 `kv_lora_rank` is only stored (SGLang loads it). A config.json with no `text_config` is its
 own text config (utils/hf_transformers/common.py:611-613): its MLA reads find the key where
-the file (with the override args) or the class's defaults (`CLASS_KEYS`) have it. That is
-judged for `OWN_TEXT_DICT_CLASSES` only (Kimi-Linear's latent sizes default to None: :1613
-without them). A plain class's config.json with no `text_config` naming an MLA class
-without its latent sizes fails SGLang's ModelConfig too (measured: :1398 for DeepSeek-V3's
-class on a Llama config, :1423 for DeepSeek-V4's; the preamble sets `head_dim` /
-`v_head_dim` on that same object first, :1341-1355), but is not judged here: many of
-graphfit's own test fixtures name those classes over a bare Llama config.json.
+the file (with the override args) or the class's defaults (`CLASS_KEYS`) have it, after the
+preamble set `head_dim` / `v_head_dim` on that same object (:1341-1355, `own_text_view`).
+s67c judged that for `OWN_TEXT_DICT_CLASSES` (Kimi-Linear's latent sizes default to None:
+:1613 without them); s68c for the plain classes too (measured: :1398 for DeepSeek-V3's class
+on a Llama config.json, :1423 for DeepSeek-V4's), once graphfit's own test fixtures that
+named those classes over a bare Llama config.json were given the keys.
 
 A draft's ModelConfig renames its first architecture before the chain runs
 (configs/model_config.py:1011-1215); the renames that move a class to another branch are
@@ -235,14 +234,17 @@ def mla_reads(data: Mapping[str, Any], text: Mapping[str, Any]) -> tuple[Read, .
     return ()
 
 
-def top_view(data: Mapping[str, Any], written: Mapping[str, Any]) -> dict[str, Any]:
+def top_view(data: Mapping[str, Any], written: Mapping[str, Any],
+             sub: str | None = "text_config") -> dict[str, Any]:
     """The top-level config as SGLang's parser leaves it (module docstring): the class's keys
     (`CLASS_KEYS`; 0 stands for a number), the file's text config's keys the top level lacks
     (not null; not kept by a `RELOADED` class), then the config `data` (with the override
-    args; `written`: the file as written, for a DERIVED key it writes null)."""
+    args; `written`: the file as written, for a DERIVED key it writes null). `sub`: the
+    written sub-config the parser took as the text config (s68c:
+    graphfit.inputs.sglang_text_pick; None: the top level, nothing copied)."""
     kind = data.get("model_type")
     keys = CLASS_KEYS.get(kind, {}) if isinstance(kind, str) else {}
-    text = written.get("text_config")
+    text = written.get(sub) if sub is not None else None
     copied = {k: v for k, v in text.items() if v is not None and k not in keys
               and k not in written} if isinstance(text, dict) and kind not in RELOADED else {}
     view = {**copied, **{k: None if how == NONE else 0 for k, how in keys.items()}, **data}
@@ -252,13 +254,28 @@ def top_view(data: Mapping[str, Any], written: Mapping[str, Any]) -> dict[str, A
     return view
 
 
+def own_text_view(data: Mapping[str, Any], written: Mapping[str, Any],
+                  sub: str | None = "text_config") -> dict[str, Any]:
+    """A config.json with no `text_config` as its own text config when the chain runs
+    (issue 23 s68c): `top_view`, after the preamble, which sets an absent or null `head_dim`
+    (from the width: the heads' read, :1347, fails first where that cannot be computed) and
+    an absent, null or 0 `v_head_dim` on that same object (configs/model_config.py:1341-1355),
+    so neither is missing or null in an MLA branch's reads (0 stands for a number)."""
+    view = top_view(data, written, sub)
+    if view.get("head_dim") is None:
+        view["head_dim"] = 0
+    if not view.get("v_head_dim"):
+        view["v_head_dim"] = 0
+    return view
+
+
 def missing(read: Read, data: Mapping[str, Any], text: Mapping[str, Any],
-            written: Mapping[str, Any]) -> bool:
+            written: Mapping[str, Any], sub: str | None = "text_config") -> bool:
     """Whether SGLang fails at `read` (module docstring): the text config `text` (with the
     override args) lacks the key, or, for a top-level read, `top_view` lacks it; for a use
     (`Read.null`), the value found there is null. `data`: the config with the override
-    args; `written`: the file as written."""
-    where = top_view(data, written) if read.top else text
+    args; `written`: the file as written; `sub`: `top_view`'s."""
+    where = top_view(data, written, sub) if read.top else text
     if read.null:
         return read.key in where and where[read.key] is None
     return read.key not in where
@@ -266,4 +283,4 @@ def missing(read: Read, data: Mapping[str, Any], text: Mapping[str, Any],
 
 __all__ = ["BRANCHES", "CLASS_KEYS", "DRAFT_RENAMES", "FIRST_BRANCH", "FIRST_READS",
            "OWN_TEXT_DICT_CLASSES", "RELOADED", "SCALING", "Read", "draft_renamed", "missing",
-           "mla_reads", "top_view", "uses"]
+           "mla_reads", "own_text_view", "top_view", "uses"]

@@ -102,8 +102,12 @@ def test_minimax_and_deepseek_v4_drafts_are_refused_in_one_line(tmp_path: Path) 
             ("mmsparse", {**minimax, "dspark_config": {}}, "dense draft FFN"),
             ("mmids", {**minimax, "dflash_config": {**minimax["dflash_config"],
                                                     "target_layer_ids": [4]}}, "capture layer"),
+            # issue 23 s68c: with the top-level keys SGLang's ModelConfig reads for V4
+            # (configs/model_config.py:1423-1429), else that read fails first
             ("v4", {"architectures": ["DeepseekV4ForCausalLM"], "markov_rank": 1,
-                    "markov_head_type": "vanilla", "mask_token_id": 3}, "DeepSeek-V4 (MoE)")):
+                    "markov_head_type": "vanilla", "mask_token_id": 3, "qk_rope_head_dim": 64,
+                    "sliding_window": 128, "index_head_dim": 128, "compress_ratios": [1]},
+             "DeepSeek-V4 (MoE)")):
         _refused_in_one_line(target, _dir(tmp_path, name * 12, fields), said)
 
 

@@ -10,7 +10,10 @@ their MLA architecture, whose ModelConfig also reads the latent sizes off the te
 draft worker's ModelConfig, which renames some classes first (:1011-1215). s67c: DeepSeek-V4
 classes (top-level reads, :1418-1431), null latent sizes (the sums that use them) and
 config.json files writing no text_config at all are drawn too
-(tests.oracle.sglang_draft_load.V4_KEYS, NULLABLE, ABSENT).
+(tests.oracle.sglang_draft_load.V4_KEYS, NULLABLE, ABSENT). s68c: the plain classes' files
+without text_config too, and sub-configs SGLang's parser picks before text_config
+(tests.oracle.sglang_draft_load.draw_sub: thinker_config, llm_config, language_config; null,
+not dicts, over a text_config).
 
     python -m tests.oracle.measure_sglang_text_config_load [COUNT] [SEED] [BEFORE_ROOT]
 """
@@ -54,7 +57,9 @@ def refuses(words: list[str]) -> str | None:
     except GraphfitError as exc:
         said = str(exc)
         return said if any(word in said for word in (
-            "text_config", "language_config", "SGLang's ModelConfig")) else None
+            "text_config", "language_config", "SGLang's ModelConfig",
+            "thinker_config", "llm_config",  # s68c: the other sub-configs, class fields
+            "transformers refuses", "transformers fails", "got None")) else None
     return None
 
 

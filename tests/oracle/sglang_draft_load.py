@@ -56,8 +56,8 @@ SWITCHES = {"use_mla": False, "use_mla_nope": True}
 # issue 23 s67c: DeepSeek-V4's top-level reads (:1423-1429), written at the top (override
 # args) or in the text config (copied up, utils/hf_transformers/config.py:258-267); a case's
 # keys are null at `NULL` each (the sums that use them, :1347, :1424, :1504, :1510, :1613); a
-# config.json writing no text_config at all (SGLang's own classes only, `OWN_TYPES`) is drawn
-# with `ABSENT` as its text config
+# config.json writing no text_config at all (s67c: SGLang's own classes, `OWN_TYPES`; s68c: the
+# plain classes too) is drawn with `ABSENT` as its text config
 V4_KEYS = {"qk_rope_head_dim": 64, "head_dim": 192, "sliding_window": 128, "index_head_dim": 128,
            "compress_ratios": [1, 4]}
 V4_CLASSES = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN")
@@ -83,6 +83,13 @@ def config(model_type: str, text: Any) -> dict[str, Any]:
     named, _, sub = named.partition("/")  # s67c: "TYPE/CLASS/KEY": `text` written under KEY
     architecture = named or MLA_TYPES.get(kind, "LlamaForCausalLM")
     written = {**_LLAMA, "architectures": [architecture], "model_type": kind}
+    if "+" in sub:  # s68c: "KEY+KEY...": `text` lists their values ("-KEY": KEY dropped)
+        for key, value in zip([k for k in sub.split("+") if k], text, strict=True):
+            if key.startswith("-"):
+                written.pop(key[1:], None)
+            else:
+                written[key] = value
+        return written
     return written if text == ABSENT else {**written, sub or "text_config": text}
 
 
@@ -141,10 +148,70 @@ def types() -> list[str]:
     return [*sorted(CLASS_LAYERS), *OWN_TYPES]
 
 
+# issue 23 s68c: the sub-configs SGLang's parser picks before text_config
+# (graphfit.inputs.sglang_text_pick), drawn one or two at a time, over a file with or without
+# a top-level dtype (the conversion's AttributeError needs one)
+SUB_KEYS = ("thinker_config", "llm_config", "language_config", "text_config")
+LANGUAGE_TYPES = tuple(kind.rsplit("/", 1)[0] for kind in LANGUAGE_KINDS)
+
+
+def draw_sub(rng: random.Random, types: list[str]) -> Case:
+    """A drawn case writing sub-configs beside or instead of text_config (s68c): a plain
+    type, one of SGLang's own, or a Kimi-VL / Bailing-V3-VL class (sometimes naming
+    another MLA branch's class), one or two of `SUB_KEYS`, each a dict (some keys left out
+    or null; a thinker_config writing its own text_config), null or another value."""
+    kind = rng.choice([*types, *LANGUAGE_TYPES])
+    if "/" not in kind and rng.random() < 0.35:
+        kind = f"{kind}/{rng.choice(BRANCH_CLASSES)}"
+    keys = rng.sample(SUB_KEYS, rng.choice((1, 1, 2)))
+    values: list[Any] = []
+    for key in keys:
+        if rng.random() < 0.3:
+            values.append(None if rng.random() < 0.5 else rng.choice(OTHER[1:]))
+            continue
+        value = {k: None if k in NULLABLE and rng.random() < NULL else v
+                 for k, v in {**KEYS, **MLA_KEYS}.items() if rng.random() < 0.8}
+        if key == "thinker_config" and rng.random() < 0.15:
+            value["text_config"] = dict(KEYS)
+        values.append(value)
+    if "/" not in kind:
+        kind = f"{kind}/"
+    if rng.random() < 0.3:
+        keys, values = [*keys, "-torch_dtype"], [*values, None]
+    return f"{kind}/{'+'.join([*keys, ''])}", values, None
+
+
+def class_fields(kind: str) -> list[str]:
+    """The fields transformers 5.25's config class of the plain type `kind` declares (s68c:
+    graphfit.inputs.sglang_strict_nulls), read off the class itself."""
+    from transformers import CONFIG_MAPPING
+
+    fields: dict[str, object] = {}
+    for klass in reversed(CONFIG_MAPPING[kind].__mro__):
+        if klass.__module__.startswith("transformers.models"):
+            fields.update(getattr(klass, "__annotations__", {}))
+    return sorted(set(fields) - {"architectures", "model_type", "torch_dtype"})
+
+
+def draw_strict(rng: random.Random, types: list[str]) -> Case:
+    """A drawn case writing one or two of a plain type's class fields null at the top level
+    of its config.json (s68c), on its own or another MLA branch's class."""
+    from graphfit.inputs.sglang_draft_layer_default import CLASS_LAYERS
+
+    kind = rng.choice(sorted(set(types) & set(CLASS_LAYERS)))
+    keys = rng.sample(class_fields(kind), rng.choice((1, 1, 2)))
+    named = rng.choice(("", *BRANCH_CLASSES)) if rng.random() < 0.3 else ""
+    return f"{kind}/{named}/{'+'.join([*keys, ''])}", [None] * len(keys), None
+
+
 def draw(rng: random.Random, types: list[str]) -> Case:
     """A drawn case: a plain type, a text_config (a subset of KEYS, some null, not a dict,
     or none at all), and on some an override of the text config (a subset of KEYS, or
     null) or of top-level keys."""
+    if rng.random() < 0.12:  # s68c: sub-configs SGLang picks before text_config
+        return draw_sub(rng, types)
+    if rng.random() < 0.08:  # s68c: class fields written null
+        return draw_strict(rng, types)
     if rng.random() < 0.08:  # s67c: a language_config dict, some keys null
         return rng.choice(LANGUAGE_KINDS), {
             k: None if k in NULLABLE and rng.random() < NULL else v
@@ -160,7 +227,8 @@ def draw(rng: random.Random, types: list[str]) -> Case:
                for k, v in {**MLA_KEYS, **V4_KEYS}.items() if rng.random() < 0.15}
     keys = {k: None if k in NULLABLE and rng.random() < NULL else v  # s67c: nulls
             for k, v in keys.items()}
-    text: Any = (ABSENT if kind.partition("/")[0] in OWN_TYPES and rng.random() < 0.3
+    text: Any = (ABSENT if rng.random() < (0.3 if kind.partition("/")[0] in OWN_TYPES
+                                           else 0.12)  # s68c: plain classes' too
                  else rng.choice(OTHER) if rng.random() < 0.15
                  else {k: v for k, v in keys.items() if rng.random() < 0.75})
     overrides: dict[str, Any] | None = None

@@ -94,6 +94,12 @@ def compare_widths(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer) -> list[sc.Differ
 # a working DSPARK draft's Markov head and mask token id (draft_dir)
 WORKER_FIELDS = (("markov_rank", 1), ("markov_head_type", "vanilla"), ("mask_token_id", 0))
 NO_FIELDS = hashlib.sha256(b"{}").hexdigest()[:12]  # a draft_dir name's end without fields
+# issue 23 s68c: what SGLang's ModelConfig reads with no default off a draft naming a
+# DeepSeek-V4 class (the top level, configs/model_config.py:1423-1429) or DeepSeek-V3's (the
+# latent sizes, :1398-1400), for fixtures that name those classes over the oracle's Llama
+# config.json (graphfit.inputs.sglang_mla_reads refuses the draft without them, as SGLang fails)
+MLA_READ_FIELDS = (("qk_rope_head_dim", 64), ("sliding_window", 128), ("index_head_dim", 128),
+                   ("compress_ratios", [1]), ("kv_lora_rank", 512), ("qk_nope_head_dim", 64))
 _DRAFTS = tempfile.TemporaryDirectory(prefix="graphfit-dspark-drafts-")
 
 

@@ -25,6 +25,7 @@ from graphfit.inputs import (  # noqa: E402
     model_config,
     sglang_draft_load,
     sglang_mla_reads,
+    sglang_text_pick,
     target_overrides,
 )
 from graphfit.planner.core.errors import ConfigError  # noqa: E402
@@ -122,6 +123,52 @@ FIXED: list[dlo.Case] = [
                          (MLA, None), (MLA_LESS["v_head_dim"], None),
                          ({**MLA, "qk_rope_head_dim": None}, None),
                          (MLA, {"text_config": {"qk_nope_head_dim": 128}}))),
+    # s68c: a plain class's config.json with no text_config is its own text config: the
+    # class's defaults, and the preamble's head_dim / v_head_dim set on it (:1341-1355)
+    *((kind, dlo.ABSENT, over) for kind in ("llama/DeepseekV3ForCausalLM", "deepseek_v3")
+      for over in (None, dict(dlo.MLA_KEYS), {"qk_nope_head_dim": None})),
+    ("llama/MiniCPM3ForCausalLM", dlo.ABSENT, {"kv_lora_rank": 512}),
+    ("llama/BailingMoeV2_5ForCausalLM", dlo.ABSENT, MLA_LESS["v_head_dim"]),
+    ("llama/SarvamMLAForCausalLM", dlo.ABSENT, MLA_LESS["v_head_dim"]),
+    ("llama/PixtralForConditionalGeneration", dlo.ABSENT, None),
+    ("deepseek_v3/PixtralForConditionalGeneration", dlo.ABSENT, None),
+    *((f"{kind}/DeepseekV4ForCausalLM", dlo.ABSENT, over) for kind in ("mixtral", "qwen2")
+      for over in (dlo.V4_KEYS, V4_LESS["head_dim"], V4_LESS["sliding_window"])),
+    ("llama/DeepseekV4ForCausalLM", dlo.ABSENT, {**dlo.V4_KEYS, "qk_rope_head_dim": None}),
+    # s68c: the sub-config SGLang's parser picks before text_config ("TYPE/CLASS/KEY+KEY+":
+    # the values in order, "-torch_dtype" drops the file's dtype): a null language_config /
+    # thinker_config leaves the top level as the text config, another value fails setting
+    # its dtype (common.py:580) or in _patch_text_config (:541), llm_config's heads assert
+    # (:597), thinker_config's own text_config (:587), a bad text_config under a picked one
+    *(("llama//language_config+", [value], None) for value in (None, "x", {}, FULL)),
+    ("llama//language_config+-torch_dtype+", ["x", None], None),
+    ("llama//thinker_config+", [{**FULL, "text_config": FULL}], None),
+    ("llama//thinker_config+", [{}], None),
+    *(("llama//llm_config+", [value], None) for value in (None, LESS["num_attention_heads"])),
+    ("llama//llm_config+text_config+", [FULL, None], None),
+    ("llama//language_config+llm_config+", [FULL, {}], None),
+    ("llama//language_config+text_config+", [MLA, None], None),
+    ("qwen2//text_config+language_config+", ["x", FULL], None),
+    ("qwen2//text_config+language_config+-torch_dtype+", ["x", FULL, None], None),
+    *((f"{kind}/DeepseekV3ForCausalLM/language_config+text_config+", [None, MLA], None)
+      for kind in ("llama", "deepseek_v3")),
+    *(("llama/DeepseekV3ForCausalLM/thinker_config+", [text], None)
+      for text in (MLA, MLA_LESS["kv_lora_rank"])),
+    # the parser copies the picked sub-config's keys up (utils/hf_transformers/config.py:258-267)
+    *(("llama/SarvamMLAForCausalLM/language_config+text_config+", [text, MLA], None)
+      for text in (FULL, MLA)),
+    ("kimi_linear//language_config+", [MLA], None),
+    ("kimi_linear//language_config+", [FULL], None),
+    # Kimi-VL / Bailing-V3-VL: a null language_config, their text_config kept when not a dict
+    *((f"{kind}/language_config+", [None], None) for kind in dlo.LANGUAGE_TYPES),
+    *((f"{kind}/thinker_config+", [MLA], None) for kind in dlo.LANGUAGE_TYPES),
+    *((f"{kind}/text_config+", ["x"], None) for kind in dlo.LANGUAGE_TYPES),
+    *((f"{kind}/text_config+-torch_dtype+", [[1], None], None) for kind in dlo.LANGUAGE_TYPES),
+    *((f"{kind}/text_config+", [None], None) for kind in dlo.LANGUAGE_TYPES),
+    # under a picked language_config with no dtype: Kimi-VL keeps it unread, Bailing-V3-VL's
+    # class reads it (configs/bailing_hybrid.py:263-276)
+    *((f"{kind}/text_config+language_config+-torch_dtype+", ["x", MLA, None], None)
+      for kind in dlo.LANGUAGE_TYPES),
     # s67c: a language_config dict on SGLang's own Kimi-VL / Bailing-V3-VL classes wins over
     # their text config: no heads assert, the same reads (the heads too, :1348)
     *((kind, text, None) for kind in dlo.LANGUAGE_KINDS
@@ -193,6 +240,9 @@ def test_fixed_failure_sites_as_sglang() -> None:
             "1513", "1516"} <= lines, lines
     # s67c: DeepSeek-V4's reads, a config without text_config, and the sums on a null read
     assert {"1423", "1424", "1425", "1428", "1429", "1398", "1348"} <= lines, lines
+    # s68c: the parser's failures on the sub-configs it picks (common.py)
+    parser = {site.rsplit(":", 1)[1] for _, site in sites if "common.py:" in site}
+    assert {"541", "580", "587", "597", "605"} <= parser, parser
     used = [(case, site, dlo.graphfit(case)) for case, site in sites
             if site.startswith("TypeError configs/model_config.py:")]
     wrong = [(case, site, ours) for case, site, ours in used
@@ -213,7 +263,12 @@ WRITTEN = [_written("llama/DeepseekV4ForCausalLM", V4, head_dim=None),
            _written("deepseek_v3/DeepseekV4ForCausalLM", V4, head_dim=None),
            _written("mixtral/DeepseekV4ForCausalLM", V4, head_dim=192),
            _written("kimi_linear", dlo.ABSENT, kv_lora_rank=512, qk_nope_head_dim=128,
-                    qk_rope_head_dim=64)]
+                    qk_rope_head_dim=64),
+           # s68c: a plain class's config.json with no text_config
+           _written("mixtral/DeepseekV4ForCausalLM", dlo.ABSENT, **dlo.V4_KEYS),
+           _written("qwen2/DeepseekV4ForCausalLM", dlo.ABSENT, **V4_LESS["compress_ratios"]),
+           _written("llama/DeepseekV3ForCausalLM", dlo.ABSENT, **dlo.MLA_KEYS),
+           _written("mistral/DeepseekV3ForCausalLM", dlo.ABSENT, kv_lora_rank=512)]
 
 
 def test_written_top_level_as_sglang() -> None:
@@ -366,6 +421,30 @@ def test_s67c_refusals_are_one_error_line(kind: str, text: object, said: str) ->
     assert said in lines[0] and "SGLang's ModelConfig" in lines[0], lines[0]
 
 
+@pytest.mark.parametrize(("kind", "text", "said"), [
+    ("llama/DeepseekV3ForCausalLM", dlo.ABSENT, "no kv_lora_rank, no text_config"),
+    ("qwen2/DeepseekV4ForCausalLM", dlo.ABSENT, "model_config.py:1423"),
+    ("llama//thinker_config+", [{"text_config": FULL}], "common.py:587"),
+    ("llama//llm_config+", [{}], "common.py:597"),
+    ("llama//language_config+", ["x"], "common.py:580"),
+    ("qwen2/DeepseekV3ForCausalLM/language_config+", [None], "model_config.py:1398"),
+    ("llama/DeepseekV3ForCausalLM/thinker_config+", [MLA_LESS["kv_lora_rank"]],
+     "thinker_config lacks kv_lora_rank")])
+def test_s68c_refusals_are_one_error_line(kind: str, text: object, said: str) -> None:
+    """s68c, through the CLI: a plain class's config.json without text_config, and the
+    sub-configs SGLang's parser picks before text_config: exit 2 and one whole `error:`
+    line naming SGLang's site."""
+    from tests.helpers import run_cli
+
+    code, out, err = run_cli(["plan", "--", "python", "-m", "sglang.launch_server",
+                              "--model-path", dlo.folder(kind, text),
+                              "--max-running-requests", "16"])
+    lines = err.strip().splitlines()
+    assert code == 2 and not out and len(lines) == 1, (code, out, err)
+    assert lines[0].startswith("error: ") and len(lines[0]) <= 200 and " ... " not in lines[0]
+    assert said in lines[0] and lines[0].endswith(")"), lines[0]
+
+
 def test_draft_refused_on_a_line_and_a_config_file() -> None:
     """The pasted line and a DFLASH config file's draft reader both refuse it."""
     from graphfit.inputs import commandline, sglang_file_drafts
@@ -403,13 +482,15 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
             data, {k: v for k, v in text.items() if not k.startswith("use_mla")}))
     elif plant == "top":  # top-level reads judged off the text config
         real_missing = sglang_mla_reads.missing
-        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
-                            real_missing(dataclasses.replace(read, top=False), data, text,
-                                         written))
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written,
+                            sub="text_config": real_missing(
+                                dataclasses.replace(read, top=False), data, text, written,
+                                sub))
     elif plant == "copy":  # the text config's keys not copied up (or copied after overrides)
         real_missing = sglang_mla_reads.missing
-        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
-                            real_missing(read, data, text, text if read.top else written))
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written,
+                            sub="text_config": real_missing(
+                                read, data, text, text if read.top else written, sub))
     elif plant == "qwen3_next":
         monkeypatch.setattr(target_overrides, "PLAIN_SUB_CONFIGS", {})
     elif plant == "v4":  # s67c: DeepSeek-V4's top-level reads dropped
@@ -417,8 +498,9 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
             (sglang_mla_reads.BRANCHES[0][0], ()), *sglang_mla_reads.BRANCHES[1:]))
     elif plant == "nulls":  # s67c: a null read never fails
         real_missing = sglang_mla_reads.missing
-        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written:
-                            not read.null and real_missing(read, data, text, written))
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written,
+                            sub="text_config": not read.null and real_missing(
+                                read, data, text, written, sub))
     elif plant == "class_keys":  # s67c: the classes' own keys unknown
         monkeypatch.setattr(sglang_mla_reads, "CLASS_KEYS", {})
     elif plant == "none_default":  # s67c: a class's None default read as a number
@@ -436,6 +518,32 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
             k: v for k, v in target_overrides.PLAIN_SUB_CONFIGS.items() if k not in dlo.OWN_TYPES})
     elif plant == "language":  # s67c: a language_config dict not judged
         monkeypatch.setattr(model_config, "LANGUAGE_CONFIG_CLASSES", frozenset())
+    elif plant == "plain_absent":  # s68c: a plain class's config without text_config
+        real_view = sglang_mla_reads.own_text_view  # not judged
+        monkeypatch.setattr(sglang_mla_reads, "own_text_view", lambda data, written, sub: {
+            **real_view(data, written, sub), **({} if data.get("model_type") in dlo.OWN_TYPES
+                                           else {"architectures": []})})
+    elif plant == "preamble":  # s68c: the preamble's head sizes not set on the config itself
+        monkeypatch.setattr(sglang_mla_reads, "own_text_view", sglang_mla_reads.top_view)
+    elif plant == "priority":  # s68c: text_config always picked (the others ignored)
+        monkeypatch.setattr(sglang_text_pick, "PRIORITY", ("text_config",))
+    elif plant == "dtype":  # s68c: the dtype conversion's failure (common.py:580) dropped
+        monkeypatch.setattr(sglang_text_pick, "CONVERTED", ())
+    elif plant == "sub_values":  # s68c: a null or non-dict sub-config read as absent
+        real_pick = sglang_text_pick.pick
+        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind: real_pick(
+            {k: v for k, v in written.items() if k not in sglang_text_pick.PRIORITY[:-1]
+             or isinstance(v, dict)}, kind))
+    elif plant == "thinker_text":  # s68c: a thinker_config's own text_config not refused
+        real_pick = sglang_text_pick.pick
+        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind: real_pick(
+            {k: ({kk: vv for kk, vv in v.items() if kk != "text_config"}
+                 if k == "thinker_config" and isinstance(v, dict) else v)
+             for k, v in written.items()}, kind))
+    elif plant == "copy_sub":  # s68c: the keys copied up from text_config, not the pick
+        real_missing = sglang_mla_reads.missing
+        monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written,
+                            sub="text_config": real_missing(read, data, text, written))
     elif plant == "heads":  # s67c: the heads' read (:1348) dropped
         real_reads = model_config.text_config_reads
         monkeypatch.setattr(model_config, "text_config_reads", lambda data, text: [
@@ -448,7 +556,9 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
                                    "branches", "order", "switches", "top", "copy", "renames",
                                    "v4", "nulls", "class_keys", "none_default", "derived",
                                    "absent", "own", "own_merge",
-                                   "language", "heads"])
+                                   "language", "heads", "plain_absent", "preamble",
+                                   "priority", "dtype", "sub_values", "thinker_text",
+                                   "copy_sub"])
 def test_planted_errors_caught(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
     """Planted: the ModelConfig's reads dropped, the parser's assert judged after the
     overrides, Qwen3-Next's text config merged, the draft rule off, the MLA architectures'

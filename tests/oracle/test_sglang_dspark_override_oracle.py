@@ -248,7 +248,8 @@ def test_a_deepseek_v4_draft_is_refused_as_not_modelled(written: str,
     (get_config with the line's override args, dspark_config.py:34-48) decides whether the
     worker takes the MoE path; graphfit refuses exactly those drafts as not modelled and
     plans the others."""
-    fields = json.dumps({"architectures": [written]})
+    # s68c: with the keys SGLang's ModelConfig reads for those classes (kc.MLA_READ_FIELDS)
+    fields = json.dumps({"architectures": [written], **dict(kc.MLA_READ_FIELDS)})
     path = kc.draft_dir("dspark_block_size", 4, None, fields)
     overrides = {"architectures": override} if override else {}
     with so.sglang_stubs.fake_cuda():

@@ -149,7 +149,8 @@ def test_deepseek_v4_dspark_draft_is_refused(tp: str, words: str) -> None:
     path for it (its `_forward_is_dp_local` reads the draft's architecture), which graphfit
     does not plan; with attention TP > 1 SGLang's worker refuses it (dspark_worker_v2.py:
     211-222), and graphfit says so with SGLang's reason."""
-    draft = dc.draft_dir({"architectures": ["DeepseekV4ForCausalLM"], **dict(kc.WORKER_FIELDS)})
+    draft = dc.draft_dir({"architectures": ["DeepseekV4ForCausalLM"], **dict(kc.WORKER_FIELDS),
+                          **dict(kc.MLA_READ_FIELDS)})  # s68c: the keys V4's reads need
     argv = ("--speculative-algorithm", "DSPARK", "--speculative-num-draft-tokens", "8",
             "--tp-size", tp, "--attn-dp-size", "2", "--enable-dp-lm-head", dc.DRAFT, draft)
     sg = kc.bd.sglang(argv, 80)
