@@ -13,7 +13,9 @@ none and a few named ones. For this checkout and for the graphfit at `--before` 
 on the same lines, judged by this checkout's reference) it prints: the lines; those where
 every class the line may build builds the restated workspace (`ref.moe_a2a_auto_sized`, or
 `ref.moe_a2a_auto_sized_on` on a named GPU) and how many plans show the engine's total; the
-others, how many plans give no bytes for them, and how many show bytes anyway.
+others, how many plans give no bytes for them, and how many show bytes anyway; (s68k) the
+lines with a named TRTLLM / CUTEDSL / DENSEGEMM backend over an algorithm whose class the
+reference does not restate (`ref.moe_legacy_unread`), and how many name why.
 
 Each drawn line carries its checkpoint's files (config.json's quantization_config and the
 hf_quant_config.json), not an index into this checkout's quantization list, so the other
@@ -39,7 +41,8 @@ def _print(label: str, c: list[int]) -> None:
     print(f"{label}: lines {c[0]}; the restated workspace {c[1]}, shown exactly "
           f"{c[2]}/{c[1]}; another class {c[3]}, no bytes given {c[4]}/{c[3]}, bytes shown "
           f"anyway {c[5]}; WIDEEP {c[6]}, its own methods named (no one-sided workspace) "
-          f"{c[7]}/{c[6]}")
+          f"{c[7]}/{c[6]}; the class not read for the algorithm {c[8]}, why named "
+          f"{c[9]}/{c[8]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:
@@ -106,7 +109,7 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "moe_legacy_trtllm_reference")
-    c = [0] * 8
+    c = [0] * 10
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
@@ -134,7 +137,24 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[6] += 1
                 c[7] += (not ref.moe_wideep_one_sided() and "WideEPMoE" in shown
                          and "never this one-sided workspace" in shown)
+            if _unread(ref, item, data, hf):  # s68k: why the class is not read
+                c[8] += 1
+                algos = ref.moe_auto_quant_algos(data, hf)
+                c[9] += ("which class get_moe_cls builds is not read" in shown
+                         and all(str(algo) in shown or (ref.moe_legacy_unread(str(algo))
+                                                        == "name"
+                                                        and "a name QuantAlgo lacks" in shown)
+                                 for algo in algos))
     return c
+
+
+def _unread(ref: Any, item: dict[str, Any], data: dict[str, Any], hf: Any) -> bool:
+    """A named TRTLLM / CUTEDSL / DENSEGEMM backend over a checkpoint every algorithm of
+    which the reference's `get_moe_cls` does not restate (`ref.moe_legacy_unread`, s68k)."""
+    algos = ref.moe_auto_quant_algos(data, hf)
+    return (item["backend"] in ("TRTLLM", "CUTEDSL", "DENSEGEMM")
+            and item["arch"] not in ref.MOE_AUTO_DEEPSEEK_V4
+            and all(algo is not None and algo not in ref._LEGACY_MODES for algo in algos))
 
 
 def main() -> int:

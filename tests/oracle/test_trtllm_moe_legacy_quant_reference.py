@@ -178,3 +178,35 @@ def test_wideep_builds_no_one_sided_workspace(tmp_path: Path) -> None:
                                               data, hf_file(quant, ref))
             assert got is not None and "WideEPMoE" in got and "never" in got, got
             assert _total(got) is None, got
+
+
+# the words a line names for each reason the reference gives (`ref.moe_legacy_unread`, s68k)
+UNREAD_WORDS = {"table": "in no QuantMode table stored at a commit",
+                "override": "MIXED_PRECISION (the experts take the layer's override_quant_config",
+                "asserts": "INT8 (from_quant_algo asserts)",
+                "name": "a name QuantAlgo lacks (ValueError)"}
+
+
+def test_unread_algorithms_say_why(tmp_path: Path) -> None:
+    """Where the reference's `get_moe_cls` is NotModelled for an algorithm (W4A16_NVFP4,
+    MXFP8, MIXED_PRECISION, INT8, a name QuantAlgo lacks), the legacy line gives no bytes and
+    names why (`ref.moe_legacy_unread`), for a named backend and for AUTO (issue 23, s68k)."""
+    algos = [*sorted(a for a in ref.QUANT_ALGOS if a not in ref._LEGACY_MODES), "NOT_AN_ALGO"]
+    assert {ref.moe_legacy_unread(algo) for algo in algos} == set(UNREAD_WORDS)
+    for algo in algos:
+        words = UNREAD_WORDS[ref.moe_legacy_unread(algo)]
+        for backend in ("TRTLLM", "CUTEDSL", "DENSEGEMM"):
+            for sm in (None, 100):
+                try:
+                    ref.moe_get_cls(backend, algo, "MixtralForCausalLM", sm)
+                except ref.NotModelled:
+                    pass
+                else:
+                    raise AssertionError((algo, backend, sm, WHY))
+            data, got = _got(tmp_path, _modelopt(algo), backend, None)
+            assert not _sized(backend, data, _modelopt(algo), None), (algo, backend)
+            assert "which class get_moe_cls builds is not read" in got, (algo, got)
+            assert words in got and _total(got) is None, (algo, backend, got)
+    data, got = _got(tmp_path, _modelopt("W4A16_NVFP4"), "AUTO", None)
+    assert not _sized("AUTO", data, _modelopt("W4A16_NVFP4"), None)
+    assert UNREAD_WORDS["table"] in got and _total(got) is None, got

@@ -3725,6 +3725,32 @@ _OWN_CLASSES = {"CUTLASS": "CutlassFusedMoE", "VANILLA": "VanillaMoE",
 _WRAPPABLE = ("DeepGemmFusedMoE", "TRTLLMGenFusedMoE", "CuteDslFusedMoE", "CutlassFusedMoE",
               "DenseGEMMFusedMoE")
 
+# Why get_moe_cls's class stays NotModelled for the QuantAlgo members outside _LEGACY_MODES
+# (issue 23, s68k). W4A16_NVFP4 and MXFP8 are named by model_config_2026 (resolve_moe_backend
+# and load_hf_quant_config, `cite_fact("moe_auto_resolve")`, `cite_fact("moe_auto_quant_
+# methods")`) but by no stored QuantMode table at a commit: NVIDIA's
+# tensorrt_llm/quantization/mode.py@d879430b040ea30c65220c9171a8a70607398748 (7,012
+# characters, the only NVIDIA copy with a commit) has no QuantAlgo class at all; the fork
+# ai-blaise/TensorRT-LLM's mode.py@76204896f1c646d53f50232efde16333a9d57ed4 (19,006
+# characters) and the 17,986-character copy without a commit end QuantAlgo without either
+# (their members: QUANT_ALGOS less these two, plus the fork's own NVFP4_AWQ / NVFP4_ARC /
+# KVARN). So "table": which mode they set is not read. MIXED_PRECISION: both copies'
+# from_quant_algo fall to QuantMode(0) for it, but the layer's override_quant_config (create_moe
+# 28-31, within `cite_fact("moe_legacy_cls")`) is what a model's experts pass: "override".
+# INT8 is left out of QUANT_ALGO_LIST, so from_quant_algo asserts: "asserts". A name that is
+# not a member raises ValueError in QuantAlgo(...) (`cite_fact("moe_auto_modelopt_builder")`):
+# "name".
+_LEGACY_UNREAD = {"W4A16_NVFP4": "table", "MXFP8": "table", "MIXED_PRECISION": "override",
+                  "INT8": "asserts"}
+
+
+def moe_legacy_unread(algo: str) -> str:
+    """Why `moe_get_cls` is NotModelled for a quant algorithm `algo` outside the restated
+    modes: "table", "override", "asserts" or "name" (the comment above)."""
+    if algo in _LEGACY_MODES:
+        raise ValueError(f"{algo}'s modes are restated")
+    return _LEGACY_UNREAD.get(algo, "name" if algo not in QUANT_ALGOS else "unlisted")
+
 
 def moe_get_cls(backend: str, algo: str | None, architecture: str, sm: int | None = None
                 ) -> str:

@@ -132,8 +132,9 @@ all-to-all. graphfit follows this where the checkpoint's quantization tells the 
 three backends; FP8_BLOCK_SCALES ("fp8_block") gives TRTLLMGenFusedMoE (not modelled),
 CuteDslFusedMoE (wrapped, so ConfigurableMoE's factory selects: TRTLLM_FORCE_COMM_METHOD is
 read) or CutlassFusedMoE (DENSEGEMM). Another algorithm ("other", "w4a16_nvfp4", "unknown")
-stays not modelled, and so does DeepSeek-V4, whose routed experts take a per-layer quant config
-(`override_quant_config`) graphfit does not read.
+stays not modelled, the line saying why (trtllm_moe_cls.UNREAD, s68k), and so does
+DeepSeek-V4, whose routed experts take a per-layer quant config (`override_quant_config`)
+graphfit does not read.
 
 A float32 checkpoint (s67t). The workspace is sized with its four-byte tokens (s66t), but
 CutlassFusedMoE's kernels do not run float32: `FusedMoeRunner`'s constructor builds a runner
@@ -166,6 +167,7 @@ from graphfit.planner.engines.trtllm_moe_cls import (
     TRTLLM_GEN,
     WIDE_EP_NOTE,
     moe_class,
+    unread_reason,
 )
 from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
 from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
@@ -410,6 +412,11 @@ def _backend_note(backend: str | None, configurable_raw: str | None,
                     f"(no all-to-all) on SM {' / '.join(map(str, DENSE_GEMM_SMS))} and "
                     f"{CUTLASS_CLASS} (this workspace) elsewhere; the GPU is not named, so "
                     f"which is not modelled")
+        reason = (None if checkpoint is None or checkpoint[0] in DEEPSEEK_V4
+                  or backend not in FALLBACK_BACKENDS else unread_reason(checkpoint[1]))
+        if reason is not None:  # why the class is not read (trtllm_moe_cls, s68k)
+            return (f"{without}: which class get_moe_cls builds is not read ({reason}), "
+                    f"so its all-to-all is not modelled")
         return f"{without}: its MoE class's own all-to-all selection is not modelled"
     if backend in CONFIGURABLE_BACKENDS:
         return None
@@ -564,6 +571,9 @@ def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
         other = sorted({str(legacy_class(backend, checkpoint, sm_version))
                         for backend in backends} - {CUTLASS_CLASS, "None"})
         tail = f" (get_moe_cls builds {' or '.join(other)})" if other else tail
+        reason = None if arch in DEEPSEEK_V4 else unread_reason(quant)
+        if not other and reason is not None and set(fallback) & set(FALLBACK_BACKENDS):
+            tail = f" (which class get_moe_cls builds is not read: {reason})"  # s68k
     if len(backends) == 1:
         return sized, f"{what} resolves to {backends[0]} for {model}{tail}"
     by = "the GPU (not read)" if sm_version is None else "the quantization (not read)"

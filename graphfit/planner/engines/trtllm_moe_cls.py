@@ -29,7 +29,24 @@ quantization (graphfit.inputs.trtllm_a2a.auto_checkpoint) as one of those famili
 - "mxfp4" (a checkpoint whose quant_method is mxfp4 gets one of the three MXFP4 algorithms:
   `get_mxfp4_quant_algo`, tensorrt_llm/_torch/model_config.py@008e0af898:585-596, all three
   TRTLLM's) and "w4a8_nvfp4_fp8": TRTLLMGenFusedMoE, else CutlassFusedMoE;
-- "w4a16_nvfp4", "other", "unknown": not read (None).
+- "w4a16_nvfp4", "other", "unknown": not read (None); the line says why (`UNREAD`, s68k).
+
+Why those are not read (issue 23, s68k). The pinned `get_moe_cls` tests six mode predicates
+only (tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:36-79). W4A16_NVFP4 and
+MXFP8 are QuantAlgo members of the 2026 model_config
+(tensorrt_llm/_torch/model_config.py@008e0af898:448-486, 655-671), but no stored QuantMode
+table at a commit defines them: NVIDIA's mode.py@d879430b04 (7,012 characters) predates
+NVFP4 and QuantAlgo, and neither the ai-blaise fork's mode.py@76204896f1 (19,006 characters)
+nor the 17,986-character copy without a commit names either in QuantAlgo. So which of the
+six modes they set is not read at any commit, and the newest stored routes
+(`resolve_moe_impl` / `can_implement`, the coverage doc's s67t section) cannot be pinned.
+MIXED_PRECISION's global mode sets none of the six (that copy's `from_quant_algo` falls to
+QuantMode(0)), but its experts' quant config is the layer's: `get_moe_cls` takes an
+`override_quant_config` when the model passes one
+(tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:28-31), which graphfit does
+not read. INT8 is not in QUANT_ALGO_LIST (`from_quant_algo` asserts), and a name QuantAlgo
+does not define raises ValueError in `_build_modelopt_quant_config`
+(tensorrt_llm/_torch/model_config.py@008e0af898:509-511).
 
 What each class builds (the planner's trtllm_moe_a2a): a bare CutlassFusedMoE selects its own
 all-to-all; CuteDslFusedMoE is wrapped in ConfigurableMoE even here (create_moe.py:385-408);
@@ -76,6 +93,21 @@ TRTLLM_GEN_MODES = frozenset({"fp8_block", "nvfp4", "mxfp4", "w4a8_nvfp4_fp8"})
 CUTE_DSL_MODES = frozenset({"fp8_block", "nvfp4"})
 # every quantization this module reads (the others are None: not read)
 READ = MODELESS | TRTLLM_GEN_MODES
+# why `get_moe_cls`'s class is not read for the other quantizations (module doc, s68k)
+UNREAD = {
+    "w4a16_nvfp4": ("the quant algorithm W4A16_NVFP4 is in no QuantMode table stored at a "
+                    "commit, so which of the modes get_moe_cls tests it sets is not read"),
+    "other": ("another quant algorithm: MXFP8 (in no QuantMode table stored at a commit), "
+              "MIXED_PRECISION (the experts take the layer's override_quant_config, not "
+              "read), INT8 (from_quant_algo asserts) or a name QuantAlgo lacks (ValueError)"),
+    "unknown": "the checkpoint's quant config was not read",
+}
+
+
+def unread_reason(quant: str) -> str | None:
+    """Why the class `get_moe_cls` builds over a checkpoint of quantization `quant` is not
+    read (`UNREAD`), or None where `moe_class` reads it or `quant` is not named there."""
+    return UNREAD.get(quant)
 
 
 def moe_class(backend: str, quant: str, sm_version: int | None = None) -> str | None:
@@ -99,4 +131,4 @@ def moe_class(backend: str, quant: str, sm_version: int | None = None) -> str | 
 
 __all__ = ["CUTE_DSL", "CUTE_DSL_MODES", "CUTLASS", "DENSE_GEMM", "DENSE_GEMM_SMS",
            "FALLBACK_BACKENDS", "MODELESS", "READ", "TRTLLM_GEN", "TRTLLM_GEN_MODES",
-           "WIDE_EP", "WIDE_EP_NOTE", "moe_class"]
+           "UNREAD", "WIDE_EP", "WIDE_EP_NOTE", "moe_class", "unread_reason"]
