@@ -28,6 +28,8 @@ only where the line's flags and the GPU settle their fusion into the experts (s6
 Issue 23 s68r: DeepSeek's routed experts, built first in each sparse layer, assert the auto
 MoE runner (gptq_kernels.py:309): under a named runner the walk ends there, refused (with or
 without a `dynamic` map) where the experts are a plain FusedMoE, unjudged elsewhere.
+Issue 23 s68g: the same for Qwen3-MoE / Qwen2-MoE, whose routed experts are built after each
+layer's attention, before its router gate and shared expert (`_qwen_moe_walk`).
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -140,7 +142,8 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     if not isinstance(shared_size, int):
         return None
     walk = _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
-        else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
+        else _qwen_moe_walk(prefixes(layers, quant_head, str(arch[0]), shared_size > 0)) \
+        if arch[0] in _PARTS else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
         for prefix in walk:
             if prefix.endswith(deepseek.EXPERTS):
@@ -202,6 +205,18 @@ def _runner_refusal(method: str, line: Mapping[str, Any] | None, prefix: str) ->
     return ConfigError((f"--quantization {method}: GPTQ Marlin's MoE experts take only the "
                         f"auto MoE runner, not {runner}: SGLang asserts ({RUNNER_CITE}) on "
                         f"{prefix}")[:200])
+
+
+def _qwen_moe_walk(walk: Iterator[str]) -> Iterator[str]:
+    """Qwen3-MoE's / Qwen2-MoE's prefixes with each sparse layer's routed experts (issue 23
+    s68g), built after the attention and before the router gate and Qwen2-MoE's shared expert
+    (models/qwen3_moe.py:822, 847, 265, 290; models/qwen2_moe.py:1006, 1026, 318, 348, 362):
+    the experts read no override, but assert the auto runner (RUNNER_CITE). Kept out of
+    `prefixes`, which AutoRound's layer walk shares."""
+    for prefix in walk:
+        yield prefix
+        if prefix.endswith(".self_attn.o_proj"):
+            yield prefix.removesuffix(".self_attn.o_proj") + deepseek.EXPERTS
 
 
 def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:

@@ -122,7 +122,10 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  MOE,  # issue 23 s63q
                  QWEN2_MOE, f"{QWEN2_MOE}:0", f"{QWEN2_MOE}:absent",  # s64q
                  *DEEPSEEK,  # s66q
-                 *SM100_ARCHITECTURES, *DSA, *FUSION)  # s67q
+                 *SM100_ARCHITECTURES, *DSA, *FUSION,  # s67q
+                 # issue 23 s68g: Qwen3-MoE / Qwen2-MoE under a named MoE runner
+                 f"{MOE}+trtllm", f"{MOE}+triton", f"{QWEN2_MOE}+trtllm",
+                 f"{QWEN2_MOE}:0+triton")
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
@@ -337,6 +340,20 @@ RUNNER_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "triton_experts_then_o_proj": (f"{DSV3}+triton", False, _O_PROJ_2),
 }
 FIXED.update(RUNNER_LINES)
+# issue 23 s68g: Qwen3-MoE / Qwen2-MoE (every layer sparse, 2 layers): layer 0's attention is
+# built before its experts, so its override is refused first; layer 1's attention and layer
+# 0's shared expert (built after the experts) are never reached under a named runner
+_O_PROJ_1 = {**_BASE, "dynamic": {r"model\.layers\.1\.self_attn\.o_proj": {"bits": 3}}}
+QWEN_RUNNER_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "moe_runner_o_proj0_first": (f"{MOE}+trtllm", False, {**_BASE, "dynamic": {
+        r"model\.layers\.0\.self_attn\.o_proj": {"bits": 3}}}),
+    "moe_runner_experts_then_o_proj1": (f"{MOE}+trtllm", False, _O_PROJ_1),
+    "moe_triton_experts_then_o_proj1": (f"{MOE}+triton", False, _O_PROJ_1),
+    "q2moe_runner_experts_then_shared": (f"{QWEN2_MOE}+trtllm", False, {**_BASE, "dynamic": {
+        r".*shared_expert\..*": {"bits": 3}}}),
+    "q2moe_triton_no_map": (f"{QWEN2_MOE}:0+triton", False, {**_BASE, "dynamic": {}}),
+}
+FIXED.update(QWEN_RUNNER_LINES)
 
 
 @functools.cache
@@ -392,7 +409,12 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
                        model=folder, capability=divmod(_gpu(architecture)[1], 10))  # s67q
     else:
         layout = _LAYOUTS.get(_class(architecture), architecture)  # s63q: TP 1 alike
-        r = so.resolve(["--model-path", th.target_dir(layout, tied)])
+        # s68g: a line's flags (a named MoE runner) are resolved with its --quantization on
+        # its GPU, so that the experts read the runner; a line without flags as before
+        named = (*(("--quantization", flag) if flag else ()), *_flags(architecture)) \
+            if _flags(architecture) else ()
+        r = so.resolve(["--model-path", th.target_dir(layout, tied), *named],
+                       **({"capability": divmod(_gpu(architecture)[1], 10)} if named else {}))
     if isinstance(r, so.Rejected):  # s68q: the line's flags refused with the found file's flag
         return f"{r.kind}: {r.text}"[:160]
     assert isinstance(r, so.Resolved), r

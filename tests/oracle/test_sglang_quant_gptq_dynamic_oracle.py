@@ -41,7 +41,8 @@ def test_fixed_lines_agree() -> None:
     names = [name for name in dc.FIXED if name not in DEEPSEEK_PLANTED
              and name not in dc.SM100_LINES and name not in DSA_PLANTED  # s67q: below
              and name not in dc.GATE_LINES and name not in dc.AWQ_LINES  # s68q: below
-             and name not in dc.RUNNER_LINES]  # s68r: below
+             and name not in dc.RUNNER_LINES  # s68r: below
+             and name not in dc.QWEN_RUNNER_LINES]  # s68g: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -320,3 +321,27 @@ def test_a_named_runner_plant_is_caught(plant: str, monkeypatch: pytest.MonkeyPa
         name, found = "runner_experts_then_o_proj", False
     verdict, bad = dc.compare(*dc.RUNNER_LINES[name], found=found)
     assert verdict == ("other" if found else "runner") and bad is not None, (plant, verdict)
+
+
+def test_qwen_moe_named_runner_lines_agree() -> None:
+    """s68g: Qwen3-MoE / Qwen2-MoE under a named MoE runner. Layer 0's attention is built
+    before its experts (its override refused first); the experts then assert the auto runner
+    (gptq_kernels.py:309) before layer 1's attention or Qwen2-MoE's shared expert reads the
+    map, with no map too. With a found file's gptq_marlin, flashinfer_trtllm is refused by the
+    server arguments first ("other"); triton meets the assert."""
+    lines = list(dc.QWEN_RUNNER_LINES.values())
+    inline = agreed(lines, dc.compare)
+    found = agreed(lines, lambda *line: dc.compare(*line, found=True))
+    assert inline == ["layer", "runner", "runner", "runner", "runner"], inline
+    assert found == ["other", "other", "runner", "other", "runner"], found
+
+
+@pytest.mark.parametrize("name", ["moe_triton_experts_then_o_proj1",
+                                  "q2moe_runner_experts_then_shared"])
+def test_a_qwen_moe_named_runner_plant_is_caught(name: str,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """s68g: the Qwen MoE walk without its routed experts (the planned walk): graphfit names
+    a layer SGLang never reaches, and the compare says so."""
+    monkeypatch.setattr(gptq_dynamic, "_qwen_moe_walk", lambda walk: walk)
+    verdict, bad = dc.compare(*dc.QWEN_RUNNER_LINES[name])
+    assert verdict == "runner" and bad is not None, (name, verdict)
