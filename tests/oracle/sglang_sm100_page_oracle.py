@@ -80,7 +80,7 @@ def compare(target: Path, argv: tuple[str, ...], gpu: str = "B200") -> tuple[str
 
 
 # the phase flags alone, and no flag (issue 23, s68j): SM120's default backend for these
-# architectures is flashinfer or triton, which keep the page (model_override_base.py:328-334);
+# architectures is flashinfer or triton, which keep the page (model_override_base.py:330-334);
 # on SM103, as on SM100, they leave the base backend to trtllm_mha / fa4: drawn on SM120 only
 SM120_BACKENDS: tuple[tuple[str, ...], ...] = (
     *BACKENDS, (), ("--decode-attention-backend", "trtllm_mha"),

@@ -71,12 +71,12 @@ DEEPSEEK_V4, DEEPSEEK_V4_PAGE = "DeepseekV4ForCausalLM", 256
 SM100, SM100_FLOOR = 100, 64
 # SGLang's `is_sm100` is capability major 10 (utils/common.py:282, 309-313:
 # `get_device_sm() // 10`, read through runtime_context.py:1832), so SM103 (GB300) takes every
-# SM100 page rule: the trtllm_mha / fa4 default (model_override_base.py:312-322) and fa4's 128
+# SM100 page rule: the trtllm_mha / fa4 default (model_override_base.py:312-325) and fa4's 128
 # (overrides.py:1282; issue 23, s68j)
 SM100_CAPS = frozenset({SM100, 103})
 # SM120 / SM121 (`is_sm120_supported`, major 12: utils/common.py:282, 304-308): fa4's 128 is
 # SM100's only (overrides.py:1282) and the MHA default is flashinfer or triton
-# (model_override_base.py:328-334), both keeping the page (issue 23, s68j)
+# (model_override_base.py:330-334), both keeping the page (issue 23, s68j)
 SM120_MAJOR = 12
 SM100_PLAIN_MHA = frozenset({"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                              "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "MixtralForCausalLM"})
@@ -137,7 +137,7 @@ def sm100_flagged(config: EngineSettings) -> bool:
 
 def sm120_plain(config: EngineSettings) -> bool:
     """On SM120 / SM121 a plain MHA architecture (SM100_PLAIN_MHA) without speculation: its
-    default backend is flashinfer or triton (model_override_base.py:328-334), which keep the
+    default backend is flashinfer or triton (model_override_base.py:330-334), which keep the
     page, and fa4's 128 is SM100's only (overrides.py:1282), so the flags' page rules decide it
     with any backend flags or none (`_mla_backend_page_constraints`: trtllm_mha's 16 to 128;
     issue 23, s68j). SM103 is SM100 to SGLang (SM100_CAPS)."""
