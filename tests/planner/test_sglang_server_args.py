@@ -183,3 +183,14 @@ def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
     config = cast(Any, types.SimpleNamespace(**{**base, **fields}))
     said = hisparse.problem(config, {})
     assert (said is None) == (where is None) and (where is None or where in str(said)), said
+
+
+def test_sm103_and_sm120_pages() -> None:
+    """SM103 is SM100 to SGLang (fa4 named: 128); on SM120 the page the flags leave, with a
+    flag or none, and fa4 keeps it (issue 23, s68j; the oracle in
+    tests/oracle/test_sglang_sm100_page_oracle.py)."""
+    assert chunk.page_at_check(_config(gpu_capability=103, attention_backend_flag="fa4")) == 128
+    assert chunk.page_at_check(_config(gpu_capability=120, page_size=64)) == 64
+    assert chunk.page_at_check(_config(gpu_capability=120, attention_backend_flag="fa4")) == 1
+    assert chunk.page_at_check(_config(gpu_capability=120,
+                                       attention_backend_flag="trtllm_mha")) == 64

@@ -13,8 +13,10 @@ and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
   page rules apply (sglang_backend_checks.resolved_page: `_mla_backend_page_constraints`,
   overrides.py:1144-1197, and `_page_size_default`, :1341-1363); so do they on SM100 for a
   plain MHA architecture with `--attention-backend` named, without speculation
-  (`sm100_flagged`, issue 23 s68b). Elsewhere (Blackwell's fa4 / trtllm_mha default picks
-  and model overrides, ROCm) it is not judged.
+  (`sm100_flagged`, issue 23 s68b), and on SM103, which SGLang takes for SM100
+  (SM100_CAPS); on SM120 / SM121 for such an architecture without speculation, with any
+  backend flags or none (`sm120_plain`, issue 23 s68j). Elsewhere (Blackwell's fa4 /
+  trtllm_mha default picks and model overrides, ROCm) it is not judged.
 * `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
   off, exactly -1 (`--chunked-prefill-size -1`, or 0 / -2 divided by attention DP to -1, as
   Python's `//` does; a model hook that turns chunking off, CHUNK_OFF_ARCHS, is not judged;
@@ -67,6 +69,15 @@ DEEPSEEK_V4, DEEPSEEK_V4_PAGE = "DeepseekV4ForCausalLM", 256
 # SM100 (B200): plain MHA architectures with no model override, MLA or sinks, whose default
 # backend is trtllm_mha or fa4 (sm100_floor)
 SM100, SM100_FLOOR = 100, 64
+# SGLang's `is_sm100` is capability major 10 (utils/common.py:282, 309-313:
+# `get_device_sm() // 10`, read through runtime_context.py:1832), so SM103 (GB300) takes every
+# SM100 page rule: the trtllm_mha / fa4 default (model_override_base.py:312-325) and fa4's 128
+# (overrides.py:1282; issue 23, s68j)
+SM100_CAPS = frozenset({SM100, 103})
+# SM120 / SM121 (`is_sm120_supported`, major 12: utils/common.py:282, 304-308): fa4's 128 is
+# SM100's only (overrides.py:1282) and the MHA default is flashinfer or triton
+# (model_override_base.py:330-334), both keeping the page (issue 23, s68j)
+SM120_MAJOR = 12
 SM100_PLAIN_MHA = frozenset({"LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                              "Qwen2MoeForCausalLM", "Qwen3MoeForCausalLM", "MixtralForCausalLM"})
 # CUDA capability majors whose default backends keep the page (Turing, Ampere / Ada, Hopper)
@@ -94,6 +105,10 @@ def page_at_check(config: EngineSettings) -> int | None:
     if config.architecture == DEEPSEEK_V4:
         return DEEPSEEK_V4_PAGE  # on every CUDA GPU, after any flag (deepseek_v4.py:51-61)
     cap = config.gpu_capability
+    if sm120_plain(config):  # no fa4 page, a default backend that keeps it
+        return resolved_page(config.page_size, config.attention_backend_flag,
+                             config.prefill_attention_backend, config.decode_attention_backend,
+                             draft=config.draft_attention_backend)
     if sm100_flagged(config):  # fa4 named: its 128 (overrides.py:1273-1297)
         return resolved_page(config.page_size, config.attention_backend_flag,
                              config.prefill_attention_backend, config.decode_attention_backend,
@@ -115,8 +130,20 @@ def sm100_flagged(config: EngineSettings) -> bool:
     (`_mla_backend_page_constraints` / `_page_size_default`; issue 23 s68b). With only the
     prefill and decode flags the base backend is still SGLang's default (trtllm_mha or fa4,
     whose page rules apply: the oracle's split-flag lines), so not judged here."""
-    return (config.gpu_capability == SM100 and config.architecture in SM100_PLAIN_MHA
+    return (config.gpu_capability in SM100_CAPS and config.architecture in SM100_PLAIN_MHA
             and config.attention_backend_flag is not None
+            and config.spec_method is SpecMethod.NONE)
+
+
+def sm120_plain(config: EngineSettings) -> bool:
+    """On SM120 / SM121 a plain MHA architecture (SM100_PLAIN_MHA) without speculation: its
+    default backend is flashinfer or triton (model_override_base.py:330-334), which keep the
+    page, and fa4's 128 is SM100's only (overrides.py:1282), so the flags' page rules decide it
+    with any backend flags or none (`_mla_backend_page_constraints`: trtllm_mha's 16 to 128;
+    issue 23, s68j). SM103 is SM100 to SGLang (SM100_CAPS)."""
+    cap = config.gpu_capability
+    return (cap is not None and cap // 10 == SM120_MAJOR
+            and config.architecture in SM100_PLAIN_MHA
             and config.spec_method is SpecMethod.NONE)
 
 
@@ -128,7 +155,7 @@ def sm100_floor(config: EngineSettings) -> int | None:
     elsewhere."""
     flags = (config.attention_backend_flag, config.decode_attention_backend,
              config.prefill_attention_backend, config.draft_attention_backend)
-    if (config.gpu_capability != SM100 or config.architecture not in SM100_PLAIN_MHA
+    if (config.gpu_capability not in SM100_CAPS or config.architecture not in SM100_PLAIN_MHA
             or any(flags) or config.page_size != 1
             or config.spec_method is not SpecMethod.NONE):
         return None
@@ -188,4 +215,4 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
 
 
 __all__ = ["CHUNK_OFF_ARCHS", "chunk_at_check", "chunk_page_problem", "overlap_on",
-           "page_at_check", "pdmux_problem", "problem", "sm100_flagged"]
+           "page_at_check", "pdmux_problem", "problem", "sm100_flagged", "sm120_plain"]
