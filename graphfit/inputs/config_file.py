@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_ngram,
     sglang_prefill_cp,
     sglang_prefill_cp_bcg,
+    sglang_server_serving_sources,
     sglang_unified_switches,
     target_overrides,
 )
@@ -262,6 +263,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
             target_overrides.parse(value)
         elif normalized in IGNORED:
             ignored.append(key)
+        elif normalized in sglang_server_serving_sources.KEYS:  # read below (issue 23 s68h)
+            pass
         else:
             typo = close_match(normalized, KEYS)
             if typo is not None:
@@ -290,6 +293,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         notes += sglang_prefill_cp.file(data, brief(name))
         settings += sglang_prefill_cp.file_family(data, brief(name))  # s60p
     settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
+    # check_server_args' serving keys, as on a pasted line (issue 23 s68h)
+    settings += sglang_server_serving_sources.file(data, brief(name))
     # the target: the file's model_path, else graphfit's --model-path flag (s62c)
     keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build

@@ -23,6 +23,8 @@ flags plans:
 - a hybrid mamba model's strategy flags and `--attention-backend` as given, for the state
   cache's strategy and the no_buffer check (`mamba_strategy`, arg_groups/mamba_hook.py:
   156-163; issue 23 s44m).
+- `check_server_args`' serving flags (graphfit.inputs.sglang_server_serving_sources.live;
+  issue 23 s68h).
 
 SGLang's own field defaults (fields/exec_.py:914-922, 970; fields/schedule.py:216) equal
 graphfit's, so a field at its default plans as an absent flag.
@@ -32,7 +34,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from graphfit.inputs import sglang_dsv4, sglang_eplb, sglang_inkling_prefill, sglang_kv_dtype
+from graphfit.inputs import (
+    sglang_dsv4,
+    sglang_eplb,
+    sglang_inkling_prefill,
+    sglang_kv_dtype,
+    sglang_server_serving_sources,
+)
 from graphfit.inputs.settings import COMMAND_LINE, Setting, merge
 from graphfit.inputs.sglang_live_post_capture import field_value, flag_settings
 
@@ -91,7 +99,9 @@ def settings(server_args: Any, architecture: str | None) -> dict[str, Any]:
     values = merge(found).values
     out = {k: v for k, v in values.items() if k != "engine"}
     return {**out, **inkling_prefill(server_args, architecture),
-            **mamba_strategy(server_args, architecture)}
+            **mamba_strategy(server_args, architecture),
+            # check_server_args' serving flags, as on a pasted line (issue 23 s68h)
+            **sglang_server_serving_sources.live(server_args)}
 
 
 __all__ = ["KEYS", "MAMBA_KEYS", "inkling_prefill", "mamba_strategy", "settings"]

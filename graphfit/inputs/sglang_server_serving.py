@@ -24,8 +24,9 @@ refusals are grouped by the slot of `check_server_args` they sit in
 
 Not read: the GPU ids, `--moe-dense-tp-size`, `--served-model-name`, `--pp-max-micro-batch-
 size` (:183-219), communications quantization and the sampling backend's device (:349-357),
-watermarking and the load-publish endpoint (:380-381); graphfit's own config file and live
-ServerArgs carry none of these flags.
+watermarking and the load-publish endpoint (:380-381). graphfit's own config file and a live
+ServerArgs go through the same rules (graphfit.inputs.sglang_server_serving_sources, issue 23
+s68h).
 """
 
 from __future__ import annotations

@@ -1,0 +1,33 @@
+"""graphfit's config file on SGLang's serving keys (issue 23, s68h; graphfit.inputs.
+sglang_server_serving_sources): read, not reported as unknown; `port` alone (vLLM's files
+spell it too) not read; a value SGLang's parser refuses gets argparse's words. The verdicts
+themselves are compared with SGLang in tests/oracle/test_sglang_server_serving_sources_oracle.py."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from graphfit.inputs import sglang_server_serving_sources as sss
+from graphfit.inputs.config_file import mapping_settings
+from graphfit.planner.core.errors import ConfigError
+
+
+def test_serving_keys_are_read_not_unknown() -> None:
+    settings, notes = mapping_settings({"engine": "sglang", "gc_threshold": [1, 2, 3, 4],
+                                        "tokenizer_worker_num": 2}, "f.yaml")
+    assert not any("unknown keys" in n for n in notes), notes
+    found = [s for s in settings if s.field == sss.FIELD]
+    assert [slot for slot, _ in found[0].value] == ["ports"]
+
+
+def test_port_alone_is_not_read() -> None:
+    assert sss.file({"port": 8000, "model": "m"}, "f.yaml") == []
+    assert sss.file({"port": "8000x"}, "f.yaml") == []  # never parsed as SGLang's
+
+
+def test_a_value_argparse_refuses_is_one_error() -> None:
+    with pytest.raises(ConfigError, match=re.escape(
+            "f.yaml: SGLang 0.5.23 refuses it: argument --tokenizer-worker-num: invalid int")):
+        sss.file({"tokenizer_worker_num": "x"}, "f.yaml")

@@ -1,0 +1,121 @@
+"""SGLang 0.5.23's `check_server_args` on its serving flags given through graphfit's own config
+file and a live ServerArgs (issue 23, s68h; not a test; graphfit.inputs.
+sglang_server_serving_sources). The same faults as the pasted-line oracle
+(tests.oracle.sglang_server_serving_oracle, s68b), written as a mapping of typed values.
+
+* File: SGLang reads the mapping as a `--config` YAML beside `sglang serve --model-path T
+  --tp-size 2` (its own merger and argparse, utils/server_args_config_parser.py:164-181),
+  then resolves and runs its whole `check_server_args`; graphfit plans `plan --config` on an
+  `engine: sglang` JSON file of the same mapping beside the same pasted line
+  (tests.oracle.sglang_lora_runner_oracle.graphfit_file).
+* Live: SGLang builds `ServerArgs(model_path=T, tp_size=2, **mapping)` (a Python caller's,
+  entrypoints/engine.py:278-297), resolves it on the fake device and runs its own
+  `check_server_args` (:1153-1165); graphfit plans `from_sglang` on that resolved record
+  (unchecked: resolution alone never runs the check, nor writes these fields).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import io
+import json
+import random
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_lora_runner_oracle as lro
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_server_args_oracle as sao
+from tests.oracle import sglang_stubs
+
+# one serving fault, or a setting SGLang accepts, as a config file / a Python caller writes it
+MAPPINGS: tuple[dict[str, Any], ...] = (
+    {"tokenizer_worker_num": 0}, {"detokenizer_worker_num": 0},
+    {"mm_processor_worker_num": -1}, {"mm_io_worker_num": -1}, {"tokenizer_worker_num": 2},
+    {"prompt_tokens_buckets": ["tse", 2, 1.5, 3]}, {"prompt_tokens_buckets": ["tse", 2, 1, 3]},
+    {"generation_tokens_buckets": ["custom", 1, 1]},
+    {"generation_tokens_buckets": ["custom", 1, "x"]},
+    {"generation_tokens_buckets": ["default", 2]}, {"prompt_tokens_buckets": ["linear"]},
+    {"prompt_tokens_buckets": ["default"]},
+    {"enable_priority_scheduling": True, "schedule_policy": "lpm"},
+    {"enable_priority_scheduling": True, "schedule_policy": "lof"},
+    {"enable_priority_scheduling": True}, {"retraction_policy": "priority"},
+    {"schedule_conservativeness": -0.5}, {"schedule_conservativeness": 0.3},
+    {"tokenizer_metrics_allowed_custom_labels": ["a"],
+     "tokenizer_metrics_custom_labels_header": ""},
+    {"tokenizer_metrics_allowed_custom_labels": ["a"]},
+    {"export_metrics_to_file": True},
+    {"export_metrics_to_file": True, "export_metrics_to_file_dir": "/tmp"},
+    {"grpc_port": 30000}, {"grpc_port": 30000, "grpc_mode": True},
+    {"grpc_port": 40000, "port": 40000}, {"grpc_port": 30001},
+    {"gc_threshold": [1, 2, 3, 4]}, {"gc_threshold": [700]},
+    {"kv_canary_sweep_interval": 5}, {"kv_canary_sweep_interval": 5, "kv_canary": "log"},
+    {"min_free_slots_delay": 3},  # only under pipeline parallelism
+)
+
+
+def draw(rng: random.Random) -> dict[str, Any]:
+    """One or two MAPPINGS merged (the later one's keys win)."""
+    out: dict[str, Any] = {}
+    for _ in range(rng.choice((1, 1, 2))):
+        out.update(rng.choice(MAPPINGS))
+    return out
+
+
+def sglang_yaml(target: Path, data: dict[str, Any]) -> tuple[str | None, bool]:
+    """SGLang on `sglang serve --model-path target --tp-size 2 --config <data as YAML>`."""
+    # JSON is YAML; the merger writes `--{key}` as spelled (:169-181): dashes, as a file has
+    body = json.dumps({k.replace("_", "-"): v for k, v in data.items()})
+    file = target.parent / f"serving-{hashlib.sha256(body.encode()).hexdigest()[:16]}.yaml"
+    file.write_text(body)
+    return lro.sglang(target, ("--tp-size", "2", "--config", str(file)))
+
+
+def compare_file(target: Path, data: dict[str, Any]) -> tuple[str, str]:
+    """(verdict, account) of graphfit's config file against SGLang's `--config` YAML."""
+    theirs, at_check = sglang_yaml(target, data)
+    code, said = lro.graphfit_file(target, data)
+    return (sao.verdict(theirs, at_check, code, said),
+            f"file {json.dumps(data)[:100]}: SGLang {theirs and theirs[:90]}; graphfit {code} "
+            f"{said}")
+
+
+def sglang_record(target: Path, data: dict[str, Any]) -> tuple[Any, str | None, bool]:
+    """(the resolved record or None, SGLang's refusal or None, whether its check raised)."""
+    o = so.oracle()
+    with sglang_stubs.fake_cuda(80 * so.MIB_PER_GB), contextlib.redirect_stderr(io.StringIO()):
+        try:
+            record = o.server_args.ServerArgs(model_path=str(target), tp_size=2, **data)
+            record.resolve_once()
+        except Exception as exc:  # SGLang's own refusal before the checks
+            return None, f"{type(exc).__name__}: {exc}", False
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.validation_hook import check_server_args
+    try:
+        check_server_args(record)
+    except (ValueError, AssertionError) as exc:
+        return record, f"{type(exc).__name__}: {exc}", True
+    return record, None, False
+
+
+def graphfit_live(record: Any) -> tuple[int, str]:
+    """(0, "") where graphfit plans the live record, else (2, its `error:` line)."""
+    import graphfit
+    from graphfit.integrations.sglang import from_sglang
+
+    try:
+        # the live check needs the scheduler's size, which an unstarted record leaves open
+        graphfit.plan(from_sglang(record, environ={}, gpu_memory_gb=80, max_num_seqs=64))
+    except graphfit.GraphfitError as exc:
+        return 2, f"error: {exc}"
+    return 0, ""
+
+
+def compare_live(target: Path, data: dict[str, Any]) -> tuple[str, str]:
+    """(verdict, account) of graphfit's live check against SGLang's own on one record."""
+    record, theirs, at_check = sglang_record(target, data)
+    code, said = (2, "error: no record") if record is None else graphfit_live(record)
+    return (sao.verdict(theirs, at_check, code, said),
+            f"live {json.dumps(data)[:100]}: SGLang {theirs and theirs[:90]}; graphfit {code} "
+            f"{said}")

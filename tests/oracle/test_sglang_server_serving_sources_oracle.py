@@ -1,0 +1,80 @@
+"""graphfit == SGLang 0.5.23 on `check_server_args`' serving flags given through graphfit's own
+config file and a live ServerArgs (issue 23, s68h; graphfit.inputs.
+sglang_server_serving_sources): the file against SGLang's own `--config` YAML (its merger and
+argparse), the live check against SGLang's own ServerArgs, resolved, then its whole
+`check_server_args` (tests.oracle.sglang_server_serving_sources_oracle)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.oracle.paths import require
+
+require("sglang")
+
+from graphfit.inputs import sglang_server_serving as ss  # noqa: E402
+from tests.oracle import sglang_server_args_oracle as sao  # noqa: E402
+from tests.oracle import sglang_server_serving_sources_oracle as sso  # noqa: E402
+
+# (mapping, the lines of SGLang's check refusing it, None where SGLang starts it)
+FIXED: list[tuple[dict[str, Any], str | None]] = [
+    ({"tokenizer_worker_num": 0}, "273"),
+    ({"prompt_tokens_buckets": ["tse", 2, 1, 3]}, "277-278, 385-437"),
+    ({"retraction_policy": "priority"}, "303-306"),
+    ({"schedule_conservativeness": -1}, "314-316"),
+    ({"export_metrics_to_file": True}, "340-343"),
+    ({"grpc_port": 30000}, "359-362"),
+    ({"grpc_port": 30000, "grpc_mode": True}, None),
+    ({"gc_threshold": [1, 2, 3, 4]}, "369-373"),
+    ({"tokenizer_worker_num": 2, "kv_canary_sweep_interval": 5, "kv_canary": "log"}, None),
+]
+FILE_ONLY: list[tuple[dict[str, Any], str | None]] = [
+    # a string the merger writes as is: argparse types it, the rule then refuses it
+    ({"tokenizer_worker_num": "0"}, "273"),
+]
+COMPARES = {"file": sso.compare_file, "live": sso.compare_live}
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return sao.targets(tmp_path_factory.mktemp("serving-sources"))["dense"]
+
+
+@pytest.mark.parametrize("route", ["file", "live"])
+def test_fixed_mappings_agree(target: Path, route: str) -> None:
+    wrong = []
+    for data, where in FIXED + (FILE_ONLY if route == "file" else []):
+        said, line = COMPARES[route](target, data)
+        if (said != "agree" or ("SGLang None" in line) != (where is None)
+                or (where is not None and f"validation_hook.py:{where})" not in line)):
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_drawn_mappings_agree(target: Path) -> None:
+    rng = random.Random(68)
+    wrong, refused = [], 0
+    for _ in range(4):
+        data = sso.draw(rng)
+        for route in ("file", "live"):
+            said, line = COMPARES[route](target, data)
+            refused += "SGLang None" not in line
+            if said != "agree":
+                wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+    assert 1 <= refused <= 7  # the draw reaches both answers
+
+
+@pytest.mark.parametrize(("route", "rule", "line"), [
+    ("file", "workers", 0), ("live", "workers", 2), ("file", "metrics", 3),
+    ("live", "ports", 5), ("file", "ports", 7)])
+def test_planted_rule_off_is_caught(target: Path, monkeypatch: pytest.MonkeyPatch,
+                                    route: str, rule: str, line: int) -> None:
+    """Plants: a slot's rule off on either route (graphfit plans what SGLang refuses)."""
+    monkeypatch.setattr(ss, rule, lambda values: None)
+    said, _ = COMPARES[route](target, FIXED[line][0])
+    assert said == "differ"
