@@ -29,7 +29,7 @@ def main(argv: list[str]) -> int:
     from tests.oracle import sglang_oracle as so
 
     so.oracle()
-    names = tuple(sdb.NEXTN_DRAFTS) if nextn else ()
+    names = sdb.DRAFT_NAMES if nextn else ()
     paths = ddo.dirs(Path(tempfile.mkdtemp()), names)
     drafts = ("qwen3", *names)
     rng = random.Random(seed)

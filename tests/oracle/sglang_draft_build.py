@@ -58,6 +58,14 @@ def enters_context(record: Any) -> bool:
 
 def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = True,
                 quantized: bool = False, as_target: bool = False) -> None:
+    """`_build_draft` with DeepSeek-V4's NextN class in SGLang's registry (s68n,
+    `_deepseek_v4_registered`)."""
+    with _deepseek_v4_registered():
+        _build_draft(record, draft, context, ep, jit, quantized, as_target)
+
+
+def _build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool,
+                 quantized: bool, as_target: bool) -> None:
     """SGLang's draft model for the checkpoint `draft`, built on the meta device (inside the
     speculative a2a context where `context`), under the layout already published. Its
     ModelConfig is made as the draft worker makes it: from the server arguments, with the
@@ -153,6 +161,50 @@ def build_draft(record: Any, draft: str, context: bool, ep: int, jit: bool = Tru
     finally:
         for mod, name, value in saved:
             setattr(mod, name, value)
+
+
+@contextlib.contextmanager
+def _deepseek_v4_registered() -> Any:
+    """s68n: SGLang's registry imports every model module once, skipping those whose import
+    fails (models/registry.py:117-133); DeepSeek-V4's import `deep_gemm` (models/
+    deepseek_v4_mhc.py:32 via kernels/ops/layernorm/mhc_mega.py:12), absent on the CPU
+    oracle, so its NextN class is missing. Import its module as the registry does,
+    `deep_gemm` reported installed for the import only, and register its `EntryClass` for the
+    build (the class lookup and the loader's quantization config read it; restored after)."""
+    import sys
+
+    from sglang.srt.models.registry import ModelRegistry
+
+    name = "DeepseekV4ForCausalLMNextN"
+    if name in ModelRegistry.models:
+        yield
+        return
+    saved = sys.modules.get("deep_gemm")
+    sys.modules["deep_gemm"] = _AnyModule("deep_gemm")
+    try:
+        import importlib
+
+        module = importlib.import_module("sglang.srt.models.deepseek_v4_nextn")
+    finally:
+        if saved is None:
+            sys.modules.pop("deep_gemm", None)
+        else:
+            sys.modules["deep_gemm"] = saved
+    ModelRegistry.models[name] = module.EntryClass[0]
+    try:
+        yield
+    finally:
+        ModelRegistry.models.pop(name, None)
+
+
+class _AnyModule(types.ModuleType):
+    """A stand-in package whose every public name is a no-op callable (import-time names
+    only: nothing here runs a kernel)."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return lambda *args, **kwargs: None
 
 
 # s60d: NextN drafts (configs/model_config.py:1032-1065, 1115-1121), small shapes of their
@@ -336,14 +388,32 @@ NEXTN_DRAFTS["mimo_v2_flash"] = {
     "rope_parameters": {"rope_type": "default", "rope_theta": 5000000.0}}
 
 
-def write_nextn_drafts(root: Path, names: tuple[str, ...] = tuple(NEXTN_DRAFTS)
-                       ) -> dict[str, Path]:
-    """A directory with a config.json for each named NextN draft (`NEXTN_DRAFTS`)."""
+def _write_deepseek_v4(directory: Path) -> None:
+    """s68n: DeepSeek-V4 (SGLang's own DeepSeekV4Config): the draft is
+    DeepseekV4ForCausalLMNextN (configs/model_config.py:1041-1061; no DSpark keys written), its
+    one layer a DeepseekV2MoE block (models/deepseek_v4.py:3155-3166); the config.json is the
+    MTP oracle's, the config class's own defaults read off its source."""
+    from tests.oracle.sglang_mtp_oracle import write_deepseek_v4_dir
+
+    write_deepseek_v4_dir(directory)
+
+
+# drafts whose config.json is written from SGLang's source when asked (not at import)
+WRITTEN_DRAFTS = {"deepseek_v4": _write_deepseek_v4}
+DRAFT_NAMES = (*NEXTN_DRAFTS, *WRITTEN_DRAFTS)
+
+
+def write_nextn_drafts(root: Path, names: tuple[str, ...] = DRAFT_NAMES) -> dict[str, Path]:
+    """A directory with a config.json for each named NextN draft (`NEXTN_DRAFTS`, s68n:
+    `WRITTEN_DRAFTS`)."""
     out = {}
     for name in names:
         directory = root / name
         directory.mkdir(parents=True, exist_ok=True)
-        (directory / "config.json").write_text(json.dumps(NEXTN_DRAFTS[name]))
+        if name in WRITTEN_DRAFTS:
+            WRITTEN_DRAFTS[name](directory)
+        else:
+            (directory / "config.json").write_text(json.dumps(NEXTN_DRAFTS[name]))
         out[name] = directory
     return out
 
@@ -379,5 +449,5 @@ def failure(r: so.Resolved) -> str | None:
     return None
 
 
-__all__ = ["BACKENDS", "NEXTN_DRAFTS", "build_draft", "enters_context", "failure",
-           "write_nextn_drafts"]
+__all__ = ["BACKENDS", "DRAFT_NAMES", "NEXTN_DRAFTS", "WRITTEN_DRAFTS", "build_draft",
+           "enters_context", "failure", "write_nextn_drafts"]

@@ -65,9 +65,14 @@ CASES = (  # (draft, draft a2a, target a2a, mode, runner, jit, extra)
     # s67d: Qwen4-Exp's MTP layer (always MoE): the unquantized assert, then FP8's low-latency
     ("qwen4_exp", "deepep", "none", "low_latency", "deep_gemm", False, ()),
     ("qwen4_exp", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
+    # s68n: DeepSeek-V4's NextN layer (always MoE): the unquantized assert, then FP8's
+    ("deepseek_v4", "deepep", "none", "low_latency", "deep_gemm", False, ()),
+    ("deepseek_v4", "deepep", "none", "low_latency", "deep_gemm", True, ()),  # JIT on
+    ("deepseek_v4", "deepep", "none", "low_latency", "triton", False, ("--quantization", "fp8")),
 )
 NEXTN = ("deepseek_v3", "qwen3_5_moe", "bailing_hybrid", "glm4_moe", "qwen3_5", "hy_v4",
-         "gigachat3_5", "step3p5", "exaone_moe", "interns2_mobius", "glm5_next", "qwen4_exp")
+         "gigachat3_5", "step3p5", "exaone_moe", "interns2_mobius", "glm5_next", "qwen4_exp",
+         "deepseek_v4")
 
 
 @pytest.fixture(scope="module")
@@ -89,7 +94,7 @@ def test_fixed_lines_agree(paths: dict[str, Path]) -> None:
     # each control builds
     assert refused == [True] * 3 + [False] * 6 + [True, True, False, False] + [True] * 3 + [
         False, False] + [True, True, False, False, True, True] + [
-        True, False, True, True, True, True, True], refused
+        True, False, True, True, True, True, True, True, False, True], refused
 
 
 def test_drawn_lines_agree(paths: dict[str, Path]) -> None:

@@ -77,7 +77,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "step3p5_dense", "step3p7", "exaone_moe",
                                               "exaone_moe_dense", "interns2_mobius",
                                               "glm5_next", "qwen4_exp",
-                                              "longcat_flash", "mimo_v2_flash"))}
+                                              "longcat_flash", "mimo_v2_flash",
+                                              "deepseek_v4"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -122,6 +123,10 @@ CASES = (  # (draft, backend, mode, extra)
     ("qwen4_exp", "pplx", "low_latency", ()),
     ("longcat_flash", "mooncake", "auto", ()),  # LongCat-Flash's NextN layer: dense, builds
     ("mimo_v2_flash", "mooncake", "auto", ()),  # s68d: MiMo-V2-Flash's MTP layer: dense too
+    # s68n: DeepSeek-V4's NextN layer, always a DeepseekV2MoE block
+    ("deepseek_v4", "mooncake", "auto", ()),
+    ("deepseek_v4", "nixl", "low_latency", ()),
+    ("deepseek_v4", "pplx", "normal", ()),
 )
 
 
@@ -156,4 +161,4 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
                        False, True, False, True, True, False, True, True, True, False,
-                       False, False], refused
+                       False, False, True, False, True], refused

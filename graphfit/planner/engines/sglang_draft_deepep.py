@@ -51,6 +51,9 @@ dropped (`draft_mtp_unquantized`, graphfit.inputs.sglang_mtp_quant; the method:
 sglang_draft_quant.settled_method), its experts are unquantized DeepEPMoE: the unquantized
 assert applies, the low-latency one never (`mtp_dropped`).
 
+s68n: DeepSeek-V4's NextN draft (DeepseekV4ForCausalLMNextN), always a DeepseekV2MoE block
+(models/deepseek_v4.py:3155-3166).
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -91,6 +94,8 @@ DEEPEP_DRAFTS: dict[str, str] = {
     # s67d: Qwen4-Exp's MTP layer, always a Qwen2MoeSparseMoeBlock (its text model type)
     "Qwen4ExpForCausalLMMTP": "models/qwen4_exp_mtp.py:59-64, qwen3_5.py:1381-1382, "
                               "qwen2_moe.py:318",
+    # s68n: DeepSeek-V4's NextN layer, always a DeepseekV2MoE block
+    "DeepseekV4ForCausalLMNextN": "models/deepseek_v4.py:3155-3166, deepseek_v2.py:753",
 }
 # s66d: the draft classes whose MoE block is built without the loader's quantization config:
 # Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the

@@ -129,6 +129,14 @@ MOE_DRAFTS["Gemma4UnifiedAssistantForCausalLM"] = (
 # the architectures whose draft builds MoE layers only where a `text_config` key is true:
 # the architecture -> that key
 MOE_TEXT_KEYS: dict[str, str] = {"Gemma4UnifiedAssistantForCausalLM": "enable_moe_block"}
+# s68n: a DeepSeek-V4 draft becomes DeepseekV4ForCausalLMNextN where the speculative algorithm
+# is one of the a2a context's (a DSpark head is loaded only under DSPARK or no algorithm,
+# configs/model_config.py:1041-1061); its one decoder layer is built with `is_nextn` and its
+# MLP is always a DeepseekV2MoE block (models/deepseek_v4_nextn.py:111-119, deepseek_v4.py:
+# 3155-3166), whatever the config's dense-layer keys
+MOE_DRAFTS["DeepseekV4ForCausalLM"] = (
+    "DeepseekV4ForCausalLMNextN", "configs/model_config.py:1041-1061, "
+    "models/deepseek_v4_nextn.py:111-119, models/deepseek_v4.py:3155-3166")
 DRAFT_MOE_CLASSES = frozenset(name for name, _ in MOE_DRAFTS.values())
 
 
