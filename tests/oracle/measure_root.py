@@ -21,6 +21,8 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 
 def count_seed_root(argv: list[str], default_count: int) -> tuple[int, int]:
     """COUNT (default `default_count`) and SEED (default 23); with GRAPHFIT_ROOT, `graphfit`
@@ -29,7 +31,7 @@ def count_seed_root(argv: list[str], default_count: int) -> tuple[int, int]:
     seed = int(argv[1]) if len(argv) > 1 else 23
     if len(argv) > 2:
         here = str(Path(__file__).resolve().parents[2])
-        sys.path.insert(0, argv[2])
+        sys.path.insert(0, frozen(argv[2]))  # one commit for the whole run (before_tree)
         import graphfit  # bound to GRAPHFIT_ROOT's package
 
         sys.path.insert(0, here)  # the tests package stays this tree's
@@ -52,7 +54,7 @@ def print_before_in_child(module: str, count: int, seed: int, root: str) -> None
     figure for the scripts whose `measure` prints a `{...}` counts dict)."""
     here = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
-        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        os.symlink(Path(frozen(root)) / "graphfit", Path(shim) / "graphfit")
         os.symlink(here / "tests", Path(shim) / "tests")
         env = {**os.environ, "PYTHONPATH": shim}
         code = f"from tests.oracle import {module} as m; m.measure({count}, {seed})"
@@ -185,7 +187,7 @@ def child_before_after(body: str, count: int, seed: int, *, differs: bool = True
     return tuple(child_result((CHILD_HEAD + body).format(graphfit=tree, tests=here,
                                                          count=count, seed=seed, **fields),
                               tree, differs=differs)
-                 for tree in (os.environ.get("GRAPHFIT_BEFORE", "/work/main"), here))
+                 for tree in (frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main")), here))
 
 
 def tally(counts: dict[str, int], lines: list[str], agree: bool, said: str,

@@ -28,6 +28,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 HERE = Path(__file__).resolve().parents[2]
 
 # the child: pytest on one module with a plugin timing each test's CPU; prints one JSON line
@@ -39,6 +41,7 @@ def cpu():
 import pytest, torch  # noqa: F401
 marks = {"startup": cpu()}
 per_test = {}
+failed = []
 class Plugin:
     def pytest_collection_finish(self, session):
         marks["collected"] = cpu()
@@ -47,6 +50,9 @@ class Plugin:
         yield
         per_test[item.nodeid] = cpu() - start
     pytest_runtest_protocol.hookwrapper = True
+    def pytest_runtest_logreport(self, report):
+        if report.failed:
+            failed.append(report.nodeid)
 mode, target, warm = sys.argv[1], sys.argv[2], sys.argv[3:]
 if mode == "install":
     from tests.oracle import sglang_oracle
@@ -67,7 +73,8 @@ else:
     if target != "-":
         per_test = {k: v for k, v in per_test.items() if k.split("::")[0] == target}
 marks["total"] = cpu()
-print("CPU-JSON " + json.dumps({"code": code, "marks": marks, "tests": per_test}))
+print("CPU-JSON " + json.dumps({"code": code, "marks": marks, "tests": per_test,
+                               "failed": failed}))
 """
 
 
@@ -107,6 +114,8 @@ def rank_together(roots: dict[str, Path], modules: list[str], repeat: int) -> in
             print(f"  {name}: total {result['marks']['total']:.2f} s CPU, "
                   f"SGLang install {result['marks'].get('install', 0.0):.2f}, "
                   f"pytest exit {result['code']}")
+            for test in result.get("failed", []):
+                print(f"    FAILED {test}")
     last = list(roots)[-1]
     order = sorted(sums[last], key=lambda m: -statistics.median(sums[last][m]))
     print(f"{len(modules)} modules in one process (median of {repeat}, CPU seconds of each "
@@ -131,7 +140,10 @@ def main(argv: list[str]) -> int:
                         help="a module run first in the same process (the shared start-up "
                              "paid), so the figures are MODULE's own cost in a suite run")
     args = parser.parse_args(argv)
-    roots = {"after": HERE} if args.before is None else {"before": args.before, "after": HERE}
+    # the before checkout frozen at its HEAD for the whole measure: a merge into it mid-run
+    # would mix two commits in one run (tests.oracle.before_tree, issue 23 s68f)
+    roots = {"after": HERE} if args.before is None else {
+        "before": Path(frozen(str(args.before))), "after": HERE}
     if args.together:
         return rank_together(roots, args.modules, args.repeat)
     targets = [("install", "-")] if args.install else [("module", m) for m in args.modules]
@@ -149,6 +161,8 @@ def main(argv: list[str]) -> int:
             print(f"  {name:6s} total {_median([m['total'] for m in marks])}  "
                   f"SGLang install {_median(installs)}  its tests {_median(own)}  "
                   f"pytest exit {codes}")
+            for test in sorted({t for r in results for t in r.get("failed", [])}):
+                print(f"    FAILED {test}")  # which test, so a failed run can be rerun
             tests = results[0]["tests"]
             slow = sorted(tests, key=lambda t: -statistics.median(
                 [r["tests"].get(t, 0.0) for r in results]))[:args.top]
