@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_strict_nulls,
     sglang_sub_configs,
     sglang_text_pick,
+    sglang_text_values,
 )
 from graphfit.inputs import sglang_nvfp4_moe_layers as nvfp4_moe_layers
 from graphfit.inputs.reading import load_json, shown_path
@@ -187,22 +188,25 @@ def _written(path: Path) -> dict[str, Any]:
 
 
 def read_model(path: Path) -> ModelInfo:
-    """Read a config.json; text values come from `text_config` when the model nests them."""
+    """Read a config.json; text values come from `text_config` when the model nests them
+    (s68e: from the sub-config SGLang's parser picks on a plain class)."""
     origin = shown(path, shown_path(path))
     data = load_config(path)
-    text = data.get("text_config", {})
-    if text is None:
-        text = {}
+    # s68e: a plain class's picked thinker_config / llm_config / language_config, or its top
+    # level, where SGLang's parser takes one (graphfit.inputs.sglang_text_values)
+    source = sglang_text_values.text_source(data, _written(path))
+    text = {} if source.value is None else source.value
+    sub = source.prefix
     if not isinstance(text, dict):
-        raise ConfigError(f"{origin}: text_config: expected an object, got {excerpt(text)}")
-    sub = "text_config."
+        raise ConfigError(f"{origin}: {source.key}: expected an object, got {excerpt(text)}")
 
     def number(key: str, *, null_ok: bool = False) -> int | None:
         # the GPT-2 family's own spellings (n_positions, n_embd, ...) are the same attribute
         # to transformers (attribute_map; graphfit.inputs.sglang_class_lengths.ALIASES)
         spelled = sglang_class_lengths.spelling
+        top = {} if source.picked else data  # s68e: no top-level fallback
         found = (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
-                 or _int(data, spelled(data, key), origin, null_ok=null_ok))
+                 or _int(top, spelled(top, key), origin, null_ok=null_ok))
         if found is None and not text and key not in data:  # the class's own default
             found = sglang_class_lengths.class_fact(data, key)
         if found is None and key not in text:  # the text sub-config class's default
@@ -321,7 +325,8 @@ def read_model(path: Path) -> ModelInfo:
             # and so is a written rope_parameters (graphfit.inputs.sglang_qwen4_text_only)
             rope = sglang_qwen4_text_only.text_rope(_written(path))
         sglang_length = sglang_context_length.context_length(origin, rope, length_key)
-    if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
+    if sglang_length is None and (source.picked or (
+            not text and sglang_class_lengths.no_length_class(data))):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
