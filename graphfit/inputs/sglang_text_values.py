@@ -62,13 +62,15 @@ class TextSource:
         return self.key not in (None, TEXT_CONFIG)
 
 
-def text_source(data: Mapping[str, Any], written: Mapping[str, Any]) -> TextSource:
+def text_source(data: Mapping[str, Any], written: Mapping[str, Any], *,
+                sglang: bool = True) -> TextSource:
     """Where a config's text values are read: the picked sub-config on a plain class, else
-    `text_config` (the reading graphfit had for every class). `data`: the config with the
-    override args; `written`: as written."""
+    `text_config` (the reading graphfit had for every class, and keeps for vLLM, whose
+    transformers `get_text_config` names `text_config` alone: `sglang` False). `data`: the
+    config with the override args; `written`: as written."""
     old = TextSource(TEXT_CONFIG, data.get(TEXT_CONFIG))
     kind = data.get("model_type")
-    if not isinstance(kind, str) or kind not in CLASS_LAYERS:
+    if not sglang or not isinstance(kind, str) or kind not in CLASS_LAYERS:
         return old
     chosen = sglang_text_pick.pick(written, kind)
     if chosen.failure is not None or chosen.key == TEXT_CONFIG:

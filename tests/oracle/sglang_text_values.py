@@ -105,7 +105,7 @@ def graphfit(model: str) -> Values:
 
     try:
         commandline.read(["python", "-m", "sglang.launch_server", "--model-path", model])
-        info = read_model(Path(model) / "config.json")
+        info = read_model(Path(model) / "config.json", sglang=True)
     except GraphfitError as exc:
         return str(exc)
     return (info.hidden_size or 0, info.num_hidden_layers or 0, info.vocab_size or 0,
