@@ -55,3 +55,22 @@ def test_drawn_values_are_sglangs(seed: int) -> None:
     refuse."""
     data = tv.draw(random.Random(seed))
     assert tv.verdict(data) in ("agree", "refused"), data
+
+
+@pytest.mark.parametrize("key", tv.PICKED)
+def test_vllm_reads_text_config(key: str) -> None:
+    """vLLM's text config is transformers' `get_text_config` (vllm 0.34
+    transformers_utils/config.py:1303-1317), which names `text_config` and not the
+    sub-configs SGLang picks: graphfit's vLLM reading (`sglang` False) stays there."""
+    from pathlib import Path
+
+    from transformers import AutoConfig
+
+    from graphfit.inputs.model_config import read_model
+
+    model = tv.folder(tv.config("llama", key, dict(tv.SUB), dict(tv.TEXT), True))
+    text = AutoConfig.from_pretrained(model).get_text_config()
+    read = (text.get if isinstance(text, dict) else lambda name: getattr(text, name, None))
+    info = read_model(Path(model) / "config.json")
+    assert (info.hidden_size, info.num_hidden_layers, info.vocab_size) == (
+        read("hidden_size"), read("num_hidden_layers"), read("vocab_size"))
