@@ -7,7 +7,7 @@ SGLang's config parser takes the text config with `get_hf_text_config`
 turned into a bare PretrainedConfig (:566-571), kept on the loaded config. The ModelConfig
 takes the same object again as its `hf_text_config` (configs/model_config.py:636) and reads
 `hidden_size`, `num_hidden_layers` and `vocab_size` off it (:1347, :1566-1605), and
-`get_context_length` its length keys and RoPE dict (common.py:668-700). So on a plain class
+`get_context_length` its length keys and RoPE dict (common.py:677-694). So on a plain class
 (graphfit.inputs.sglang_draft_layer_default.CLASS_LAYERS: its transformers class builds no
 text sub-config) a picked `thinker_config` / `llm_config` / `language_config` dict is where
 the values come from, not a `text_config` beside it (neither read nor asserted, :582-608),
@@ -57,7 +57,7 @@ class TextSource:
     def picked(self) -> bool:
         """A picked thinker_config / llm_config / language_config dict: SGLang reads the
         values off it alone (a top-level key is not copied down; a length key it does not
-        write is get_context_length's 2048, common.py:700, a bare PretrainedConfig having no
+        write is get_context_length's 2048, common.py:694, a bare PretrainedConfig having no
         class default)."""
         return self.key not in (None, TEXT_CONFIG)
 

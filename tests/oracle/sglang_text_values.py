@@ -12,6 +12,7 @@ measure_sglang_text_values.
 
 from __future__ import annotations
 
+import inspect
 import json
 import random
 import tempfile
@@ -105,7 +106,10 @@ def graphfit(model: str) -> Values:
 
     try:
         commandline.read(["python", "-m", "sglang.launch_server", "--model-path", model])
-        info = read_model(Path(model) / "config.json", sglang=True)
+        # the measure's before tree (graphfit before s68e) has no `sglang` argument
+        sglang_read = "sglang" in inspect.signature(read_model).parameters
+        info = read_model(Path(model) / "config.json",
+                          **({"sglang": True} if sglang_read else {}))
     except GraphfitError as exc:
         return str(exc)
     return (info.hidden_size or 0, info.num_hidden_layers or 0, info.vocab_size or 0,
