@@ -39,6 +39,10 @@ FIXED = {
     **{f"{key} null+text": dict(tv.config("llama", key, None, dict(tv.TEXT), True),
                                 max_position_embeddings=65536)
        for key in tv.NULLABLE},
+    # s68c's Left: a non-dict text_config beside the pick, no dtype written: SGLang loads it
+    "llm+text_config string, no dtype": {
+        k: v for k, v in tv.config("llama", "llm_config", dict(tv.SUB), "x", True).items()
+        if k != "torch_dtype"},
 }
 
 
