@@ -256,7 +256,8 @@ def read(words: Sequence[str], version: str | None = None) -> PastedLine:
         if draft:
             method = next((s.value for s in reversed(settings) if s.field == "spec_method"),
                           None) if engine is Engine.VLLM else None
-            found, more = model_config.draft_settings(draft, "draft model", method)
+            found, more = model_config.draft_settings(
+                draft, "draft model", method, sglang=engine is Engine.SGLANG)
             if engine is Engine.SGLANG and model and str(parsed.values.get(
                     "speculative_algorithm")).upper() != "NGRAM":  # at the target's length
                 given = parsed.values.get("context_length") or model_config.sglang_length(model)

@@ -29,6 +29,7 @@ from graphfit.inputs import (
     sglang_strict_nulls,
     sglang_sub_configs,
     sglang_text_pick,
+    sglang_text_values,
 )
 from graphfit.inputs import sglang_nvfp4_moe_layers as nvfp4_moe_layers
 from graphfit.inputs.reading import load_json, shown_path
@@ -186,23 +187,28 @@ def _written(path: Path) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def read_model(path: Path) -> ModelInfo:
-    """Read a config.json; text values come from `text_config` when the model nests them."""
+def read_model(path: Path, *, sglang: bool = False) -> ModelInfo:
+    """Read a config.json; text values come from `text_config` when the model nests them
+    (s68e, `sglang`: from the sub-config SGLang's parser picks on a plain class; vLLM's
+    transformers `get_text_config` names `text_config` alone, vllm/transformers_utils/
+    config.py:1303-1317)."""
     origin = shown(path, shown_path(path))
     data = load_config(path)
-    text = data.get("text_config", {})
-    if text is None:
-        text = {}
+    # s68e: a plain class's picked thinker_config / llm_config / language_config, or its top
+    # level, where SGLang's parser takes one (graphfit.inputs.sglang_text_values)
+    source = sglang_text_values.text_source(data, _written(path), sglang=sglang)
+    text = {} if source.value is None else source.value
+    sub = source.prefix
     if not isinstance(text, dict):
-        raise ConfigError(f"{origin}: text_config: expected an object, got {excerpt(text)}")
-    sub = "text_config."
+        raise ConfigError(f"{origin}: {source.key}: expected an object, got {excerpt(text)}")
 
     def number(key: str, *, null_ok: bool = False) -> int | None:
         # the GPT-2 family's own spellings (n_positions, n_embd, ...) are the same attribute
         # to transformers (attribute_map; graphfit.inputs.sglang_class_lengths.ALIASES)
         spelled = sglang_class_lengths.spelling
+        top = {} if source.picked else data  # s68e: no top-level fallback
         found = (_int(text, spelled(text, key), origin, sub, null_ok=null_ok)
-                 or _int(data, spelled(data, key), origin, null_ok=null_ok))
+                 or _int(top, spelled(top, key), origin, null_ok=null_ok))
         if found is None and not text and key not in data:  # the class's own default
             found = sglang_class_lengths.class_fact(data, key)
         if found is None and key not in text:  # the text sub-config class's default
@@ -321,7 +327,8 @@ def read_model(path: Path) -> ModelInfo:
             # and so is a written rope_parameters (graphfit.inputs.sglang_qwen4_text_only)
             rope = sglang_qwen4_text_only.text_rope(_written(path))
         sglang_length = sglang_context_length.context_length(origin, rope, length_key)
-    if sglang_length is None and not text and sglang_class_lengths.no_length_class(data):
+    if sglang_length is None and (source.picked or (
+            not text and sglang_class_lengths.no_length_class(data))):
         sglang_length = sglang_context_length.NO_KEY_LENGTH  # common.py:700, not scaled
     return ModelInfo(path=path, architecture=architecture,
                      hidden_size=number("hidden_size"),
@@ -524,7 +531,7 @@ def vision_settings(model: str) -> list[Setting]:
     path = config_path(model)
     if path is None:
         return []
-    info = read_model(path)
+    info = read_model(path, sglang=True)
     if not info.multimodal or info.vision_layers is None or info.vision_hidden_size is None:
         return []
     where = f"{path}: vision_config"
@@ -705,7 +712,7 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
         return [], [f"{origin} {model}: no local config.json, so graphfit's defaults are used "
                     "for hidden size, dtype and max length (pass a model directory to read "
                     "them; nothing is downloaded)"]
-    info = read_model(path)
+    info = read_model(path, sglang=sglang)
     where = f"{path}"
     failure = sglang_load_failure(load_config(path), _written(path)) if sglang else None
     if failure is not None:
@@ -741,7 +748,7 @@ def sglang_length(model: str) -> int | None:
     """SGLang's derived context length of a local model (None: a hub id, or no length key
     and a class graphfit does not know)."""
     path = config_path(model)
-    return None if path is None else read_model(path).sglang_context_length
+    return None if path is None else read_model(path, sglang=True).sglang_context_length
 
 
 def ask_draft_length(draft: str) -> list[str]:
@@ -749,7 +756,7 @@ def ask_draft_length(draft: str) -> list[str]:
     graphfit does not know, is not checked against the target's (SGLang refuses a draft
     shorter than the target: sglang_context_length.check_draft). [] when known or a hub id."""
     path = config_path(draft)
-    if path is None or read_model(path).sglang_context_length is not None:
+    if path is None or read_model(path, sglang=True).sglang_context_length is not None:
         return []
     return [WARNING + sglang_class_lengths.ask(shown_path(path), _written(path), draft=True)]
 
@@ -760,12 +767,13 @@ def ask_length(model: str, given: object) -> list[str]:
     own default then stands, as for a hub id. None when `given` replaces it, for a hub id or
     a length graphfit knows."""
     path = config_path(model)
-    if given is not None or path is None or read_model(path).sglang_context_length is not None:
+    if given is not None or path is None or read_model(
+            path, sglang=True).sglang_context_length is not None:
         return []
     return [WARNING + sglang_class_lengths.ask(shown_path(path), _written(path))]
 
 
-def draft_settings(model: str, origin: str, method: object = None
+def draft_settings(model: str, origin: str, method: object = None, *, sglang: bool = False
                    ) -> tuple[list[Setting], list[str]]:
     """The drafter's hidden size from a local draft model (the width of its hidden_states
     buffer: vLLM v1/spec_decode/llm_base_proposer.py sizes it with the draft model's
@@ -776,7 +784,7 @@ def draft_settings(model: str, origin: str, method: object = None
     path = config_path(model)
     if path is None:
         return [], []
-    info = read_model(path)
+    info = read_model(path, sglang=sglang)
     settings: list[Setting] = []
     if info.hidden_size:
         settings.append(Setting("draft_hidden_size", info.hidden_size, f"{path}: hidden_size",

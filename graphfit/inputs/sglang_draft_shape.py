@@ -150,13 +150,13 @@ def _load(values: Mapping[str, Any], path: Path) -> dict[str, Any]:
 def _target_architecture(values: Mapping[str, Any]) -> str | None:
     target = values.get("model_path")
     path = model_config.config_path(target) if isinstance(target, str) else None
-    return None if path is None else model_config.read_model(path).architecture
+    return None if path is None else model_config.read_model(path, sglang=True).architecture
 
 
 def _target_vocab(values: Mapping[str, Any]) -> int | None:
     target = values.get("model_path")
     path = model_config.config_path(target) if isinstance(target, str) else None
-    return None if path is None else model_config.read_model(path).vocab_size
+    return None if path is None else model_config.read_model(path, sglang=True).vocab_size
 
 
 def settings(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:

@@ -65,7 +65,7 @@ def settings(keys: Mapping[str, Any], found: list[Setting], notes: list[str]
     notes += said
     draft = values.get("speculative_draft_model_path")
     if isinstance(draft, str):  # its hidden size (commandline.read's draft reader)
-        hidden, more = model_config.draft_settings(draft, "draft model")
+        hidden, more = model_config.draft_settings(draft, "draft model", sglang=True)
         shape += hidden
         notes += more
     return found + shape + sglang_minimax_kv.settings(values)

@@ -129,7 +129,7 @@ def line(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:
     target_path = model_config.config_path(target)
     if target_path is None:
         return [], []
-    info = model_config.read_model(target_path)
+    info = model_config.read_model(target_path, sglang=True)
     if info.architecture != TARGET:
         return [], []
     if _override_refuses(values):

@@ -256,7 +256,7 @@ def _read(values: Mapping[str, Any]) -> dict[str, Any]:
     draft = values["speculative_draft_model_path"]
     if name not in BLOCK_FLAGS or not isinstance(draft, str):
         return out
-    found, _ = model_config.draft_settings(draft, "draft model")  # its hidden size
+    found, _ = model_config.draft_settings(draft, "draft model", sglang=True)  # its hidden size
     out.update({k: v for k, v in _fields(found).items() if k == "draft_hidden_size"})
     block = values["speculative_num_draft_tokens"] or values[BLOCK_FLAGS[name]]
     if name == "DFLASH":

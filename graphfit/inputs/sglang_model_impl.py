@@ -43,7 +43,7 @@ def multimodal_switches(values: Mapping[str, Any]) -> list[str]:
     if path is None:
         return [f"{flag}: no local model config.json, so graphfit cannot tell whether it turns "
                 f"SGLang's multimodal serving on ({WHERE}); planned as a text-only model"]
-    info = model_config.read_model(path)
+    info = model_config.read_model(path, sglang=True)
     if info.multimodal and info.architecture in MULTIMODAL_OFF_ARCHITECTURES:
         raise ConfigError(f"{flag}: turns SGLang's multimodal serving on for "
                           f"{info.architecture} ({WHERE}; prefill graphs and memory reserve "

@@ -1,0 +1,80 @@
+"""graphfit == SGLang 0.5.23 on the text values of a plain class whose config.json writes a
+sub-config SGLang's parser picks before `text_config` (issue 23, s68e): width, layers,
+vocabulary and context length off the picked `thinker_config` / `llm_config` /
+`language_config` dict (none off a `text_config` beside it or off the top level), the top
+level under a null thinker_config / language_config
+(graphfit.inputs.sglang_text_values). SGLang's side is its own ModelConfig for the line
+(tests.oracle.sglang_text_values)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tests.oracle.paths import require
+
+require("sglang")  # skip locally / fail in CI when the sources were not fetched
+
+from tests.oracle import sglang_text_values as tv  # noqa: E402
+
+_YARN = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 8192}
+_NO_LENGTH = {k: v for k, v in tv.SUB.items() if k != "max_position_embeddings"}
+FIXED = {
+    **{f"{key}{'+text' if text else ''}": tv.config("llama", key, dict(tv.SUB),
+                                                    dict(tv.TEXT), text)
+       for key in tv.PICKED for text in (False, True)},
+    "thinker+yarn+text": tv.config("qwen2", "thinker_config", dict(tv.SUB, rope_scaling=_YARN),
+                                   dict(tv.TEXT), True),
+    "llm+rope_parameters": tv.config("llama", "llm_config",
+                                     dict(tv.SUB, rope_parameters=_YARN)),
+    # the top level writes a length the picked dict does not: not read (2048, common.py:700)
+    "language+no length, top length": dict(
+        tv.config("llama", "language_config", dict(_NO_LENGTH), dict(tv.TEXT), True),
+        max_position_embeddings=65536),
+    "thinker+no length anywhere": tv.config("qwen2", "thinker_config", dict(_NO_LENGTH)),
+    # a null thinker_config / language_config: the top level, the text_config beside unread
+    **{f"{key} null+text": dict(tv.config("llama", key, None, dict(tv.TEXT), True),
+                                max_position_embeddings=65536)
+       for key in tv.NULLABLE},
+    # s68c's Left: a non-dict text_config beside the pick, no dtype written: SGLang loads it
+    "llm+text_config string, no dtype": {
+        k: v for k, v in tv.config("llama", "llm_config", dict(tv.SUB), "x", True).items()
+        if k != "torch_dtype"},
+}
+
+
+@pytest.mark.parametrize("name", sorted(FIXED))
+def test_fixed_values_are_sglangs(name: str) -> None:
+    """Each fixed config: SGLang's values are graphfit's (none of these is refused)."""
+    assert tv.verdict(FIXED[name]) == "agree", name
+
+
+@settings(max_examples=12)
+@given(st.integers(min_value=0, max_value=2**32))
+def test_drawn_values_are_sglangs(seed: int) -> None:
+    """A drawn config (tests.oracle.sglang_text_values.draw): the same values, or both
+    refuse."""
+    data = tv.draw(random.Random(seed))
+    assert tv.verdict(data) in ("agree", "refused"), data
+
+
+@pytest.mark.parametrize("key", tv.PICKED)
+def test_vllm_reads_text_config(key: str) -> None:
+    """vLLM's text config is transformers' `get_text_config` (vllm 0.34
+    transformers_utils/config.py:1303-1317), which names `text_config` and not the
+    sub-configs SGLang picks: graphfit's vLLM reading (`sglang` False) stays there."""
+    from pathlib import Path
+
+    from transformers import AutoConfig
+
+    from graphfit.inputs.model_config import read_model
+
+    model = tv.folder(tv.config("llama", key, dict(tv.SUB), dict(tv.TEXT), True))
+    text = AutoConfig.from_pretrained(model).get_text_config()
+    read = (text.get if isinstance(text, dict) else lambda name: getattr(text, name, None))
+    info = read_model(Path(model) / "config.json")
+    assert (info.hidden_size, info.num_hidden_layers, info.vocab_size) == (
+        read("hidden_size"), read("num_hidden_layers"), read("vocab_size"))
