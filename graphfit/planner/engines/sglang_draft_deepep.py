@@ -51,6 +51,10 @@ dropped (`draft_mtp_unquantized`, graphfit.inputs.sglang_mtp_quant; the method:
 sglang_draft_quant.settled_method), its experts are unquantized DeepEPMoE: the unquantized
 assert applies, the low-latency one never (`mtp_dropped`).
 
+s68i: the Gemma 4 unified assistant's MoE draft (`DEEPEP_DRAFTS`); under a DeepGEMM runner
+its GELU experts assert in the runner first (graphfit.planner.engines.sglang_draft_gelu_runner,
+checked before the dispatcher in `check`), so of these asserts only the FP8 low-latency one.
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -61,6 +65,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
+from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
 from graphfit.planner.engines.sglang_deepep_class import (
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
@@ -91,6 +96,10 @@ DEEPEP_DRAFTS: dict[str, str] = {
     # s67d: Qwen4-Exp's MTP layer, always a Qwen2MoeSparseMoeBlock (its text model type)
     "Qwen4ExpForCausalLMMTP": "models/qwen4_exp_mtp.py:59-64, qwen3_5.py:1381-1382, "
                               "qwen2_moe.py:318",
+    # s68i: the Gemma 4 unified assistant's MoE blocks (s68m), a FROZEN_KV_MTP draft; its
+    # GELU experts meet DeepGemmRunnerCore's assert first under a DeepGEMM runner
+    # (graphfit.planner.engines.sglang_draft_gelu_runner), so only the FP8 low-latency one
+    "Gemma4UnifiedAssistantForCausalLM": "models/gemma4_causal.py:285, 640-641",
 }
 # s66d: the draft classes whose MoE block is built without the loader's quantization config:
 # Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the
@@ -201,10 +210,13 @@ def runner_flag_problem(config: EngineSettings) -> str | None:
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: its layer entry's read (s67d:
     `draft_build_failure`, graphfit.inputs.sglang_draft_layer_entries), FusedMoE's
-    constructor, which makes the dispatcher
+    constructor, which makes the runner (s68i: sglang_draft_gelu_runner) then the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
     DeepEPMoE's body asserts (`problem`)."""
     said = (config.draft_build_failure  # s67d: the draft's layer entry, read first
+            # s68i: FusedMoE makes its runner (fused_moe_triton/layer.py:576) before the
+            # dispatcher (:595): a GELU draft's DeepGemmRunnerCore assert comes first
+            or gelu_runner.problem(config, draft_runner(config))
             or sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
             or problem(config) or quantized_problem(config))
     if said:
