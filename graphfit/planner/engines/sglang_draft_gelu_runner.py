@@ -57,9 +57,8 @@ def problem(config: EngineSettings, runner: str | None) -> str | None:
         return None
     if not deepgemm_runner(config, runner):
         return None
-    return (f"DeepGEMM MoE runner requires a gated SiLU activation (AssertionError, layers/moe/"
-            f"moe_runner/deep_gemm.py:352): the draft's {name} experts are gelu "
-            f"({GELU_DRAFTS[name]})")
+    return (f"DeepGEMM MoE runner needs gated SiLU (AssertionError, moe_runner/deep_gemm.py:"
+            f"352): the draft's {name} has gelu experts ({GELU_DRAFTS[name]})")
 
 
 __all__ = ["AUTO_DEEPGEMM_A2A", "GELU_DRAFTS", "deepgemm_runner", "problem"]
