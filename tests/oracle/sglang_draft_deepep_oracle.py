@@ -70,9 +70,10 @@ def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = (
     return line, rng.random() < 0.3
 
 
-def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool
+def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool, gpu: str = "80"
             ) -> tuple[str | None, tuple[int, str]]:
-    """(SGLang's refusal or None, graphfit's (exit status, error line)) for one line."""
+    """(SGLang's refusal or None, graphfit's (exit status, error line)) for one line; `gpu`
+    graphfit's --gpu-memory-gb (s68i: "H100", the oracle's SM90, where JIT DeepGEMM matters)."""
     draft = line[line.index("--speculative-draft-model-path") + 1]
     with dc._own_build_only():  # resolution alone: which worker SGLang picks
         r = so.resolve(line, model=str(paths["target"]))
@@ -87,7 +88,7 @@ def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool
                         "--quantization" in line)
 
     theirs = dc.sglang(paths["target"], line, jit, block=block, shared_build=False)
-    return theirs, dc.graphfit(paths["target"], line, jit)
+    return theirs, dc.graphfit(paths["target"], line, jit, gpu)
 
 
 def agree(theirs: str | None, code: int, said: str) -> bool:

@@ -107,3 +107,42 @@ def test_drawn_lines_agree(paths: dict[str, Path]) -> None:
             wrong.append(f"{line[10:]} jit={jit}: SGLang {theirs and theirs[:160]}; "
                          f"graphfit {code} {said}")
     assert not wrong, "\n".join(wrong)
+
+
+# s68i: a Gemma 4 unified assistant MoE draft (FROZEN_KV_MTP): its GELU experts meet the
+# DeepGEMM runner's activation assert (sglang_draft_gelu_runner), else DeepEPMoE's FP8
+# low-latency one; (draft, a2a, mode, runner, jit, extra, SGLang refuses)
+GELU_CASES = (
+    ("unified", "deepep", "low_latency", "deep_gemm", False, (), True),  # runner, not DeepEP's
+    ("unified", "none", "low_latency", "deep_gemm", True, (), True),  # whatever the a2a
+    ("unified", "mooncake", "auto", "deep_gemm", False, (), True),  # before the dispatcher
+    ("unified", "deepep", "low_latency", "triton", False, ("--quantization", "fp8"), True),
+    ("unified", "deepep", "low_latency", "auto", True, ("--quantization", "fp8"), True),
+    ("unified", "pplx", "low_latency", "auto", True, ("--quantization", "fp8"), False),
+    ("unified", "none", "low_latency", "auto", True, ("--quantization", "fp8"), False),
+    ("unified", "deepep", "low_latency", "triton", False, (), False),
+    ("unified", "deepep", "low_latency", "deep_gemm", False,
+     ("--speculative-moe-runner-backend", "triton"), False),
+    ("unified", "deepep", "low_latency", "triton", True,
+     ("--speculative-moe-runner-backend", "deep_gemm"), True),
+    ("unified_dense", "deepep", "low_latency", "deep_gemm", False, (), False),
+)
+
+
+def test_gemma4_unified_draft_lines_agree() -> None:
+    from tests.oracle import sglang_draft_gelu_oracle as go
+
+    wrong = []
+    for draft, a2a, mode, runner, jit, extra, refuses in GELU_CASES:
+        drawn = go.line(draft, a2a, mode, runner, jit, *extra)
+        theirs, (code, said) = ddo.answers(go.paths(), drawn[1:], jit, "H100")
+        whole = " ... " not in said  # one error line the CLI did not shorten (<= 200 chars)
+        if (theirs is not None) != refuses or not go.agree(theirs, code, said) or not whole:
+            wrong.append(f"{drawn[0]} {drawn[11:]}: SGLang {theirs and theirs[-100:]}; "
+                         f"graphfit {code} {said}")
+    rng = random.Random(68)
+    for _ in range(6):
+        said, detail = go.verdict(go.draw(rng))
+        if said != "agree":
+            wrong.append(f"drawn: {said} {detail}")
+    assert not wrong, "\n".join(wrong)

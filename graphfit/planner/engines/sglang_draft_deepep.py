@@ -54,6 +54,10 @@ assert applies, the low-latency one never (`mtp_dropped`).
 s68n: DeepSeek-V4's NextN draft (DeepseekV4ForCausalLMNextN), always a DeepseekV2MoE block
 (models/deepseek_v4.py:3155-3166).
 
+s68i: the Gemma 4 unified assistant's MoE draft (`DEEPEP_DRAFTS`); under a DeepGEMM runner
+its GELU experts assert in the runner first (graphfit.planner.engines.sglang_draft_gelu_runner,
+checked before the dispatcher in `check`), so of these asserts only the FP8 low-latency one.
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -64,6 +68,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
+from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
 from graphfit.planner.engines.sglang_deepep_class import (
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
@@ -96,6 +101,10 @@ DEEPEP_DRAFTS: dict[str, str] = {
                               "qwen2_moe.py:318",
     # s68n: DeepSeek-V4's NextN layer, always a DeepseekV2MoE block
     "DeepseekV4ForCausalLMNextN": "models/deepseek_v4.py:3155-3166, deepseek_v2.py:753",
+    # s68i: the Gemma 4 unified assistant's MoE blocks (s68m), a FROZEN_KV_MTP draft; its
+    # GELU experts meet DeepGemmRunnerCore's assert first under a DeepGEMM runner
+    # (graphfit.planner.engines.sglang_draft_gelu_runner), so only the FP8 low-latency one
+    "Gemma4UnifiedAssistantForCausalLM": "models/gemma4_causal.py:285, 640-641",
 }
 # s66d: the draft classes whose MoE block is built without the loader's quantization config:
 # Step-3.5's MTP block is made with no `quant_config` (models/step3p5_mtp.py:84-88; the
@@ -206,10 +215,13 @@ def runner_flag_problem(config: EngineSettings) -> str | None:
 def check(config: EngineSettings) -> None:
     """The draft's build in SGLang's order: its layer entry's read (s67d:
     `draft_build_failure`, graphfit.inputs.sglang_draft_layer_entries), FusedMoE's
-    constructor, which makes the dispatcher
+    constructor, which makes the runner (s68i: sglang_draft_gelu_runner) then the dispatcher
     (sglang_draft_dispatch.problem, s54e / s55e; its pplx half, pplx_problem, s63d), then
     DeepEPMoE's body asserts (`problem`)."""
     said = (config.draft_build_failure  # s67d: the draft's layer entry, read first
+            # s68i: FusedMoE makes its runner (fused_moe_triton/layer.py:576) before the
+            # dispatcher (:595): a GELU draft's DeepGemmRunnerCore assert comes first
+            or gelu_runner.problem(config, draft_runner(config))
             or sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
             or problem(config) or quantized_problem(config))
     if said:
