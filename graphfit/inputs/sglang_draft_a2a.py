@@ -17,16 +17,14 @@ from collections.abc import Mapping
 from typing import Any
 
 from graphfit.inputs import (
-    model_config,
     sglang_draft_layer_entries,
     sglang_longcat_rope,
     sglang_mtp_quant,
     sglang_target_layer_entries,
-    target_overrides,
 )
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
-from graphfit.inputs.sglang_draft_path import draft_path
+from graphfit.inputs.sglang_draft_path import a2a_draft_config
 from graphfit.planner.engines.sglang_draft_dispatch import MOE_DRAFTS
 from graphfit.planner.engines.sglang_draft_moe_classes import (
     MOE_KEYS,
@@ -55,17 +53,11 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:
     """`draft_moe_class` (`settings`)."""
-    if values.get("speculative_moe_a2a_backend") is None:
+    found = a2a_draft_config(values)
+    if found is None:
         return []
-    draft = draft_path(values)
-    path = model_config.config_path(draft) if isinstance(draft, str) else None
-    if path is None:
-        return []
-    data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
-        values.get("json_model_override_args")))
-    names = data.get("architectures")
-    first = names[0] if isinstance(names, list) and names else None
-    built = MOE_DRAFTS.get(first) if isinstance(first, str) else None
+    path, data, first = found
+    built = MOE_DRAFTS.get(first) if first is not None else None
     if built is None:
         return []
     types = MOE_MODEL_TYPES.get(str(first))  # s63d: a Qwen3.5 draft is MoE by its model type

@@ -77,5 +77,24 @@ def draft_path(values: Mapping[str, Any]) -> str | None:
     return str(values["model_path"]) if first in FILLED_ARCHITECTURES else None
 
 
+def a2a_draft_config(values: Mapping[str, Any]
+                     ) -> tuple[Path, Mapping[str, Any], str | None] | None:
+    """The local draft's config.json path, its contents with `--json-model-override-args`
+    applied (SGLang applies them to the draft too) and its first architecture, for a line
+    that names a draft all-to-all backend; None without that backend or a local draft. The
+    draft MoE-class and MTP-quantization readers both start from it."""
+    if values.get("speculative_moe_a2a_backend") is None:
+        return None
+    draft = draft_path(values)
+    path = model_config.config_path(draft) if isinstance(draft, str) else None
+    if path is None:
+        return None
+    data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
+        values.get("json_model_override_args")))
+    names = data.get("architectures")
+    first = names[0] if isinstance(names, list) and names else None
+    return path, data, first if isinstance(first, str) else None
+
+
 __all__ = ["DSPARK_BUNDLE_KEYS", "DSPARK_SUBFOLDER", "EAGLE_FAMILY", "FILLED_ARCHITECTURES",
-           "draft_path"]
+           "a2a_draft_config", "draft_path"]

@@ -35,10 +35,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, target_overrides
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
-from graphfit.inputs.sglang_draft_path import draft_path
+from graphfit.inputs.sglang_draft_path import a2a_draft_config
 from graphfit.inputs.sglang_quant_files import HF_QUANT, hf_quantization_config
 from graphfit.planner.engines.sglang_draft_deepep import MTP_CLASSES
 from graphfit.planner.engines.sglang_draft_moe_classes import MOE_DRAFTS
@@ -99,17 +98,11 @@ def _checkpoint_config(path: Path, data: Mapping[str, Any]) -> Mapping[str, Any]
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`draft_mtp_unquantized` (the dropped method) for the line's local MTP draft, else
     nothing."""
-    if values.get("speculative_moe_a2a_backend") is None:
+    found = a2a_draft_config(values)
+    if found is None:
         return []
-    draft = draft_path(values)
-    path = model_config.config_path(draft) if isinstance(draft, str) else None
-    if path is None:
-        return []
-    data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
-        values.get("json_model_override_args")))
-    names = data.get("architectures")
-    first = names[0] if isinstance(names, list) and names else None
-    built = MOE_DRAFTS.get(first) if isinstance(first, str) else None
+    path, data, first = found
+    built = MOE_DRAFTS.get(first) if first is not None else None
     if built is None or built[0] not in MTP_CLASSES:
         return []
     cfg = _checkpoint_config(path, data)

@@ -247,6 +247,26 @@ def tally_verdicts(count: int, seed: int, draw: Callable[[random.Random], tuple[
     return counts
 
 
+def tally_refusals(count: int, rows: Iterable[tuple[str, str | None, int, str, bool]]
+                   ) -> dict[str, int]:
+    """The draft measures' count: each row (a label, SGLang's refusal or None, graphfit's exit
+    code and words, whether they agree) tallied as agree / differ; prints up to 8 differing
+    rows, how many lines SGLang refused and the counts, and returns the counts."""
+    counts = {"agree": 0, "differ": 0}
+    refused, wrong = 0, []
+    for label, theirs, code, said, ok in rows:
+        refused += theirs is not None
+        counts["agree" if ok else "differ"] += 1
+        if not ok:
+            wrong.append(f"{label}: SGLang {theirs and theirs[:120]}; graphfit {code} "
+                         f"{said[:120]}")
+    for text in wrong[:8]:
+        print("  " + text)
+    print(f"SGLang refused {refused} of {count} lines")
+    print({**counts, "lines": count})
+    return counts
+
+
 def pasted_and_file_child(oracle: str) -> str:
     """The child script (after CHILD_HEAD) of a measure whose oracle module `oracle` (under
     tests.oracle) has `generate(count, seed)` and `compare(case, file)`: each case compared as

@@ -16,6 +16,7 @@ from __future__ import annotations
 import random
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -23,27 +24,20 @@ def measure(count: int, seed: int) -> dict[str, int]:
     """Score `count` drawn lines; print and return the counts."""
     from tests.oracle import sglang_oracle as so
     from tests.oracle import test_sglang_longcat_rope_oracle as lr
+    from tests.oracle.measure_root import tally_refusals
 
     so.oracle()
     root = Path(tempfile.mkdtemp())
     rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0}
-    refused, wrong = 0, []
-    for index in range(count):
-        target, line = lr.draw(rng, root, index)
-        theirs = lr.sglang(target, line)
-        code, said = lr.graphfit(target, line)
-        refused += theirs is not None
-        ok = lr.agree(theirs, code, said)
-        counts["agree" if ok else "differ"] += 1
-        if not ok:
-            wrong.append(f"{line[-2:]}: SGLang {theirs and theirs[:100]}; graphfit {code} "
-                         f"{said[:120]}")
-    for text in wrong[:8]:
-        print("  " + text)
-    print(f"SGLang refused {refused} of {count} lines")
-    print({**counts, "lines": count})
-    return counts
+
+    def rows() -> Iterator[tuple[str, str | None, int, str, bool]]:
+        for index in range(count):
+            target, line = lr.draw(rng, root, index)
+            theirs = lr.sglang(target, line)
+            code, said = lr.graphfit(target, line)
+            yield str(line[-2:]), theirs, code, said, lr.agree(theirs, code, said)
+
+    return tally_refusals(count, rows())
 
 
 def main(argv: list[str]) -> int:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import random
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -26,27 +27,21 @@ def measure(count: int, seed: int) -> dict[str, int]:
     from tests.oracle import sglang_draft_deepep_oracle as ddo
     from tests.oracle import sglang_mtp_quant_oracle as mq
     from tests.oracle import sglang_oracle as so
+    from tests.oracle.measure_root import tally_refusals
 
     so.oracle()
     paths = mq.dirs(Path(tempfile.mkdtemp()))
     drafts = tuple(name for name in mq.DRAFTS if name not in mq.KEPT)
     rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0}
-    refused, wrong = 0, []
-    for _ in range(count):
-        line, jit = ddo.draw(rng, paths, drafts)
-        theirs, (code, said) = mq.answers(paths, line, jit)
-        refused += theirs is not None
-        ok = ddo.agree(theirs, code, said)
-        counts["agree" if ok else "differ"] += 1
-        if not ok:
-            wrong.append(f"{Path(line[9]).name} {line[10:]}: SGLang {theirs and theirs[:120]}; "
-                         f"graphfit {code} {said[:120]}")
-    for text in wrong[:8]:
-        print("  " + text)
-    print(f"SGLang refused {refused} of {count} lines")
-    print({**counts, "lines": count})
-    return counts
+
+    def rows() -> Iterator[tuple[str, str | None, int, str, bool]]:
+        for _ in range(count):
+            line, jit = ddo.draw(rng, paths, drafts)
+            theirs, (code, said) = mq.answers(paths, line, jit)
+            yield (f"{Path(line[9]).name} {line[10:]}", theirs, code, said,
+                   ddo.agree(theirs, code, said))
+
+    return tally_refusals(count, rows())
 
 
 def main(argv: list[str]) -> int:

@@ -16,6 +16,7 @@ import json
 import random
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 
@@ -24,29 +25,22 @@ def measure(count: int, seed: int) -> dict[str, int]:
     from tests.oracle import sglang_oracle as so
     from tests.oracle import test_sglang_longcat_rope_oracle as lr
     from tests.oracle import test_sglang_target_layer_entries_oracle as te
+    from tests.oracle.measure_root import tally_refusals
 
     so.oracle()
     root = Path(tempfile.mkdtemp())
     rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0}
-    refused, wrong = 0, []
-    for index in range(count):
-        model = root / str(index)
-        model.mkdir()
-        (model / "config.json").write_text(json.dumps(te.draw(rng)))
-        theirs = te._sglang(model)
-        code, said = lr.graphfit(model, ("--tp-size", "2"))
-        refused += theirs is not None
-        ok = te.agree(theirs, code, said)
-        counts["agree" if ok else "differ"] += 1
-        if not ok:
-            wrong.append(f"{index}: SGLang {theirs and theirs[:100]}; graphfit {code} "
-                         f"{said[:120]}")
-    for text in wrong[:8]:
-        print("  " + text)
-    print(f"SGLang refused {refused} of {count} lines")
-    print({**counts, "lines": count})
-    return counts
+
+    def rows() -> Iterator[tuple[str, str | None, int, str, bool]]:
+        for index in range(count):
+            model = root / str(index)
+            model.mkdir()
+            (model / "config.json").write_text(json.dumps(te.draw(rng)))
+            theirs = te._sglang(model)
+            code, said = lr.graphfit(model, ("--tp-size", "2"))
+            yield str(index), theirs, code, said, te.agree(theirs, code, said)
+
+    return tally_refusals(count, rows())
 
 
 def main(argv: list[str]) -> int:
