@@ -55,7 +55,10 @@ def frozen(root: str) -> str:
     copy = Path(tempfile.mkdtemp(prefix=f"graphfit-before-{commit[:8]}-"))
     atexit.register(shutil.rmtree, copy, ignore_errors=True)
     with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
-        tar.extractall(copy, filter="data")
+        if hasattr(tarfile, "data_filter"):  # Python 3.11.4+; CI's 3.11.2 has no `filter`
+            tar.extractall(copy, filter="data")
+        else:  # the archive is git's own of a local commit
+            tar.extractall(copy)
     dirty = _git(path, "status", "--porcelain", "--untracked-files=no", "--", *present)
     print(f"before: {root} at {commit[:12]} (its committed tree, copied to {copy}"
           f"{'; uncommitted changes left out' if dirty else ''})", file=sys.stderr)
