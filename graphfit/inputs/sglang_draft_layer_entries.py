@@ -47,10 +47,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs import model_config, target_overrides
+from graphfit.inputs import model_config
 from graphfit.inputs.reading import shown_path
 from graphfit.inputs.settings import FILE, Setting
-from graphfit.inputs.sglang_draft_path import EAGLE_FAMILY, draft_path
+from graphfit.inputs.sglang_draft_path import EAGLE_FAMILY, draft_config
 from graphfit.inputs.sglang_draft_quant import ALGORITHMS as QUANT_ALGORITHMS
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.engines.sglang_draft_moe_classes import MOE_LAYER_KEYS
@@ -145,15 +145,11 @@ def failure(values: Mapping[str, Any]) -> tuple[str, str] | None:
     method = str(values.get("speculative_algorithm") or "").upper()
     if method not in ALGORITHMS:
         return None
-    draft = draft_path(values)
-    path = model_config.config_path(draft) if isinstance(draft, str) else None
-    if path is None:
+    found = draft_config(values)
+    if found is None:
         return None
-    data = target_overrides.apply(model_config.load_config(path), target_overrides.parse(
-        values.get("json_model_override_args")))
-    names = data.get("architectures")
-    first = names[0] if isinstance(names, list) and names else None
-    said = entry_failure(first, data) if isinstance(first, str) else None
+    path, data, first = found
+    said = entry_failure(first, data) if first is not None else None
     if said is None:
         return None
     key, stage, why = said

@@ -79,12 +79,18 @@ def draft_path(values: Mapping[str, Any]) -> str | None:
 
 def a2a_draft_config(values: Mapping[str, Any]
                      ) -> tuple[Path, Mapping[str, Any], str | None] | None:
-    """The local draft's config.json path, its contents with `--json-model-override-args`
-    applied (SGLang applies them to the draft too) and its first architecture, for a line
-    that names a draft all-to-all backend; None without that backend or a local draft. The
-    draft MoE-class and MTP-quantization readers both start from it."""
+    """`draft_config` for a line that names a draft all-to-all backend (None without one):
+    the draft MoE-class and MTP-quantization readers both start from it."""
     if values.get("speculative_moe_a2a_backend") is None:
         return None
+    return draft_config(values)
+
+
+def draft_config(values: Mapping[str, Any]
+                 ) -> tuple[Path, Mapping[str, Any], str | None] | None:
+    """The local draft's config.json path, its contents with `--json-model-override-args`
+    applied (SGLang applies them to the draft too) and its first architecture; None without
+    a local draft."""
     draft = draft_path(values)
     path = model_config.config_path(draft) if isinstance(draft, str) else None
     if path is None:
@@ -97,4 +103,4 @@ def a2a_draft_config(values: Mapping[str, Any]
 
 
 __all__ = ["DSPARK_BUNDLE_KEYS", "DSPARK_SUBFOLDER", "EAGLE_FAMILY", "FILLED_ARCHITECTURES",
-           "a2a_draft_config", "draft_path"]
+           "a2a_draft_config", "draft_config", "draft_path"]

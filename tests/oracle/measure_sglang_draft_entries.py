@@ -20,6 +20,7 @@ import json
 import random
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,7 @@ def measure(count: int, seed: int) -> dict[str, int]:
     """Score `count` drawn lines; print and return the counts."""
     from tests.oracle import sglang_draft_deepep_oracle as ddo
     from tests.oracle import sglang_oracle as so
+    from tests.oracle.measure_root import tally_refusals
     from tests.oracle.test_sglang_draft_layer_entries_oracle import answers
 
     so.oracle()
@@ -62,22 +64,15 @@ def measure(count: int, seed: int) -> dict[str, int]:
     paths = {**ddo.dirs(root, ("qwen4_exp",)), **_write_broken(root)}
     drafts = ("qwen4_exp", "qwen4_exp", "qwen4_exp", *_BROKEN)
     rng = random.Random(seed)
-    counts = {"agree": 0, "differ": 0, "not modelled": 0}
-    refused, wrong = 0, []
-    for _ in range(count):
-        line, jit = ddo.draw(rng, paths, drafts)
-        theirs, (code, said) = answers(paths, line, jit)
-        refused += theirs is not None
-        ok = ddo.agree(theirs, code, said)
-        counts["agree" if ok else "differ"] += 1
-        if not ok:
-            wrong.append(f"{Path(line[9]).name} {line[10:]}: SGLang {theirs and theirs[:120]}; "
-                         f"graphfit {code} {said[:120]}")
-    for text in wrong[:8]:
-        print("  " + text)
-    print(f"SGLang refused {refused} of {count} lines")
-    print({**counts, "lines": count})
-    return counts
+
+    def rows() -> Iterator[tuple[str, str | None, int, str, bool]]:
+        for _ in range(count):
+            line, jit = ddo.draw(rng, paths, drafts)
+            theirs, (code, said) = answers(paths, line, jit)
+            yield (f"{Path(line[9]).name} {line[10:]}", theirs, code, said,
+                   ddo.agree(theirs, code, said))
+
+    return tally_refusals(count, rows())
 
 
 def main(argv: list[str]) -> int:
