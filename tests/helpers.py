@@ -14,6 +14,7 @@ from types import ModuleType
 from typing import Any
 
 import pytest
+from hypothesis import strategies as st
 
 from graphfit import GraphfitError
 from graphfit.cli import main
@@ -97,3 +98,25 @@ def eagle_dirs(root: Path, **draft: object) -> tuple[str, str]:
         directory.mkdir()
         (directory / "config.json").write_text(json.dumps(config))
     return str(target), str(drafted)
+
+
+class HypothesisRandom:
+    """random.Random's choice / random / randint / sample over hypothesis' draw, so an
+    oracle test and its measure script share one line generator (the measure passes a
+    random.Random, the test this)."""
+
+    def __init__(self, draw: st.DrawFn) -> None:
+        self._draw = draw
+
+    def choice(self, seq: tuple[object, ...] | list[object]) -> object:
+        return self._draw(st.sampled_from(list(seq)))
+
+    def random(self) -> float:
+        return self._draw(st.floats(0, 1, exclude_max=True))
+
+    def randint(self, lo: int, hi: int) -> int:
+        return self._draw(st.integers(lo, hi))
+
+    def sample(self, population: range, k: int) -> list[int]:
+        return self._draw(st.lists(st.sampled_from(list(population)), min_size=k, max_size=k,
+                                   unique=True))

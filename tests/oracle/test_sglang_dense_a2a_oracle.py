@@ -20,6 +20,7 @@ from tests.oracle.paths import require
 
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
+from tests.helpers import HypothesisRandom  # noqa: E402
 from tests.oracle import sglang_dense_a2a as da  # noqa: E402
 from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
 
@@ -73,30 +74,9 @@ def test_fixed_lines_agree(argv: tuple[str, ...], starts: bool) -> None:
     _check(argv)
 
 
-class _Draws:
-    """random.Random's choice / random / randint / sample over hypothesis' draw (the
-    measure's generator, `da.draw`)."""
-
-    def __init__(self, draw: st.DrawFn) -> None:
-        self._draw = draw
-
-    def choice(self, seq: tuple[object, ...] | list[object]) -> object:
-        return self._draw(st.sampled_from(list(seq)))
-
-    def random(self) -> float:
-        return self._draw(st.floats(0, 1, exclude_max=True))
-
-    def randint(self, lo: int, hi: int) -> int:
-        return self._draw(st.integers(lo, hi))
-
-    def sample(self, population: range, k: int) -> list[int]:
-        return self._draw(st.lists(st.sampled_from(list(population)), min_size=k, max_size=k,
-                                   unique=True))
-
-
 @st.composite
 def lines(draw: st.DrawFn) -> tuple[str, ...]:
-    return da.draw(_Draws(draw))
+    return da.draw(HypothesisRandom(draw))
 
 
 @settings(max_examples=4, deadline=None)

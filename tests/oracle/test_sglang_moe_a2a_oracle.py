@@ -22,35 +22,15 @@ from tests.oracle.paths import require
 require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.planner.engines import sglang_model_quant as smq  # noqa: E402
+from tests.helpers import HypothesisRandom  # noqa: E402
 from tests.oracle import sglang_moe_a2a_compare as mc  # noqa: E402
 from tests.oracle.sglang_quant_capability_compare import loader_refuses  # noqa: E402
-
-
-class _Draws:
-    """random.Random's choice / random / randint / sample over hypothesis' draw, so the
-    test and tests/oracle/measure_sglang_moe_a2a.py share one generator (`mc.draw`)."""
-
-    def __init__(self, draw: st.DrawFn) -> None:
-        self._draw = draw
-
-    def choice(self, seq: tuple[object, ...] | list[object]) -> object:
-        return self._draw(st.sampled_from(list(seq)))
-
-    def random(self) -> float:
-        return self._draw(st.floats(0, 1, exclude_max=True))
-
-    def randint(self, lo: int, hi: int) -> int:
-        return self._draw(st.integers(lo, hi))
-
-    def sample(self, population: range, k: int) -> list[int]:
-        return self._draw(st.lists(st.sampled_from(list(population)), min_size=k, max_size=k,
-                                   unique=True))
 
 
 @st.composite
 def lines(draw: st.DrawFn, backend: str | None = None) -> tuple[str, ...]:
     """`mc.draw`'s lines (`backend`: only that --moe-a2a-backend, or "quant")."""
-    return mc.draw(_Draws(draw), backend=backend)
+    return mc.draw(HypothesisRandom(draw), backend=backend)
 
 
 def _lines_of(backend: str) -> Callable[[], st.SearchStrategy[tuple[str, ...]]]:
