@@ -178,13 +178,8 @@ def _sglang(target: Path, argv: tuple[str, ...]) -> tuple[str | None, bool]:
         return f"{type(exc).__name__}: {exc}", False
     if isinstance(r, so.Rejected):
         return r.text, False
-    with sglang_stubs.imports():
-        from sglang.srt.arg_groups.validation_hook import check_server_args
-    try:
-        check_server_args(r.record)
-    except (ValueError, AssertionError) as exc:
-        return f"{type(exc).__name__}: {exc}", True
-    return None, False
+    said = so.check_refusal(r.record)
+    return said, said is not None
 
 
 def verdict(theirs: str | None, at_check: bool, code: int, said: str) -> str:
@@ -276,13 +271,8 @@ def sglang_file(target: Path, data: dict[str, object]) -> tuple[str | None, bool
             record.resolve_once()
         except Exception as exc:  # SGLang's own refusal before the checks
             return f"{type(exc).__name__}: {exc}", False
-    with sglang_stubs.imports():
-        from sglang.srt.arg_groups.validation_hook import check_server_args
-    try:
-        check_server_args(record)
-    except (ValueError, AssertionError) as exc:
-        return f"{type(exc).__name__}: {exc}", True
-    return None, False
+    said = so.check_refusal(record)
+    return said, said is not None
 
 
 def graphfit_file(target: Path, data: dict[str, object]) -> tuple[int, str]:

@@ -240,6 +240,19 @@ def _start_up_checks(record: Any, argv: tuple[str, ...] = ()) -> None:
         raise
 
 
+def check_refusal(record: Any) -> str | None:
+    """SGLang's whole `check_server_args` run alone on a resolved record (resolution asked
+    with `checks=False`): its ValueError / AssertionError as "Type: words", None where it
+    passes; the oracles that tell a start-up check's refusal from resolution's use it."""
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.validation_hook import check_server_args
+    try:
+        check_server_args(record)
+    except (ValueError, AssertionError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
 def _resolved(argv: tuple[str, ...], gpu_mem_gb: float | None, record: Any) -> Resolved:
     from sglang.srt.arg_groups.overrides import resolving_view
     from sglang.srt.runtime_context import attn_tp_size_of

@@ -90,13 +90,8 @@ def sglang_record(target: Path, data: dict[str, Any]) -> tuple[Any, str | None, 
             record.resolve_once()
         except Exception as exc:  # SGLang's own refusal before the checks
             return None, f"{type(exc).__name__}: {exc}", False
-    with sglang_stubs.imports():
-        from sglang.srt.arg_groups.validation_hook import check_server_args
-    try:
-        check_server_args(record)
-    except (ValueError, AssertionError) as exc:
-        return record, f"{type(exc).__name__}: {exc}", True
-    return record, None, False
+    said = so.check_refusal(record)
+    return record, said, said is not None
 
 
 def graphfit_live(record: Any) -> tuple[int, str]:
