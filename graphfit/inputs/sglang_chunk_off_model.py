@@ -5,7 +5,7 @@ model (issue 23, s69a). Each declares `chunked_prefill_size=-1` over any given v
 * HRM-Text (`model_type` hrm_text or the HrmTextForCausalLM class) with `prefix_lm`, which
   defaults to True when config.json leaves it out (:768-781);
 * EmbeddingGemma2Model, whose embedding spec sets `safe_disable_chunked_prefill`
-  (configs/embedding_model_spec.py:181-200, 300-301; applied at model_hook.py:848-860);
+  (configs/embedding_model_spec.py:181-200, 308-309; applied at model_hook.py:852-860);
 * EmbeddingGemma, a `gemma3_text` config with `use_bidirectional_attention`
   (`is_embedding_gemma`, configs/model_config.py:2348-2357; model_hook.py:862-887);
 * a multimodal model SGLang serves without chunked prefill (`is_multimodal` and not

@@ -54,7 +54,7 @@ from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 HOOK = "arg_groups/validation_hook.py"
 # multimodal architectures SGLang serves with chunked prefill off
 # (`is_multimodal_chunked_prefill_supported`, configs/model_config.py:2553-2567, applied at
-# model_hook.py:1024-1032), HRM-Text (:768-781) and EmbeddingGemma2 (:848-860): a hook may
+# model_hook.py:1024-1032), HRM-Text (:768-781) and EmbeddingGemma2 (:852-860): a hook may
 # make their chunk size at the check -1 (`hook_chunk_off`)
 CHUNK_OFF_ARCHS = frozenset({
     "Grok1VForCausalLM", "Grok1AForCausalLM", "LlavaLlamaForCausalLM",
