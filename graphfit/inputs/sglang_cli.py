@@ -25,6 +25,7 @@ from typing import Any
 from graphfit.inputs import (
     flagtable,
     sglang_a2a,
+    sglang_chunk_off_model,
     sglang_draft,
     sglang_draft_a2a,
     sglang_draft_load,
@@ -238,6 +239,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_line_auto_dtype.line(values)  # --dtype auto over a file's dtype (s46f)
     a2a += sglang_server_serving.settings(values)  # check_server_args' serving flags (s68b)
     a2a += sglang_hisparse_class.settings(values)  # HiSparse's model-class assert (s68b)
+    a2a += sglang_chunk_off_model.settings(values)  # model hooks' chunking off (s69a)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -473,7 +473,8 @@ class EngineConfig:
             gpu_rocm: bool = False,
             moe_dense_tp_size: int | None = None,
             draft_mtp_unquantized: str | None = None,
-            target_build_failure: str | None = None) -> None: ...
+            target_build_failure: str | None = None,
+            model_chunk_off: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1642,6 +1643,11 @@ class EngineConfig:
     def target_build_failure(self) -> str | None:
         """SglangOptions.target_build_failure."""
         return cast("str | None", self._option("target_build_failure"))
+
+    @property
+    def model_chunk_off(self) -> bool | None:
+        """SglangOptions.model_chunk_off."""
+        return cast("bool | None", self._option("model_chunk_off"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -421,7 +421,7 @@ def _megamoe(rng: Any, argv: list[str], backend: str) -> list[str]:
 def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
     """A DeepEP v2 line: a budget from the environment on most (the default 128 refuses
     nearly every prefill chunk), a registered class or not, a runner, a given prefill backend
-    (turned off after the memory hook counted it)."""
+    (turned off after the memory hook counted it), chunking off now and then."""
     if rng.random() < 0.8:
         budget = rng.choice((128, 512, 1024, 2048, 4096, 8192, 16384, 65536))
         argv = [f"{DEEPEP_V2_ENV}={budget}", *argv]
@@ -433,6 +433,10 @@ def _deepep_v2(rng: Any, argv: list[str]) -> list[str]:
         argv += ["--cuda-graph-backend-prefill", "breakable"]
     if rng.random() < 0.15:
         argv += ["--disaggregation-mode", rng.choice(("prefill", "decode"))]
+    if rng.random() < 0.2:  # chunking off: --max-prefill-tokens bounds the prefill dispatch
+        argv += ["--chunked-prefill-size", rng.choice(("-1", "0"))]  # (issue 23, s69a)
+        if rng.random() < 0.5:
+            argv += ["--max-prefill-tokens", str(rng.choice((1024, 4096, 16384, 40000)))]
     return argv
 
 

@@ -661,3 +661,41 @@ def test_planted_quantization_errors_are_caught(name: str, value: object,
     also = [(sqcf, name, value)] if name == "check_clash" else []
     diffs = _planted(line, (smq if name == "KIND" else sq, name, value), *also)
     assert diffs["acceptance"], name
+
+
+# deepep_v2 with chunked prefill off (issue 23, s69a): the prefill dispatch ceiling is
+# --max-prefill-tokens, undivided by attention DP (moe_hook.py:641-653, overrides.py:1865-1884)
+V2_OFF = (f"{mc.DEEPEP_V2_ENV}=4096", "--moe-a2a-backend", "deepep_v2",
+          "--max-running-requests", "64", "--chunked-prefill-size")
+DEEPEP_V2_OFF = [
+    (*V2_OFF, "-1", "--tp-size", "4"),  # 16384 / 4 = 4096: starts
+    (*V2_OFF, "-1", "--tp-size", "2"),  # 8192 > 4096
+    (*V2_OFF, "0", "--tp-size", "2", "--max-prefill-tokens", "8192"),  # 4096: starts
+    (*V2_OFF, "-1", "--tp-size", "4", "--attn-dp-size", "2"),  # 16384 / 2: no DP division
+    (*V2_OFF, "-1", "--tp-size", "2", "--disaggregation-mode", "decode"),  # no prefill check
+]
+
+
+@pytest.mark.parametrize("argv", DEEPEP_V2_OFF, ids=range(len(DEEPEP_V2_OFF)))
+def test_deepep_v2_chunking_off_agrees(argv: tuple[str, ...]) -> None:
+    """Both start or both refuse (before s69a graphfit said "not modelled")."""
+    line = _model(argv)
+    assert not mc.compare(line)["acceptance"], " ".join(line)
+    gf = mc.graphfit_cli(line)
+    assert gf.rejected is None or "not modelled" not in gf.rejected, gf.rejected
+
+
+def test_deepep_v2_chunking_off_is_not_vacuous() -> None:
+    assert [mc.sglang(_model(a)).rejected is None for a in DEEPEP_V2_OFF] == [
+        True, False, True, False, True]
+
+
+@pytest.mark.parametrize(("value", "index"), [
+    (lambda chunk, tokens: chunk, 1),  # chunk -1 as the ceiling: 0 tokens, starts
+    (lambda chunk, tokens: max(chunk, 0) or tokens // 2, 3),  # divided by attention DP
+])
+def test_planted_deepep_v2_chunking_off_errors_are_caught(value: object, index: int) -> None:
+    from graphfit.planner.engines import sglang_deepep_v2
+
+    diffs = _planted(_model(DEEPEP_V2_OFF[index]), (sglang_deepep_v2, "prefill_ceiling", value))
+    assert diffs["acceptance"]

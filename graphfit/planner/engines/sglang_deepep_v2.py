@@ -18,7 +18,8 @@ multiples of the attention-TP width. It adds no memory reserve (memory_hook.py:3
   already off, cuda_graph_hook.py:223-229);
 * the draft may not run deepep_v2, given or inherited by a non-NGRAM algorithm (:624-638);
 * `validate_deepep_v2_dispatch_token_budget` (:679-707): each rank's prefill dispatch (the
-  chunk after attention DP, split over the attention-TP ranks, :641-653) and the largest
+  chunk after attention DP, split over the attention-TP ranks, :641-653; with chunking off
+  --max-prefill-tokens, undivided, `prefill_ceiling`, issue 23 s69a) and the largest
   decode / verify graph (:656-676) must fit SGLANG_DEEPEP_V2_NUM_MAX_DISPATCH_TOKENS_PER_RANK
   (default 128, environ.py:1441).
 """
@@ -46,6 +47,16 @@ def prefill_dispatch_tokens(chunk: int, tp_size: int, attn_dp_size: int) -> int:
     attention DP divided it, parallel_hook.py:326-332) over the ranks one DP chunk is
     scattered across, rounded up."""
     return -(-chunk // max(1, tp_size // attn_dp_size))
+
+
+def prefill_ceiling(chunk: int, max_prefill_tokens: int) -> int:
+    """The prefill-buffer ceiling `required_deepep_v2_prefill_tokens_per_rank` scatters
+    (moe_hook.py:644): `max_prefill_buffer_tokens` is the chunk where chunking is on and 0
+    where it is off (overrides.py:1872-1876), and then `--max-prefill-tokens` stands in, as
+    given: no attention-DP division and no floor (issue 23, s69a). Why: with chunking off an
+    unchunked prefill batch is bounded by --max-prefill-tokens alone, so SGLang sizes the
+    dispatch by it rather than refusing the line."""
+    return chunk if chunk > 0 else max_prefill_tokens
 
 
 def decode_dispatch_tokens(max_bs: int, requests: int | None, attn_dp_size: int,
@@ -87,13 +98,10 @@ def check(config: EngineSettings, changes: Mapping[str, object], *, speculative:
     budget = config.deepep_v2_dispatch_tokens_per_rank
     if config.disaggregation_mode != "decode":
         chunk = chunk_or(config.chunked_prefill_size, chunk_default)
-        if chunk <= 0:
-            raise ConfigError("deepep_v2 with chunked prefill off (--chunked-prefill-size <= "
-                              "0) is not modelled: SGLang then bounds the prefill dispatch by "
-                              "--max-prefill-tokens (moe_hook.py:641-653)")
         if config.attn_dp_size > 1:  # handle_data_parallelism (parallel_hook.py:326-332)
             chunk //= config.attn_dp_size
-        need = prefill_dispatch_tokens(chunk, config.tp_size, config.attn_dp_size)
+        need = prefill_dispatch_tokens(prefill_ceiling(chunk, config.max_prefill_tokens),
+                                       config.tp_size, config.attn_dp_size)
         if need > budget:
             raise ConfigError(f"deepep_v2: {need} prefill dispatch tokens per rank > {ENV}="
                               f"{budget}: SGLang refuses (moe_hook.py:686-696)")
@@ -113,4 +121,4 @@ def prefill_off(backend: str) -> bool:
 
 
 __all__ = ["DEFAULT_TOKENS_PER_RANK", "ENV", "REGISTERED", "check", "decode_dispatch_tokens",
-           "prefill_dispatch_tokens", "prefill_off"]
+           "prefill_ceiling", "prefill_dispatch_tokens", "prefill_off"]

@@ -632,6 +632,12 @@ class SglangOptions(EngineOptions):
     target_build_failure: the exception SGLang's target model build meets on its config
         (LongCat-Flash with a null `rope_scaling`, graphfit.inputs.sglang_longcat_rope), as
         one line, raised at the model build (issue 23 s68d). None: it builds, or not read.
+    model_chunk_off: a model hook turns chunked prefill off for the local model (True) or
+        its condition fails (False), read from config.json for the hooks' models only
+        (HRM-Text, EmbeddingGemma / EmbeddingGemma2, six multimodal classes; arg_groups/
+        model_hook.py:768-781, 848-887, 1024-1032; graphfit.inputs.sglang_chunk_off_model):
+        `check_server_args` then reads -1 (graphfit.planner.engines.sglang_server_chunk;
+        issue 23 s69a). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -826,6 +832,7 @@ class SglangOptions(EngineOptions):
     moe_dense_tp_size: int | None = None
     draft_mtp_unquantized: str | None = None
     target_build_failure: str | None = None
+    model_chunk_off: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -862,6 +869,8 @@ class SglangOptions(EngineOptions):
         if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
             raise ConfigError(f"target_build_failure: expected one line of at most 200 "
                               f"characters, got {excerpt(failed)}")
+        if self.model_chunk_off is not None:  # issue 23 s69a
+            true_false("model_chunk_off", self.model_chunk_off)
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p

@@ -19,10 +19,16 @@ and mixed-chunk checks (arg_groups/validation_hook.py:240-262; issue 23, s67b).
   trtllm_mha default picks and model overrides, ROCm) it is not judged.
 * `--enable-pdmux` (:249-262), its asserts in order: no pipeline parallelism; chunked prefill
   off, exactly -1 (`--chunked-prefill-size -1`, or 0 / -2 divided by attention DP to -1, as
-  Python's `//` does; a model hook that turns chunking off, CHUNK_OFF_ARCHS, is not judged;
-  issue 23 s68b); no disaggregation; the overlap schedule off
+  Python's `//` does; issue 23 s68b; a model hook's -1, `hook_chunk_off`, passes it: issue
+  23 s69a); no disaggregation; the overlap schedule off
   (`--disable-overlap-schedule`, or the hybrid-mamba no_buffer resolution that turns it off,
   overrides.py:453-486).
+
+A model hook that turns chunking off declares `chunked_prefill_size=-1` over any given value
+(arg_groups/model_hook.py:768-781, 848-887, 1024-1032; graphfit.inputs.sglang_chunk_off_model
+reads its condition from config.json into `model_chunk_off`): the check then reads -1, so
+neither the page check nor PD multiplexing's chunk assert refuses (`hook_chunk_off`, issue 23
+s69a). A hook's model whose config.json graphfit did not read stays unjudged.
 
 Why: graphfit planned these lines (a plain `--enable-pdmux`, a page size the chunk does not
 fill) and SGLang refuses each before it builds a graph.
@@ -48,11 +54,13 @@ from graphfit.planner.engines.sglang_server_nodes import attn_dp_enabled
 HOOK = "arg_groups/validation_hook.py"
 # multimodal architectures SGLang serves with chunked prefill off
 # (`is_multimodal_chunked_prefill_supported`, configs/model_config.py:2553-2567, applied at
-# model_hook.py:1024-1032), and HRM-Text (:768-781): their chunk size at the check is -1
+# model_hook.py:1024-1032), HRM-Text (:768-781) and EmbeddingGemma2 (:852-860): a hook may
+# make their chunk size at the check -1 (`hook_chunk_off`)
 CHUNK_OFF_ARCHS = frozenset({
     "Grok1VForCausalLM", "Grok1AForCausalLM", "LlavaLlamaForCausalLM",
     "MllamaForConditionalGeneration", "MossVLForConditionalGeneration", "CLIPModel",
-    "HrmTextForCausalLM"})
+    "HrmTextForCausalLM", "EmbeddingGemma2Model"})
+HOOK_CHUNK = -1  # what the hooks declare (model_hook.py:780, 859, 886, 1031)
 # model overrides that write a page size, or a backend that changes it, on a GPU before
 # Blackwell (the others write theirs on SM100 / ROCm only: qwen3_5.py:26, nemotron_h.py:122,
 # gpt_oss.py:29, llama4.py:24, olmo2.py, exaone.py, qwen3_vl.py's aiter): Beam's trtllm_mha
@@ -88,11 +96,24 @@ def _refused(said: str, lines: str) -> str:
     return f"{said} (AssertionError, {HOOK}:{lines})"
 
 
+def hook_chunk_off(config: EngineSettings) -> bool | None:
+    """Whether a model hook turned chunked prefill off (module docstring): config.json's
+    answer where graphfit read it (`model_chunk_off`), else None for a hook's architecture
+    (CHUNK_OFF_ARCHS: its condition unread) and False for any other."""
+    if config.model_chunk_off is not None:
+        return config.model_chunk_off
+    return None if config.architecture in CHUNK_OFF_ARCHS else False
+
+
 def chunk_at_check(config: EngineSettings, changes: Mapping[str, Any]) -> int | None:
-    """`chunked_prefill_size` as `check_server_args` reads it (module docstring); None where
-    a model hook may have turned chunking off (CHUNK_OFF_ARCHS)."""
-    if config.architecture in CHUNK_OFF_ARCHS:
+    """`chunked_prefill_size` as `check_server_args` reads it (module docstring): a model
+    hook's -1 (attention DP's `//` keeps it -1), else the given chunk or the memory default;
+    None where a hook's condition is unknown (`hook_chunk_off`)."""
+    off = hook_chunk_off(config)
+    if off is None:
         return None
+    if off:
+        return HOOK_CHUNK
     chunk = changes.get("chunked_prefill_size")
     if chunk is None:
         chunk = given_chunk(config.chunked_prefill_size, config.gpu_memory_gb)
@@ -214,5 +235,6 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
     return chunk_page_problem(config, changes) or pdmux_problem(config, changes)
 
 
-__all__ = ["CHUNK_OFF_ARCHS", "chunk_at_check", "chunk_page_problem", "overlap_on",
+__all__ = ["CHUNK_OFF_ARCHS", "HOOK_CHUNK", "chunk_at_check", "chunk_page_problem",
+           "hook_chunk_off", "overlap_on",
            "page_at_check", "pdmux_problem", "problem", "sm100_flagged", "sm120_plain"]
