@@ -473,7 +473,8 @@ class EngineConfig:
             gpu_rocm: bool = False,
             moe_dense_tp_size: int | None = None,
             draft_mtp_unquantized: str | None = None,
-            target_build_failure: str | None = None) -> None: ...
+            target_build_failure: str | None = None,
+            dsa_backends: tuple[str | None, str | None] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1642,6 +1643,11 @@ class EngineConfig:
     def target_build_failure(self) -> str | None:
         """SglangOptions.target_build_failure."""
         return cast("str | None", self._option("target_build_failure"))
+
+    @property
+    def dsa_backends(self) -> tuple[str | None, str | None] | None:
+        """SglangOptions.dsa_backends."""
+        return cast("tuple[str | None, str | None] | None", self._option("dsa_backends"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

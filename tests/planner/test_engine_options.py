@@ -336,6 +336,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_dense_tp_size": st.sampled_from([None, 1, 2]),  # s68p
     "draft_mtp_unquantized": st.sampled_from([None, "modelopt_fp4", "modelopt_mixed", "quark"]),
     "target_build_failure": st.sampled_from([None, "TypeError: argument of type 'NoneType'"]),
+    "dsa_backends": st.sampled_from([None, ("flashmla_kv", None),
+                                     (None, "triton"), ("tilelang", "aiter")]),  # s69b
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -613,6 +615,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_dense_tp_size": st.sampled_from([0, True, "1"]),  # s68p
     "draft_mtp_unquantized": st.sampled_from(["fp8", "", 3]),
     "target_build_failure": st.sampled_from(["", 3, "x" * 201]),
+    "dsa_backends": st.sampled_from([None, ("fa3",), ("fa2", None), "flashmla_kv"]),  # s69b
 }
 
 
@@ -939,6 +942,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disable_attn_tp_gather": False, "gpu_rocm": False,
         "moe_dense_tp_size": None,
         "draft_mtp_unquantized": None,
-        "target_build_failure": None}
+        "target_build_failure": None,
+        "dsa_backends": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

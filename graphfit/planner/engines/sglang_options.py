@@ -632,6 +632,10 @@ class SglangOptions(EngineOptions):
     target_build_failure: the exception SGLang's target model build meets on its config
         (LongCat-Flash with a null `rope_scaling`, graphfit.inputs.sglang_longcat_rope), as
         one line, raised at the model build (issue 23 s68d). None: it builds, or not read.
+    dsa_backends: `--dsa-prefill-backend` and `--dsa-decode-backend` as given (None: unset),
+        read on a HiSparse line for SGLang's DSA backend checks (overrides.py:677-712,
+        hisparse_hook.py:154-165; graphfit.planner.engines.sglang_hisparse_dsa; issue 23
+        s69b). Each is None or one of the flags' choices (DSA_BACKENDS); None: neither given.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -826,6 +830,7 @@ class SglangOptions(EngineOptions):
     moe_dense_tp_size: int | None = None
     draft_mtp_unquantized: str | None = None
     target_build_failure: str | None = None
+    dsa_backends: tuple[str | None, str | None] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -862,6 +867,7 @@ class SglangOptions(EngineOptions):
         if failed is not None and not (isinstance(failed, str) and 0 < len(failed) <= 200):
             raise ConfigError(f"target_build_failure: expected one line of at most 200 "
                               f"characters, got {excerpt(failed)}")
+        _dsa_backends(self)  # issue 23 s69b
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
@@ -1452,3 +1458,19 @@ def _prefill_cp_given(options: SglangOptions) -> None:
         raise ConfigError(f"prefill_cp_given: expected (attn_dp_size, dp_replicas, "
                           f"attn_cp_size, ep_size, moe_a2a_backend), got {excerpt(given)}")
     object.__setattr__(options, "prefill_cp_given", tuple(given))
+
+
+def _dsa_backends(options: SglangOptions) -> None:
+    """SglangOptions.dsa_backends: None or a (prefill, decode) pair, each None or one of the
+    `--dsa-*-backend` flags' choices (a list, as a plan document writes it, is read as the
+    tuple)."""
+    from graphfit.planner.engines.sglang_hisparse_dsa import DSA_BACKENDS
+
+    given = options.dsa_backends
+    if given is None:
+        return
+    if not (isinstance(given, (tuple, list)) and len(given) == 2
+            and all(v is None or v in DSA_BACKENDS for v in given)):
+        raise ConfigError(f"dsa_backends: expected (prefill, decode), each None or one of "
+                          f"{', '.join(sorted(DSA_BACKENDS))}; got {excerpt(given)}")
+    object.__setattr__(options, "dsa_backends", tuple(given))
