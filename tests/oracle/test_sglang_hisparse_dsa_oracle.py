@@ -31,6 +31,7 @@ FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("plain", "v32", "H100", H, None),
     ("bf16 decode", "v32", "H100", (*H, DEC, "fa3"), "decode"),
     ("bf16 prefill", "v32", "H100", (*H, PRE, "flashmla_kv"), "prefill"),
+    ("bf16 named", "v32", "H100", (*H, "--kv-cache-dtype", "bf16", DEC, "flashmla_sparse"), None),
     ("fp8 ok", "v32", "H100", (*H, *FP8, DEC, "flashinfer_sparse_mla"), None),
     ("fp8 prefill", "v32", "H100", (*H, *FP8, PRE, "flashmla_sparse"), "prefill"),
     ("fp8 tilelang", "v32", "H100", (*H, *FP8, DEC, "tilelang"), "tilelang"),
