@@ -9,6 +9,8 @@ graphfit.inputs.sglang_quant_gptq_deepseek reads it, s67q). A DeepSeek-V3 checkp
 
 Read only with `--enable-hisparse` on a local model directory; the planner judges the class
 (graphfit.planner.engines.sglang_server_hisparse) from the architecture and this setting.
+With `--enable-hisparse`, the line's `--dsa-prefill-backend` / `--dsa-decode-backend` are
+read too (`dsa_backends`, for graphfit.planner.engines.sglang_hisparse_dsa; issue 23 s69b).
 """
 
 from __future__ import annotations
@@ -31,15 +33,19 @@ def dsa_checkpoint(data: Mapping[str, Any]) -> bool:
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
-    """`dsa_checkpoint` for a HiSparse line on a local model (none otherwise)."""
+    """`dsa_checkpoint` for a HiSparse line on a local model, and the DSA backends the
+    HiSparse line names (none otherwise)."""
     model = values.get("model_path")
     if values.get("enable_hisparse") is not True or not isinstance(model, str):
         return []
+    backends = (values.get("dsa_prefill_backend"), values.get("dsa_decode_backend"))
+    given = [Setting("dsa_backends", backends, "--dsa-prefill-backend / --dsa-decode-backend",
+                     COMMAND_LINE)] if backends != (None, None) else []
     data = local_config(model)
     if not isinstance(data, dict):
-        return []
+        return given
     return [Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json",
-                    COMMAND_LINE)]
+                    COMMAND_LINE), *given]
 
 
 __all__ = ["DSA_DEFAULT_TYPES", "dsa_checkpoint", "settings"]

@@ -474,7 +474,8 @@ class EngineConfig:
             moe_dense_tp_size: int | None = None,
             draft_mtp_unquantized: str | None = None,
             target_build_failure: str | None = None,
-            model_chunk_off: bool | None = None) -> None: ...
+            model_chunk_off: bool | None = None,
+            dsa_backends: tuple[str | None, str | None] | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1648,6 +1649,11 @@ class EngineConfig:
     def model_chunk_off(self) -> bool | None:
         """SglangOptions.model_chunk_off."""
         return cast("bool | None", self._option("model_chunk_off"))
+
+    @property
+    def dsa_backends(self) -> tuple[str | None, str | None] | None:
+        """SglangOptions.dsa_backends."""
+        return cast("tuple[str | None, str | None] | None", self._option("dsa_backends"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

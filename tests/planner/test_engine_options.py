@@ -337,6 +337,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_mtp_unquantized": st.sampled_from([None, "modelopt_fp4", "modelopt_mixed", "quark"]),
     "target_build_failure": st.sampled_from([None, "TypeError: argument of type 'NoneType'"]),
     "model_chunk_off": st.sampled_from([None, True, False]),  # s69a
+    "dsa_backends": st.sampled_from([None, ("flashmla_kv", None),
+                                     (None, "triton"), ("tilelang", "aiter")]),  # s69b
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -615,6 +617,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_mtp_unquantized": st.sampled_from(["fp8", "", 3]),
     "target_build_failure": st.sampled_from(["", 3, "x" * 201]),
     "model_chunk_off": st.sampled_from([1, "true"]),  # s69a
+    "dsa_backends": st.sampled_from([None, ("fa3",), ("fa2", None), "flashmla_kv"]),  # s69b
 }
 
 
@@ -942,6 +945,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "moe_dense_tp_size": None,
         "draft_mtp_unquantized": None,
         "target_build_failure": None,
-        "model_chunk_off": None}
+        "model_chunk_off": None,
+        "dsa_backends": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -170,6 +170,18 @@ def test_pipeline_rule_without_speculation_or_pp() -> None:
     ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": True},
      "hisparse_hook.py:109-111"),
     ({"architecture": None}, None),
+    # the DSA backend / dtype checks (graphfit.planner.engines.sglang_hisparse_dsa; s69b):
+    # DeepSeek-V4's `auto` is fp8_e4m3; on ROCm it skips them; a DSA target's arm first; a
+    # DSA target's `auto` on an unknown GPU is judged only where both dtypes agree
+    ({"disable_radix_cache": True, "dsa_backends": (None, "fa3")}, "hisparse_hook.py:54-61"),
+    ({"disable_radix_cache": True, "dsa_backends": (None, "flashmla_kv")}, None),
+    ({"disable_radix_cache": True, "dsa_backends": (None, "fa3"), "gpu_rocm": True}, None),
+    ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": True,
+      "dsa_backends": (None, "triton")}, "overrides.py:558-567"),
+    ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": True,
+      "disable_radix_cache": True, "dsa_backends": ("flashmla_kv", None)}, None),
+    ({"architecture": "DeepseekV3ForCausalLM", "dsa_checkpoint": True,
+      "disable_radix_cache": True, "dsa_backends": ("fa3", None)}, "hisparse_hook.py:54-61"),
 ])
 def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
     """`validate_hisparse` at its check_server_args slot (validation_hook.py:296-300) on a
@@ -179,7 +191,8 @@ def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
         "disable_radix_cache": False, "disaggregation_mode": "null",
         "disaggregation_decode_enable_radix_cache": False, "enable_mixed_chunk": False,
         "spec_method": SpecMethod.NONE, "speculative_eagle_topk": None,
-        "speculative_adaptive": False, "dsa_checkpoint": None}
+        "speculative_adaptive": False, "dsa_checkpoint": None, "gpu_rocm": False,
+        "kv_cache_dtype": None, "gpu_capability": None, "dsa_backends": None}
     config = cast(Any, types.SimpleNamespace(**{**base, **fields}))
     said = hisparse.problem(config, {})
     assert (said is None) == (where is None) and (where is None or where in str(said)), said

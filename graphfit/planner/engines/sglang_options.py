@@ -638,6 +638,10 @@ class SglangOptions(EngineOptions):
         model_hook.py:768-781, 848-887, 1024-1032; graphfit.inputs.sglang_chunk_off_model):
         `check_server_args` then reads -1 (graphfit.planner.engines.sglang_server_chunk;
         issue 23 s69a). None: not read.
+    dsa_backends: `--dsa-prefill-backend` and `--dsa-decode-backend` as given (None: unset),
+        read on a HiSparse line for SGLang's DSA backend checks (overrides.py:677-712,
+        hisparse_hook.py:154-165; graphfit.planner.engines.sglang_hisparse_dsa; issue 23
+        s69b). Each is None or one of the flags' choices (DSA_BACKENDS); None: neither given.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -833,6 +837,7 @@ class SglangOptions(EngineOptions):
     draft_mtp_unquantized: str | None = None
     target_build_failure: str | None = None
     model_chunk_off: bool | None = None
+    dsa_backends: tuple[str | None, str | None] | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -871,6 +876,7 @@ class SglangOptions(EngineOptions):
                               f"characters, got {excerpt(failed)}")
         if self.model_chunk_off is not None:  # issue 23 s69a
             true_false("model_chunk_off", self.model_chunk_off)
+        _dsa_backends(self)  # issue 23 s69b
         if self.mnnvl_fabric is not None:  # issue 23 s55k
             true_false("mnnvl_fabric", self.mnnvl_fabric)
         if self.prefill_cp_family not in (None, "DSA", "MLA"):  # issue 23 s60p
@@ -1461,3 +1467,19 @@ def _prefill_cp_given(options: SglangOptions) -> None:
         raise ConfigError(f"prefill_cp_given: expected (attn_dp_size, dp_replicas, "
                           f"attn_cp_size, ep_size, moe_a2a_backend), got {excerpt(given)}")
     object.__setattr__(options, "prefill_cp_given", tuple(given))
+
+
+def _dsa_backends(options: SglangOptions) -> None:
+    """SglangOptions.dsa_backends: None or a (prefill, decode) pair, each None or one of the
+    `--dsa-*-backend` flags' choices (a list, as a plan document writes it, is read as the
+    tuple)."""
+    from graphfit.planner.engines.sglang_hisparse_dsa import DSA_BACKENDS
+
+    given = options.dsa_backends
+    if given is None:
+        return
+    if not (isinstance(given, (tuple, list)) and len(given) == 2
+            and all(v is None or v in DSA_BACKENDS for v in given)):
+        raise ConfigError(f"dsa_backends: expected (prefill, decode), each None or one of "
+                          f"{', '.join(sorted(DSA_BACKENDS))}; got {excerpt(given)}")
+    object.__setattr__(options, "dsa_backends", tuple(given))

@@ -12,8 +12,9 @@ models that pass, in its order: the radix cache off (:109-111: `--disable-radix-
 decode server, whose radix cache the PD hook turns off unless
 `--disaggregation-decode-enable-radix-cache`, pd_disaggregation_hook.py:98-127), no mixed
 chunk (:79-84), speculation linear only (:114-122) and not adaptive (:123-127). graphfit
-planned such lines. Not restated: the KV dtype and DSA backend checks (:154-165;
-`--dsa-prefill-backend` / `--dsa-decode-backend` are not read), ROCm's unified-KV guard
+planned such lines. Then the KV dtype and DSA backend checks (:154-165) and, first of all,
+the resolution's hisparse arm (overrides.py:677-712), in graphfit.planner.engines.
+sglang_hisparse_dsa (issue 23 s69b). Not restated: ROCm's unified-KV guard for DeepSeek-V4
 (:131-148).
 """
 
@@ -24,13 +25,15 @@ from typing import Any
 
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines import sglang_hisparse_dsa
 from graphfit.planner.engines.sglang_attn_default import DSA_ARCHITECTURES
 
 HOOK = "arg_groups/hisparse_hook.py"
 # `is_deepseek_v4` / `is_minimax_sparse` (configs/model_config.py:395-400, 426-431)
-HISPARSE_TARGETS = frozenset({
-    "DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN", "DeepseekV4ForCausalLMDSpark",
-    "MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"})
+V4 = frozenset({"DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+                "DeepseekV4ForCausalLMDSpark"})
+MINIMAX_M3 = frozenset({"MiniMaxM3SparseForCausalLM", "MiniMaxM3SparseForConditionalGeneration"})
+HISPARSE_TARGETS = V4 | MINIMAX_M3
 
 
 def radix_on(config: EngineSettings) -> bool:
@@ -68,6 +71,7 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
         return None
     spec = config.spec_method is not SpecMethod.NONE
     adaptive = changes.get("speculative_adaptive", config.speculative_adaptive)
+    between: str | None = None
     for bad, said, lines, kind in (
             (radix_on(config), "Hierarchical sparse attention currently requires "
                                "--disable-radix-cache.", "109-111", "AssertionError"),
@@ -80,8 +84,11 @@ def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
                                       "swap state; --speculative-adaptive is not supported.",
              "123-127", "ValueError")):
         if bad:
-            return f"{said} ({kind}, {HOOK}:{lines})"
-    return None
+            between = f"{said} ({kind}, {HOOK}:{lines})"
+            break
+    if config.architecture in MINIMAX_M3 or (config.gpu_rocm and config.architecture in V4):
+        return between  # :129-152 (ROCm's unified-KV guard is not restated)
+    return sglang_hisparse_dsa.problem(config, between)  # :154-165, overrides.py:677-712
 
 
 __all__ = ["HISPARSE_TARGETS", "problem", "radix_on", "served"]
