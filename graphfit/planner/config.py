@@ -473,7 +473,8 @@ class EngineConfig:
             gpu_rocm: bool = False,
             moe_dense_tp_size: int | None = None,
             draft_mtp_unquantized: str | None = None,
-            target_build_failure: str | None = None) -> None: ...
+            target_build_failure: str | None = None,
+            nvfp4_ckpt_fp8_nextn_moe: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1642,6 +1643,11 @@ class EngineConfig:
     def target_build_failure(self) -> str | None:
         """SglangOptions.target_build_failure."""
         return cast("str | None", self._option("target_build_failure"))
+
+    @property
+    def nvfp4_ckpt_fp8_nextn_moe(self) -> bool:
+        """SglangOptions.nvfp4_ckpt_fp8_nextn_moe."""
+        return cast(bool, self._option("nvfp4_ckpt_fp8_nextn_moe"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -336,6 +336,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_dense_tp_size": st.sampled_from([None, 1, 2]),  # s68p
     "draft_mtp_unquantized": st.sampled_from([None, "modelopt_fp4", "modelopt_mixed", "quark"]),
     "target_build_failure": st.sampled_from([None, "TypeError: argument of type 'NoneType'"]),
+    "nvfp4_ckpt_fp8_nextn_moe": st.booleans(),  # s69d
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -613,6 +614,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_dense_tp_size": st.sampled_from([0, True, "1"]),  # s68p
     "draft_mtp_unquantized": st.sampled_from(["fp8", "", 3]),
     "target_build_failure": st.sampled_from(["", 3, "x" * 201]),
+    "nvfp4_ckpt_fp8_nextn_moe": st.sampled_from([None, 1, "true"]),  # s69d
 }
 
 
@@ -939,6 +941,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "disable_attn_tp_gather": False, "gpu_rocm": False,
         "moe_dense_tp_size": None,
         "draft_mtp_unquantized": None,
-        "target_build_failure": None}
+        "target_build_failure": None,
+        "nvfp4_ckpt_fp8_nextn_moe": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

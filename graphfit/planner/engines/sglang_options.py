@@ -632,6 +632,12 @@ class SglangOptions(EngineOptions):
     target_build_failure: the exception SGLang's target model build meets on its config
         (LongCat-Flash with a null `rope_scaling`, graphfit.inputs.sglang_longcat_rope), as
         one line, raised at the model build (issue 23 s68d). None: it builds, or not read.
+    nvfp4_ckpt_fp8_nextn_moe: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE as the line's environment sets
+        it (an EnvBool, off; a value it cannot parse reads off, environ.py:67-89, 1187): on,
+        a DeepSeek-family NextN draft loaded as modelopt_fp4 under the deep_gemm draft runner
+        builds its MoE with an FP8 block config instead of none (models/deepseek_nextn.py:
+        66-79, deepseek_common/utils.py:126-134; graphfit.planner.engines.
+        sglang_draft_nextn_fp4; issue 23 s69d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -826,6 +832,7 @@ class SglangOptions(EngineOptions):
     moe_dense_tp_size: int | None = None
     draft_mtp_unquantized: str | None = None
     target_build_failure: str | None = None
+    nvfp4_ckpt_fp8_nextn_moe: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1033,6 +1040,7 @@ class SglangOptions(EngineOptions):
         _block_draft_modes(self)
         _expert_remap_inputs(self)
         _dsv4_pool_inputs(self)
+        true_false("nvfp4_ckpt_fp8_nextn_moe", self.nvfp4_ckpt_fp8_nextn_moe)  # issue 23 s69d
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
