@@ -142,7 +142,8 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             *dsv4_environment(environ),  # DeepSeek-V4's KV pools (sglang_dsv4)
             *dspark_early_environment(environ),  # DSPARK's staged verify inputs (s54d)
             *lora_environment(environ),  # the LoRA start-up checks (s66l)
-            *server_flags_environment(environ)]  # check_server_args's PP checks (s67b)
+            *server_flags_environment(environ),  # check_server_args's PP checks (s67b)
+            *_nextn_fp8_moe(environ)]  # DeepSeek NextN drafts' MoE config (s69d)
 
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields
@@ -207,6 +208,21 @@ def _lazy_compaction(environ: Mapping[str, str]) -> list[Setting]:
         return []
     return [Setting("disable_lazy_compaction", raw.lower() in _SGLANG_TRUE,
                     f"{ENV_LAZY_COMPACTION}={raw}", COMMAND_LINE)]
+
+
+ENV_NEXTN_FP8_MOE = "SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE"
+
+
+def _nextn_fp8_moe(environ: Mapping[str, str]) -> list[Setting]:
+    """SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE (EnvBool, off, environ.py:1187, 143-150): on, a
+    modelopt_fp4 DeepSeek-family NextN draft under the deep_gemm runner gets FP8 block experts
+    instead of unquantized ones (models/deepseek_nextn.py:66-79; graphfit.planner.engines.
+    sglang_draft_nextn_fp4, issue 23 s69d). A value SGLang cannot parse keeps off (:67-86)."""
+    raw = environ.get(ENV_NEXTN_FP8_MOE)
+    if raw is None or raw.lower() not in (*_SGLANG_TRUE, *_SGLANG_FALSE):
+        return []
+    return [Setting("nvfp4_ckpt_fp8_nextn_moe", raw.lower() in _SGLANG_TRUE,
+                    f"{ENV_NEXTN_FP8_MOE}={raw}", COMMAND_LINE)]
 
 
 def _mamba_ssm_dtype(environ: Mapping[str, str]) -> list[Setting]:

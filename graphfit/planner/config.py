@@ -475,7 +475,8 @@ class EngineConfig:
             draft_mtp_unquantized: str | None = None,
             target_build_failure: str | None = None,
             model_chunk_off: bool | None = None,
-            dsa_backends: tuple[str | None, str | None] | None = None) -> None: ...
+            dsa_backends: tuple[str | None, str | None] | None = None,
+            nvfp4_ckpt_fp8_nextn_moe: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1654,6 +1655,11 @@ class EngineConfig:
     def dsa_backends(self) -> tuple[str | None, str | None] | None:
         """SglangOptions.dsa_backends."""
         return cast("tuple[str | None, str | None] | None", self._option("dsa_backends"))
+
+    @property
+    def nvfp4_ckpt_fp8_nextn_moe(self) -> bool:
+        """SglangOptions.nvfp4_ckpt_fp8_nextn_moe."""
+        return cast(bool, self._option("nvfp4_ckpt_fp8_nextn_moe"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

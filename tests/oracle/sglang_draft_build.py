@@ -398,8 +398,27 @@ def _write_deepseek_v4(directory: Path) -> None:
     write_deepseek_v4_dir(directory)
 
 
+def _write_deepseek_v41(directory: Path, nested: bool = False) -> None:
+    """s69d: a DeepSeek-V4.1 checkpoint as written, `DeepseekV41ForCausalLM` with model type
+    deepseek_v41 (the V4 config.json's values; `nested`: under `text_config`, a
+    deepseek_v41_text one). SGLang's DeepseekV41Config flattens it and renames the
+    architecture to DeepseekV4ForCausalLM (configs/deepseek_v41.py:23-40, 63-66), so the draft
+    is DeepSeek-V4's NextN class (configs/model_config.py:1041-1061)."""
+    from tests.oracle.sglang_mtp_oracle import write_deepseek_v4_dir
+
+    write_deepseek_v4_dir(directory)
+    path = directory / "config.json"
+    values = json.loads(path.read_text())
+    head = {"architectures": ["DeepseekV41ForCausalLM"], "model_type": "deepseek_v41"}
+    data = ({**head, "text_config": {**values, "model_type": "deepseek_v41_text"}} if nested
+            else {**values, **head})
+    path.write_text(json.dumps(data))
+
+
 # drafts whose config.json is written from SGLang's source when asked (not at import)
-WRITTEN_DRAFTS = {"deepseek_v4": _write_deepseek_v4}
+WRITTEN_DRAFTS = {"deepseek_v4": _write_deepseek_v4,
+                  "deepseek_v41": _write_deepseek_v41,  # s69d
+                  "deepseek_v41_text": lambda directory: _write_deepseek_v41(directory, True)}
 DRAFT_NAMES = (*NEXTN_DRAFTS, *WRITTEN_DRAFTS)
 
 

@@ -78,7 +78,8 @@ def dirs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
                                               "exaone_moe_dense", "interns2_mobius",
                                               "glm5_next", "qwen4_exp",
                                               "longcat_flash", "mimo_v2_flash",
-                                              "deepseek_v4"))}
+                                              "deepseek_v4", "deepseek_v41",
+                                              "deepseek_v41_text"))}
 
 
 CASES = (  # (draft, backend, mode, extra)
@@ -127,6 +128,11 @@ CASES = (  # (draft, backend, mode, extra)
     ("deepseek_v4", "mooncake", "auto", ()),
     ("deepseek_v4", "nixl", "low_latency", ()),
     ("deepseek_v4", "pplx", "normal", ()),
+    # s69d: DeepSeek-V4.1 checkpoints written DeepseekV41ForCausalLM (flat, nested): renamed
+    # to V4 by its config class, so V4's NextN draft
+    ("deepseek_v41", "mooncake", "auto", ()),
+    ("deepseek_v41_text", "pplx", "normal", ()),
+    ("deepseek_v41", "mooncake", "low_latency", ()),
 )
 
 
@@ -161,4 +167,4 @@ def test_draft_dispatcher_lines_agree(dirs: dict[str, Path]) -> None:
     assert refused == [True, True, False, True, False, False, True, False, True, True, False,
                        True, True, True, True, False, True, True, False, False, True, True,
                        False, True, False, True, True, False, True, True, True, False,
-                       False, False, True, False, True], refused
+                       False, False, True, False, True, True, True, False], refused

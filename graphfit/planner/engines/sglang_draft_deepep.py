@@ -58,6 +58,10 @@ s68i: the Gemma 4 unified assistant's MoE draft (`DEEPEP_DRAFTS`); under a DeepG
 its GELU experts assert in the runner first (graphfit.planner.engines.sglang_draft_gelu_runner,
 checked before the dispatcher in `check`), so of these asserts only the FP8 low-latency one.
 
+s69d: a DeepSeek-family NextN draft settling on modelopt_fp4 builds its experts unquantized,
+or FP8 with SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE and a deep_gemm runner
+(graphfit.planner.engines.sglang_draft_nextn_fp4, checked last in `check`).
+
 Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
 """
 
@@ -69,6 +73,7 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
 from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
+from graphfit.planner.engines import sglang_draft_nextn_fp4 as nextn_fp4
 from graphfit.planner.engines.sglang_deepep_class import (
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
@@ -223,7 +228,9 @@ def check(config: EngineSettings) -> None:
             # dispatcher (:595): a GELU draft's DeepGemmRunnerCore assert comes first
             or gelu_runner.problem(config, draft_runner(config))
             or sglang_draft_dispatch.problem(config) or sglang_draft_dispatch.pplx_problem(config)
-            or problem(config) or quantized_problem(config))
+            or problem(config) or quantized_problem(config)
+            # s69d: a modelopt_fp4 DeepSeek-family NextN draft's own MoE config
+            or nextn_fp4.problem(config, draft_runner(config)))
     if said:
         raise ConfigError(said)
 

@@ -642,6 +642,12 @@ class SglangOptions(EngineOptions):
         read on a HiSparse line for SGLang's DSA backend checks (overrides.py:677-712,
         hisparse_hook.py:154-165; graphfit.planner.engines.sglang_hisparse_dsa; issue 23
         s69b). Each is None or one of the flags' choices (DSA_BACKENDS); None: neither given.
+    nvfp4_ckpt_fp8_nextn_moe: SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE as the line's environment sets
+        it (an EnvBool, off; a value it cannot parse reads off, environ.py:67-89, 1187): on,
+        a DeepSeek-family NextN draft loaded as modelopt_fp4 under the deep_gemm draft runner
+        builds its MoE with an FP8 block config instead of none (models/deepseek_nextn.py:
+        66-79, deepseek_common/utils.py:126-134; graphfit.planner.engines.
+        sglang_draft_nextn_fp4; issue 23 s69d).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -838,6 +844,7 @@ class SglangOptions(EngineOptions):
     target_build_failure: str | None = None
     model_chunk_off: bool | None = None
     dsa_backends: tuple[str | None, str | None] | None = None
+    nvfp4_ckpt_fp8_nextn_moe: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1048,6 +1055,7 @@ class SglangOptions(EngineOptions):
         _block_draft_modes(self)
         _expert_remap_inputs(self)
         _dsv4_pool_inputs(self)
+        true_false("nvfp4_ckpt_fp8_nextn_moe", self.nvfp4_ckpt_fp8_nextn_moe)  # issue 23 s69d
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
