@@ -22,7 +22,9 @@ Marlin's experts asserted the auto MoE runner, gptq_kernels.py:309, the raise si
 traceback: graphfit must refuse citing it and name no layer). Since s66q DeepSeek-V2 / V3 are
 built too, resolved on the checkpoint itself (their MoE runner reads the method), with
 DeepSeek's side stream glued off; a watcher on override_config records the prefix a refusal
-rose on (glue: it calls SGLang's own). It imports no graphfit module this work added,
+rose on (glue: it calls SGLang's own). Since s69g Mixtral (its layers `layers.N`), and
+`compare(..., via_file=True)` hands the line's flags to graphfit as its own config file.
+It imports no graphfit module this work added,
 so the measure scores an older graphfit tree too."""
 
 from __future__ import annotations
