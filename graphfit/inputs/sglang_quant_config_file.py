@@ -394,10 +394,14 @@ def check_file(values: Mapping[str, Any], model_flag: object,
                file: Mapping[str, Any] | None) -> list[str]:
     """`check_model` for a plan without a pasted line: the model is graphfit's own
     `--model-path`, else the config file's `model_path`; the flag is the resolved
-    `quantization` (SglangOptions.quant_method, from the file). The file's
-    json_model_override_args apply to that model, as on a pasted line."""
+    `quantization` (SglangOptions.quant_method, from the file), None where the file names
+    none (issue 23 s69g: the checkpoint's own method is then checked, as on a pasted line
+    without the flag; before, such a file's checkpoint was not read here). The file's
+    json_model_override_args apply to that model, as on a pasted line; its SGLang keys are
+    the line these rules read (s69g: `moe_runner_backend` and the flags beside it, as a
+    pasted line's flags, `check_model`'s `line`)."""
     engine = values.get("engine")
-    if str(getattr(engine, "value", engine)) != "sglang" or "quant_method" not in values:
+    if str(getattr(engine, "value", engine)) != "sglang":
         return []
     keys = {normalize_key(k): v for k, v in (file or {}).items() if isinstance(k, str)}
     model = model_flag if model_flag is not None else keys.get("model_path")
@@ -406,8 +410,8 @@ def check_file(values: Mapping[str, Any], model_flag: object,
     with target_overrides.applied(model_config.config_path(model),
                                   keys.get("json_model_override_args")):
         capability = values.get("gpu_capability")
-        return check_model(values["quant_method"], model,
-                           capability if isinstance(capability, int) else None)
+        return check_model(values.get("quant_method"), model,
+                           capability if isinstance(capability, int) else None, line=keys)
 
 
 __all__ = ["CONFIG_FILES", "args_refuse_first", "check", "check_file", "check_gpu", "check_model",

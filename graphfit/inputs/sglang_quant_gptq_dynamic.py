@@ -30,6 +30,13 @@ MoE runner (gptq_kernels.py:309): under a named runner the walk ends there, refu
 without a `dynamic` map) where the experts are a plain FusedMoE, unjudged elsewhere.
 Issue 23 s68g: the same for Qwen3-MoE / Qwen2-MoE, whose routed experts are built after each
 layer's attention, before its router gate and shared expert (`_qwen_moe_walk`).
+Issue 23 s69g: Mixtral too (`_mixtral_walk`, models/mixtral.py): every layer sparse, its
+attention (`self_attn.qkv_proj` / `o_proj`, :157-173) built before `block_sparse_moe`
+(:217-235), whose router gate takes no quant config (:85-92) and whose experts (:100-109)
+assert the auto runner. Its layers are named `layers.N`, without the `model.` the other
+classes have (`make_pp_layers(..., prefix="layers")`, :298-303), so a `model.layers.N` pattern
+matches none of them; its lm_head is a ParallelLMHead without a quant config (:355-357), so
+`lm_head: true` quantizes nothing.
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -48,6 +55,7 @@ from graphfit.planner.core.errors import ConfigError, excerpt
 _WHERE = "layers/quantization/utils.py"
 # GPTQMarlinConfig.TYPE_MAP's keys (gptq/gptq.py:298-301): (bits, sym)
 MARLIN_TYPES = ((4, True), (8, True))
+MIXTRAL = "MixtralForCausalLM"  # issue 23 s69g
 # the dense classes whose linear prefixes `prefixes` spells (models/llama.py:103-111, 214-222,
 # 354-363, 455, 567-577; models/qwen2.py:90-98, 196-204, 293-300, 402, 531-543; models/qwen3.py:
 # 204-213, 400-408, 574-587, its MLP being Qwen2's)
@@ -62,8 +70,13 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  "Qwen2MoeForCausalLM",
                  # issue 23 s66q: DeepSeek's MLA and dense / shared-expert MLP linears
                  # (models/deepseek_v2.py:2068-2161, 2589-2680, 2785-2792)
-                 *deepseek.ARCHITECTURES)
+                 *deepseek.ARCHITECTURES,
+                 # issue 23 s69g: Mixtral's attention linears; experts and gate read no override
+                 # (models/mixtral.py:85-109, 157-173)
+                 MIXTRAL)
 _ATTENTION = ("self_attn.qkv_proj", "self_attn.o_proj")
+# s69g: Mixtral's routed experts, after its attention in each layer (models/mixtral.py:227-235)
+MIXTRAL_EXPERTS = ".block_sparse_moe.experts"
 # the parts of each decoder layer whose linear layers read the overrides, in build order
 _PARTS = {"Qwen3MoeForCausalLM": _ATTENTION,
           "Qwen2MoeForCausalLM": (*_ATTENTION, "mlp.shared_expert.gate_up_proj",
@@ -141,12 +154,13 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     shared_size = data.get("shared_expert_intermediate_size", QWEN2_MOE_SHARED)
     if not isinstance(shared_size, int):
         return None
-    walk = _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
+    walk = _mixtral_walk(layers) if arch[0] == MIXTRAL \
+        else _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
         else _qwen_moe_walk(prefixes(layers, quant_head, str(arch[0]), shared_size > 0)) \
         if arch[0] in _PARTS else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
         for prefix in walk:
-            if prefix.endswith(deepseek.EXPERTS):
+            if prefix.endswith((deepseek.EXPERTS, MIXTRAL_EXPERTS)):  # s69g: Mixtral's
                 if runner_given(line):
                     return _runner_refusal(method, line, prefix)  # s68r
                 continue
@@ -217,6 +231,17 @@ def _qwen_moe_walk(walk: Iterator[str]) -> Iterator[str]:
         yield prefix
         if prefix.endswith(".self_attn.o_proj"):
             yield prefix.removesuffix(".self_attn.o_proj") + deepseek.EXPERTS
+
+
+def _mixtral_walk(layers: int) -> Iterator[str]:
+    """Mixtral's prefixes (issue 23 s69g): each layer's attention, then its routed experts
+    (models/mixtral.py:217-235), which read no override but assert the auto runner
+    (RUNNER_CITE); the layers named `layers.N` (:298-303), no lm_head (no quant config,
+    :355-357)."""
+    for index in range(layers):
+        for part in _ATTENTION:
+            yield f"layers.{index}.{part}"
+        yield f"layers.{index}{MIXTRAL_EXPERTS}"
 
 
 def _deepseek_walk(data: Mapping[str, Any], layers: int, lm_head: bool) -> Iterator[str]:

@@ -4,7 +4,8 @@
 by SGLang on the meta device; s67q the "@sm100" lines SGLang resolves on a B200, where
 DeepSeek-V3 / Qwen3-MoE copy `gptq` into the unset flag); then the same lines with the dict in
 the quantize_config.json SGLang's file search finds under `--quantization gptq_marlin`
-(the "found file" families, issue 23 s57q).
+(the "found file" families, issue 23 s57q); s69g: all of it again with the line's flags
+in graphfit's own config file (`graphfit plan --config FILE`, the "config file" families).
 
 Run: python -m tests.oracle.measure_sglang_quant_gptq_dynamic [COUNT] [SEED] [BEFORE_ROOT]
 BEFORE_ROOT: another checkout whose `graphfit` scores the same lines first, in a child
@@ -52,8 +53,16 @@ def main(argv: list[str]) -> int:
     inline = print_fixed_and_generated(dc, count, seed, VERDICTS)
     found = types.SimpleNamespace(FIXED=dc.FIXED, generated_lines=dc.generated_lines,
                                   compare=functools.partial(dc.compare, found=True))
-    return max(inline, print_fixed_and_generated(found, count, seed, VERDICTS,
-                                                 fixed="found file, fixed"))
+    status = max(inline, print_fixed_and_generated(found, count, seed, VERDICTS,
+                                                   fixed="found file, fixed"))
+    for found_file in (False, True):  # s69g: the same lines from graphfit's config file
+        via_file = types.SimpleNamespace(
+            FIXED=dc.FIXED, generated_lines=dc.generated_lines,
+            compare=functools.partial(dc.compare, found=found_file, via_file=True))
+        status = max(status, print_fixed_and_generated(
+            via_file, count, seed, VERDICTS,
+            fixed=f"config file{', found file' if found_file else ''}, fixed"))
+    return status
 
 
 if __name__ == "__main__":

@@ -22,7 +22,9 @@ Marlin's experts asserted the auto MoE runner, gptq_kernels.py:309, the raise si
 traceback: graphfit must refuse citing it and name no layer). Since s66q DeepSeek-V2 / V3 are
 built too, resolved on the checkpoint itself (their MoE runner reads the method), with
 DeepSeek's side stream glued off; a watcher on override_config records the prefix a refusal
-rose on (glue: it calls SGLang's own). It imports no graphfit module this work added,
+rose on (glue: it calls SGLang's own). Since s69g Mixtral (its layers `layers.N`), and
+`compare(..., via_file=True)` hands the line's flags to graphfit as its own config file.
+It imports no graphfit module this work added,
 so the measure scores an older graphfit tree too."""
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ from pathlib import Path
 from typing import Any
 from unittest import mock
 
+from tests.oracle import sglang_compare as sc
 from tests.oracle import sglang_dspark_target_head as th
 from tests.oracle import sglang_oracle as so
 from tests.oracle import sglang_quant_capability_oracle as co
@@ -59,6 +62,9 @@ _SAID = "Unsupported quantization config"
 # s68q: SBO / TBO, the EP size, the GPU)
 JUDGED_FUSION = tuple(f"[fusion: {name}]" for name in ("flag", "config", "overlap", "ep", "gpu"))
 MOE = "Qwen3MoeForCausalLM"
+# issue 23 s69g: Mixtral (models/mixtral.py), every layer sparse, 8 local experts
+MIXTRAL = "MixtralForCausalLM"
+_MIXTRAL_FIELDS = {"num_local_experts": 8, "rope_theta": 10000.0}
 # issue 23 s64q: Qwen2-MoE, written with a shared expert of 128 (th._BASE); its aliases
 # "Qwen2MoeForCausalLM:0" (shared_expert_intermediate_size 0: no shared expert) and
 # "Qwen2MoeForCausalLM:absent" (the key left out: HF's default 5632) are the same class
@@ -125,11 +131,14 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  *SM100_ARCHITECTURES, *DSA, *FUSION,  # s67q
                  # issue 23 s68g: Qwen3-MoE / Qwen2-MoE under a named MoE runner
                  f"{MOE}+trtllm", f"{MOE}+triton", f"{QWEN2_MOE}+trtllm",
-                 f"{QWEN2_MOE}:0+triton")
+                 f"{QWEN2_MOE}:0+triton",
+                 # issue 23 s69g: Mixtral, with no runner and under a named one
+                 MIXTRAL, f"{MIXTRAL}+trtllm", f"{MIXTRAL}+triton")
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
-_LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM"}  # TP 1 alike
+_LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM",  # TP 1 alike
+            MIXTRAL: "LlamaForCausalLM"}  # s69g: no server-args hook names Mixtral
 
 
 def _base(architecture: str) -> str:
@@ -164,6 +173,8 @@ def _model_type(architecture: str) -> str:
         return "deepseek_v3" if _class(architecture) == DSV3 else "deepseek_v2"
     if _class(architecture) in (DSV32, GLM5):  # s67q
         return "deepseek_v32" if _class(architecture) == DSV32 else "glm_moe_dsa"
+    if _class(architecture) == MIXTRAL:  # s69g
+        return "mixtral"
     return "qwen3_moe" if _class(architecture) == MOE else th.MODEL_TYPES[_class(architecture)]
 
 
@@ -179,7 +190,8 @@ def _config(architecture: str, tied: bool) -> dict[str, Any]:
     """config.json's model keys for an ARCHITECTURES entry."""
     name = _class(architecture)
     config = {"architectures": [name], "model_type": _model_type(architecture),
-              "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {})}
+              "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {}),
+              **(_MIXTRAL_FIELDS if name == MIXTRAL else {})}  # s69g
     shared = _base(architecture).partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
     if name in (DSV3, DSV2, DSV32, GLM5):  # s66q; s67q: the DSA classes
         dsa = _DSA_FIELDS if name in (DSV32, GLM5) and shared != "default" else {}
@@ -354,6 +366,29 @@ QWEN_RUNNER_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "q2moe_triton_no_map": (f"{QWEN2_MOE}:0+triton", False, {**_BASE, "dynamic": {}}),
 }
 FIXED.update(QWEN_RUNNER_LINES)
+# issue 23 s69g: Mixtral (2 layers, every one sparse): its attention reads the map, its experts
+# and router gate do not, nor its lm_head (no quant config, mixtral.py:355-357); its layers are
+# `layers.N` (mixtral.py:298-303), so a `model\.layers\..*` pattern matches none. Under a named
+# runner layer 0's attention is refused first, then the experts assert the auto runner before
+# layer 1's attention is built
+_MIXTRAL_O_PROJ_1 = {**_BASE, "dynamic": {r"layers\.1\.self_attn\.o_proj": {"bits": 3}}}
+MIXTRAL_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "mixtral_o_proj_3bit": (MIXTRAL, False, {**_BASE, "dynamic": {r"+:.*o_proj": {"bits": 3}}}),
+    "mixtral_experts_gate_3bit": (MIXTRAL, False, {**_BASE, "dynamic": {
+        r".*block_sparse_moe.*": {"bits": 3}}}),
+    "mixtral_head_unquantized": (MIXTRAL, False, {**_BASE, "lm_head": True,
+                                                  "dynamic": {"lm_head": {"bits": 2}}}),
+    "mixtral_layer1_asym": (MIXTRAL, False, {**_BASE, "dynamic": {
+        r"layers\.1\.self_attn\.qkv_proj": {"sym": False}}}),
+    "mixtral_model_prefix_matches_none": (MIXTRAL, False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\..*": {"bits": 3}}}),
+    "mixtral_runner_o_proj0_first": (f"{MIXTRAL}+trtllm", False, {**_BASE, "dynamic": {
+        r"layers\.0\.self_attn\.o_proj": {"bits": 3}}}),
+    "mixtral_runner_experts_then_o_proj1": (f"{MIXTRAL}+trtllm", False, _MIXTRAL_O_PROJ_1),
+    "mixtral_triton_experts_then_o_proj1": (f"{MIXTRAL}+triton", False, _MIXTRAL_O_PROJ_1),
+    "mixtral_triton_no_map": (f"{MIXTRAL}+triton", False, {**_BASE, "dynamic": {}}),
+}
+FIXED.update(MIXTRAL_LINES)
 
 
 @functools.cache
@@ -498,13 +533,36 @@ def _deepseek_glue(on: bool) -> Iterator[None]:
         yield
 
 
+def planned_file(folder: str, flags: tuple[str, ...], gpu: str) -> tuple[int, str]:
+    """s69g: graphfit's (exit code, last error line) on `graphfit plan --config FILE`, the
+    file holding `engine: sglang`, `model_path`, `gpu_memory_gb` and the line's flags as its
+    keys (`--moe-runner-backend triton` -> `moe_runner_backend: triton`, a flag without a
+    value -> `true`)."""
+    body: dict[str, Any] = {"engine": "sglang", "model_path": folder, "gpu_memory_gb": gpu}
+    for index, flag in enumerate(flags):
+        if flag.startswith("--"):
+            value = flags[index + 1] if index + 1 < len(flags) else "--"
+            body[flag.removeprefix("--").replace("-", "_")] = \
+                True if value.startswith("--") else value
+    if body.pop("enable_dp_attention", False):  # graphfit's file spells SGLang's deprecated
+        body["attn_dp_size"] = body.pop("dp_size")  # `--dp-size N --enable-dp-attention` so
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as handle:
+        handle.write(json.dumps(body))  # JSON is YAML
+    code, _, output = sc.run_graphfit(["plan", "--config", handle.name])
+    Path(handle.name).unlink()
+    errors = [ln for ln in output.splitlines() if ln.startswith("error:")]
+    return code, (errors[-1] if errors else "")
+
+
 def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = False,
-            unquant: bool = False) -> tuple[str, str | None]:
+            unquant: bool = False, via_file: bool = False) -> tuple[str, str | None]:
     """One line on a B200 (s66q: DeepSeek on an H100; s67q: Qwen3-MoE too, both on a B200
     with the "@sm100" suffix): (verdict, a disagreement or None). `found`: the dict sits in the
     quantize_config.json SGLang's file search finds (weight_utils.py:342-438) under
     `--quantization gptq_marlin`, config.json declaring none. `unquant` (s67q, "@sm100" lines
-    only): the line carries `--quantization unquant`, which stops the copy."""
+    only): the line carries `--quantization unquant`, which stops the copy. `via_file` (s69g):
+    graphfit reads the line's flags from its own config file (`planned_file`), not a pasted
+    line; SGLang's side is the same."""
     body = json.dumps(spec)  # in order: the first matching pattern decides
     spec = json.loads(body)  # SGLang's side reads the dict as the file holds it
     folder = _dir(architecture, tied, body, found)
@@ -514,9 +572,10 @@ def compare(architecture: str, tied: bool, spec: dict[str, Any], found: bool = F
     # checkpoint's method into the flag first (arg_groups/overrides.py:763-797); s67q: so does
     # Qwen3-MoE's hook: both run on a B200 only with the "@sm100" suffix (`_gpu`)
     gpu, capability = _gpu(architecture)
-    code, said = planned(folder, (*(("--quantization", flag) if flag else ()),
-                                  *_flags(architecture)), gpu)
-    where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})"
+    code, said = (planned_file if via_file else planned)(
+        folder, (*(("--quantization", flag) if flag else ()), *_flags(architecture)), gpu)
+    where = f"{architecture} tied={tied} found={found} {body[:150]} ({gpu})" \
+        + (" [config file]" if via_file else "")
     settled = _settled_flag(architecture, folder, flag)
     if isinstance(settled, so.Rejected):
         return _judged("other", f"args {settled.text[:60]}", code, said, where)
@@ -588,7 +647,8 @@ _PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", 
              r".*kv_b_proj", r".*q_b_proj", r"-:.*fused_qkv_a.*", r".*kv_a_proj.*",
              r".*shared_experts\..*", r"model\.layers\.[02]\.mlp\..*",  # s66q
              r".*indexer\.wq_b", r".*indexer\.wk$", r".*indexer.*",
-             r"model\.layers\.2\.self_attn\..*")  # s67q
+             r"model\.layers\.2\.self_attn\..*",  # s67q
+             r".*block_sparse_moe.*", r"layers\.1\..*")  # s69g
 _ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
                                 {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
                                 {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},

@@ -42,7 +42,8 @@ def test_fixed_lines_agree() -> None:
              and name not in dc.SM100_LINES and name not in DSA_PLANTED  # s67q: below
              and name not in dc.GATE_LINES and name not in dc.AWQ_LINES  # s68q: below
              and name not in dc.RUNNER_LINES  # s68r: below
-             and name not in dc.QWEN_RUNNER_LINES]  # s68g: below
+             and name not in dc.QWEN_RUNNER_LINES  # s68g: below
+             and name not in dc.MIXTRAL_LINES]  # s69g: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -345,3 +346,91 @@ def test_a_qwen_moe_named_runner_plant_is_caught(name: str,
     monkeypatch.setattr(gptq_dynamic, "_qwen_moe_walk", lambda walk: walk)
     verdict, bad = dc.compare(*dc.QWEN_RUNNER_LINES[name])
     assert verdict == "runner" and bad is not None, (name, verdict)
+
+
+def test_mixtral_lines_agree() -> None:
+    """s69g: Mixtral (models/mixtral.py). Its attention reads the map, its experts, router gate
+    and lm_head do not; its layers are `layers.N` (no `model.`, :298-303), so such a pattern
+    matches none. Under a named runner layer 0's attention is refused first, then the experts
+    assert the auto runner (gptq_kernels.py:309) before layer 1's attention; with a found
+    file's gptq_marlin, flashinfer_trtllm is refused by the server arguments first."""
+    lines = list(dc.MIXTRAL_LINES.values())
+    inline = agreed(lines, dc.compare)
+    found = agreed(lines, lambda *line: dc.compare(*line, found=True))
+    assert inline == ["layer", "built", "built", "layer", "built", "layer", "runner", "runner",
+                      "runner"], inline
+    assert found == [*inline[:5], "other", "other", "runner", "runner"], found
+
+
+def _model_prefixed(layers: int) -> Any:
+    """A planted Mixtral walk: the layers spelled `model.layers.N`, as the other classes'."""
+    return (f"model.{prefix}" for prefix in _REAL_MIXTRAL_WALK(layers))
+
+
+_REAL_MIXTRAL_WALK = gptq_dynamic._mixtral_walk
+
+
+@pytest.mark.parametrize(("plant", "name"), [
+    ("layers spelled model.layers.N", "mixtral_layer1_asym"),
+    ("layers spelled model.layers.N", "mixtral_model_prefix_matches_none"),
+    ("experts not walked", "mixtral_triton_experts_then_o_proj1"),
+    ("Mixtral not judged", "mixtral_runner_o_proj0_first")])
+def test_a_mixtral_plant_is_caught(plant: str, name: str,
+                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """s69g: Mixtral's walk with the `model.` prefix the other classes have, without its
+    routed experts, or Mixtral left out: graphfit refuses a layer SGLang builds (or the
+    reverse), or names a layer SGLang never reaches, and the compare says so."""
+    if plant == "layers spelled model.layers.N":
+        monkeypatch.setattr(gptq_dynamic, "_mixtral_walk", _model_prefixed)
+    elif plant == "experts not walked":
+        monkeypatch.setattr(gptq_dynamic, "_mixtral_walk", lambda layers: (
+            prefix for prefix in _REAL_MIXTRAL_WALK(layers)
+            if not prefix.endswith(gptq_dynamic.MIXTRAL_EXPERTS)))
+    else:
+        monkeypatch.setattr(gptq_dynamic, "ARCHITECTURES", tuple(
+            arch for arch in gptq_dynamic.ARCHITECTURES if arch != gptq_dynamic.MIXTRAL))
+    verdict, bad = dc.compare(*dc.MIXTRAL_LINES[name])
+    assert bad is not None, (plant, name, verdict)
+
+
+# s69g: lines whose flags graphfit reads from its own config file (`plan --config FILE`):
+# (FIXED name, found file)
+CONFIG_FILE_LINES = (("mixtral_o_proj_3bit", False), ("mixtral_triton_no_map", False),
+                     ("moe_runner_experts_then_o_proj1", False),
+                     ("triton_experts_then_o_proj", True), ("runner_layer0_first", True))
+
+
+def _file_verdicts() -> list[str]:
+    return [dc.compare(*dc.FIXED[name], found=found, via_file=True)[1] or "agree"
+            for name, found in CONFIG_FILE_LINES]
+
+
+def test_config_file_lines_agree() -> None:
+    """s69g: the same lines from graphfit's config file: the checkpoint's own `dynamic` map is
+    read with no `quantization` key in the file, and the file's `moe_runner_backend` is the
+    line's runner (the experts' assert, gptq_kernels.py:309; with a found file's gptq_marlin,
+    flashinfer_trtllm refused by the server arguments first)."""
+    verdicts = [dc.compare(*dc.FIXED[name], found=found, via_file=True)
+                for name, found in CONFIG_FILE_LINES]
+    assert [bad for _, bad in verdicts if bad] == [], verdicts
+    assert [verdict for verdict, _ in verdicts] == ["layer", "runner", "runner", "runner",
+                                                    "other"], verdicts
+
+
+@pytest.mark.parametrize("plant", ["file's keys not the line", "file without quantization"])
+def test_a_config_file_plant_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """s69g: `check_file` handing no line to the rules (the runner unseen: graphfit plans what
+    SGLang asserts on, or names a layer the server arguments never let it reach), or skipping a
+    file that names no quantization (the checkpoint's map unread): the compare says so."""
+    if plant == "file's keys not the line":
+        real_model = qf.check_model
+        monkeypatch.setattr(qf, "check_model", lambda flag, model, capability=None, **kw:
+                            real_model(flag, model, capability, gpu_later=False, line=None))
+        caught = [1, 2, 3, 4]
+    else:
+        real_file = qf.check_file
+        monkeypatch.setattr(qf, "check_file", lambda values, flag, file: real_file(
+            values, flag, file) if "quant_method" in values else [])
+        caught = [0, 1, 2]
+    verdicts = _file_verdicts()
+    assert all(verdicts[index] != "agree" for index in caught), (plant, verdicts)
