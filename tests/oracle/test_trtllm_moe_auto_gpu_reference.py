@@ -115,6 +115,8 @@ def test_fixed_cases(tmp_path: Path) -> None:
         ("KimiK3ForConditionalGeneration", "file-nvfp4", "RTX5090", legacy, "TRTLLM for",
          False),
         ("KimiK3ForConditionalGeneration", "file-nvfp4", "B200", legacy, "TRTLLM for", True),
+        # any algorithm: AUTO's TRTLLM is FP8_BLOCK_SCALES's, a TRTLLMGenFusedMoE (s69h)
+        ("MixtralForCausalLM", "file-not-json", "B200", legacy, "CUTLASS or TRTLLM", True),
         ("MixtralForCausalLM", "file-nvfp4", "H100", legacy, "CUTLASS for", True),
     ]
     for arch, quant, gpu, environ, resolved, sized in cases:

@@ -554,14 +554,39 @@ def auto_backends(architecture: str, quant: str, sm_version: int | None = None
     else over the SM versions its rules tell apart and both `is_sm_100f` values on SM 100
     and later; an "unknown" quantization may be either algorithm the rules test (module
     doc)."""
+    found = {backend for backend, _ in auto_pairs(architecture, quant, sm_version)}
+    return tuple(sorted(found))
+
+
+# the quantization family of each algorithm AUTO's rules test (graphfit.inputs.trtllm_a2a)
+_ALGO_FAMILY = {None: "none", "FP8_BLOCK_SCALES": "fp8_block", "W4A16_NVFP4": "w4a16_nvfp4"}
+
+
+def auto_pairs(architecture: str, quant: str, sm_version: int | None = None
+               ) -> set[tuple[str, str]]:
+    """(backend, quantization) pairs AUTO may resolve to, as `auto_backends` draws them: an
+    "unknown" quantization is each algorithm the rules test, paired with the backend it
+    resolves to, so that the class `get_moe_cls` builds for that backend is read for that
+    algorithm (s69h); a known one stays itself."""
     algos = {"fp8_block": ("FP8_BLOCK_SCALES",), "w4a16_nvfp4": ("W4A16_NVFP4",),
              "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}.get(quant, (None,))
     gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
             [(sm, sm_100f) for sm in AUTO_SMS
              for sm_100f in ((False, True) if sm >= 100 else (False,))])
-    found = {auto_resolve(architecture, algo, sm, sm_100f) for algo in algos
-             for sm, sm_100f in gpus}
-    return tuple(sorted(found))
+    return {(auto_resolve(architecture, algo, sm, sm_100f),
+             _ALGO_FAMILY[algo] if quant == "unknown" else quant)
+            for algo in algos for sm, sm_100f in gpus}
+
+
+def _legacy_pair_classes(checkpoint: tuple[str, str], sm_version: int | None
+                         ) -> dict[str, set[str | None]]:
+    """For each backend AUTO may resolve to, the classes `get_moe_cls` builds for it over the
+    algorithms it resolves to that backend for (`auto_pairs`, s69h)."""
+    arch = checkpoint[0]
+    found: dict[str, set[str | None]] = {}
+    for backend, quant in auto_pairs(arch, checkpoint[1], sm_version):
+        found.setdefault(backend, set()).add(legacy_class(backend, (arch, quant), sm_version))
+    return found
 
 
 def _bare_sized(cls: str | None, sm_version: int | None) -> bool:
@@ -574,7 +599,8 @@ def _fallback_classes(fallback: list[str], checkpoint: tuple[str, str],
                       sm_version: int | None) -> str:
     """The clause naming the bare class each non-CUTLASS backend of a sized legacy AUTO line
     builds (s67t; TRTLLMGenFusedMoE: s69h)."""
-    gen = [name for name in fallback if legacy_class(name, checkpoint, sm_version) == TRTLLM_GEN]
+    pairs = _legacy_pair_classes(checkpoint, sm_version)
+    gen = [name for name in fallback if pairs.get(name) == {TRTLLM_GEN}]
     rest = [name for name in fallback if name not in gen]
     parts = [] if not rest else [
         f"{' and '.join(rest)} without ConfigurableMoE: get_moe_cls builds CutlassFusedMoE, "
@@ -598,8 +624,9 @@ def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
     model = (f"{arch}" if arch else "a checkpoint naming no architecture") + quantized + (
         "" if sm_version is None else f", on SM {sm_version}")
     if legacy(configurable_raw):  # the class get_moe_cls builds (s67t; TRTLLMGen: s69h)
-        sized = all(_bare_sized(legacy_class(backend, checkpoint, sm_version), sm_version)
-                    for backend in backends)
+        sized = all(_bare_sized(cls, sm_version)
+                    for classes in _legacy_pair_classes(checkpoint, sm_version).values()
+                    for cls in classes)
     else:
         sized = all(_backend_note(backend, configurable_raw, checkpoint, sm_version) is None
                     for backend in backends)
@@ -664,7 +691,10 @@ def _trtllm_gen(text: str, backend: str | None, configurable_raw: str | None,
     build it and names no GPU (graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h)."""
     if sm_version is not None or not _sized(text):
         return text
-    if TRTLLM_GEN not in _classes(backend, configurable_raw, checkpoint, sm_version):
+    classes = _classes(backend, configurable_raw, checkpoint, sm_version)
+    if legacy(configurable_raw) and backend in (None, AUTO) and checkpoint is not None:
+        classes = set().union(*_legacy_pair_classes(checkpoint, sm_version).values())
+    if TRTLLM_GEN not in classes:
         return text
     if legacy(configurable_raw):  # AUTO's clause already names the selection (_auto)
         return f"{text}; {TRTLLM_GEN_BAR if backend in (None, AUTO) else trtllm_gen_note(None)}"
