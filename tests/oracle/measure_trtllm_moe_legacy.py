@@ -17,7 +17,9 @@ others, how many plans give no bytes for them, and how many show bytes anyway; (
 lines with a named TRTLLM / CUTEDSL / DENSEGEMM backend over an algorithm whose class the
 reference does not restate (`ref.moe_legacy_unread`), and how many name why; (s69h) the lines
 on a named SM 120+ GPU whose class is TRTLLMGenFusedMoE, whose constructor raises there
-(`ref.moe_trtllm_gen_raises`), and how many give no bytes and name the raise.
+(`ref.moe_trtllm_gen_raises`), and how many give no bytes and name the raise; the WIDEEP
+lines whose WideEPMoE selects NotEnabled (`ref.moe_wideep_method`: EP size <= top-k), and how
+many name it.
 
 Each drawn line carries its checkpoint's files (config.json's quantization_config and the
 hf_quant_config.json), not an index into this checkout's quantization list, so the other
@@ -45,7 +47,8 @@ def _print(label: str, c: list[int]) -> None:
           f"anyway {c[5]}; WIDEEP {c[6]}, its own methods named (no one-sided workspace) "
           f"{c[7]}/{c[6]}; the class not read for the algorithm {c[8]}, why named "
           f"{c[9]}/{c[8]}; TRTLLMGenFusedMoE on a named SM 120+ GPU {c[10]}, its raise named "
-          f"{c[11]}/{c[10]}")
+          f"{c[11]}/{c[10]}; WIDEEP whose method is NotEnabled (EP <= top-k) {c[12]}, named "
+          f"{c[13]}/{c[12]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:
@@ -106,14 +109,15 @@ def _write(tmp: Path, i: int, item: dict[str, Any]
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, sized, shown exactly, another class, no bytes given, bytes shown anyway,
     WIDEEP lines, WideEPMoE's methods named, lines whose class is not read, why named,
-    TRTLLMGenFusedMoE lines on SM 120+ (s69h), the raise named]."""
+    TRTLLMGenFusedMoE lines on SM 120+ (s69h), the raise named, WIDEEP lines whose method is
+    NotEnabled (s69h), named]."""
     from graphfit import plan
     from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "moe_legacy_trtllm_reference")
-    c = [0] * 12
+    c = [0] * 14
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
@@ -141,6 +145,10 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[6] += 1
                 c[7] += (not ref.moe_wideep_one_sided() and "WideEPMoE" in shown
                          and "never this one-sided workspace" in shown)
+                if ref.moe_wideep_method(None, True, item["tp"], item["tp"],
+                                         item["top_k"]) == "NotEnabled":  # s69h
+                    c[12] += 1
+                    c[13] += "NotEnabled: no all-to-all is built" in shown
             if _unread(ref, item, data, hf):  # s68k: why the class is not read
                 c[8] += 1
                 algos = ref.moe_auto_quant_algos(data, hf)

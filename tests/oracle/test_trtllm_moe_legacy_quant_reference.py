@@ -258,3 +258,34 @@ def test_trtllm_gen_raises_on_sm_120(tmp_path: Path) -> None:
             assert sized is not raises, (gpu, environ)
             assert ("SM120 and above" in got) is raises, (gpu, environ, got)
             assert (_total(got) is None) if raises else (_total(got) == WANT), (gpu, got)
+
+
+def test_wideep_selects_on_the_line(tmp_path: Path) -> None:
+    """WideEPMoE's own selection on the line (`ref.cite_fact("moe_wideep_select")`, issue 23,
+    s69h): a forced method in its own enum first (KeyError for another name, NVLinkOneSided
+    included), then NotEnabled where the MoE EP size is at most top-k; otherwise the hardware
+    decides and the line names the three outcomes. Never the one-sided workspace."""
+    cases: list[tuple[str | None, int]] = [
+        (None, 2), (None, 8), (None, 16), *[(value, 16) for value in (
+            *ref.WIDEEP_METHODS, "NVLinkOneSided", "deepep", "")]]
+    seen: set[str] = set()
+    for forced, tp in cases:
+        environ = {} if forced is None else {"TRTLLM_FORCE_ALLTOALL_METHOD": forced}
+        for route in ({}, LEGACY):
+            data = checkpoint(tmp_path, "MixtralForCausalLM", None)
+            got = str(line(tmp_path, str(tmp_path / "ckpt"), tp, True, {"backend": "WIDEEP"},
+                           {**route, **environ}))
+            assert "WideEPMoE" in got and "never this one-sided" in got and _total(got) is None
+            try:
+                method = ref.moe_wideep_method(forced, True, tp, tp, data["num_experts_per_tok"])
+            except KeyError:
+                assert "KeyError" in got, (forced, got)
+                continue
+            seen.add(method)
+            if method == "hardware":
+                assert "where MNNVL is supported" in got, (forced, tp, got)
+            elif forced is None:
+                assert "NotEnabled" in got, (tp, got)
+            else:
+                assert f"selects {method}" in got, (forced, got)
+    assert seen == {"hardware", *ref.WIDEEP_METHODS}, seen

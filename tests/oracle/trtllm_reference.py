@@ -3988,3 +3988,20 @@ def moe_trtllm_gen_forced_method(value: str) -> str:
         raise NotImplementedError(
             "DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE yet")
     return value
+
+
+def moe_wideep_method(forced: str | None, attention_dp: bool, tp: int, ep: int,
+                      top_k: int) -> str:
+    """The method WideEPMoE's `select_alltoall_method_type` returns where it does not turn on
+    the hardware or DeepEP's environment (`cite_fact("moe_wideep_select")`): a set
+    TRTLLM_FORCE_ALLTOALL_METHOD first, by member name of WIDEEP_METHODS (KeyError for another
+    name, NVLinkOneSided included); NotEnabled without attention DP, at TP 1 or with
+    moe_ep_size <= top-k; else "hardware" (MNNVL, DeepEP or NotEnabled, by MNNVL support and
+    TRTLLM_CAN_USE_DEEP_EP, not restated) (issue 23, s69h)."""
+    if forced is not None:
+        if forced not in WIDEEP_METHODS:
+            raise KeyError(forced)
+        return forced
+    if not attention_dp or tp == 1 or ep <= top_k:
+        return "NotEnabled"
+    return "hardware"

@@ -177,6 +177,7 @@ from graphfit.planner.engines.trtllm_moe_trtllm_gen import BAR as TRTLLM_GEN_BAR
 from graphfit.planner.engines.trtllm_moe_trtllm_gen import RAISES as TRTLLM_GEN_RAISES
 from graphfit.planner.engines.trtllm_moe_trtllm_gen import note as trtllm_gen_note
 from graphfit.planner.engines.trtllm_moe_trtllm_gen import raises as trtllm_gen_raises
+from graphfit.planner.engines.trtllm_moe_wide_ep import line as wide_ep_line
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -476,6 +477,10 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
     (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`).
     `checkpoint` (`moe_auto_checkpoint`, s67t) tells the class the legacy route builds
     (`legacy_class`): a bare one selects its own all-to-all, CuteDslFusedMoE is wrapped."""
+    if backend == "WIDEEP":  # its own selection on this line (trtllm_moe_wide_ep, s69h)
+        top_k = None if token is None else token[1]
+        return (f"where attention DP spans ranks and MoE TP is 1: "
+                f"{wide_ep_line(force_raw, ep_size, top_k)}")
     note = _backend_note(backend, configurable_raw, checkpoint, sm_version)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
