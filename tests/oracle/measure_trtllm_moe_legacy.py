@@ -15,7 +15,11 @@ every class the line may build builds the restated workspace (`ref.moe_a2a_auto_
 `ref.moe_a2a_auto_sized_on` on a named GPU) and how many plans show the engine's total; the
 others, how many plans give no bytes for them, and how many show bytes anyway; (s68k) the
 lines with a named TRTLLM / CUTEDSL / DENSEGEMM backend over an algorithm whose class the
-reference does not restate (`ref.moe_legacy_unread`), and how many name why.
+reference does not restate (`ref.moe_legacy_unread`), and how many name why; (s69h) the lines
+on a named SM 120+ GPU whose class is TRTLLMGenFusedMoE, whose constructor raises there
+(`ref.moe_trtllm_gen_raises`), and how many give no bytes and name the raise; the WIDEEP
+lines whose WideEPMoE selects NotEnabled (`ref.moe_wideep_method`: EP size <= top-k), and how
+many name it.
 
 Each drawn line carries its checkpoint's files (config.json's quantization_config and the
 hf_quant_config.json), not an index into this checkout's quantization list, so the other
@@ -42,7 +46,9 @@ def _print(label: str, c: list[int]) -> None:
           f"{c[2]}/{c[1]}; another class {c[3]}, no bytes given {c[4]}/{c[3]}, bytes shown "
           f"anyway {c[5]}; WIDEEP {c[6]}, its own methods named (no one-sided workspace) "
           f"{c[7]}/{c[6]}; the class not read for the algorithm {c[8]}, why named "
-          f"{c[9]}/{c[8]}")
+          f"{c[9]}/{c[8]}; TRTLLMGenFusedMoE on a named SM 120+ GPU {c[10]}, its raise named "
+          f"{c[11]}/{c[10]}; WIDEEP whose method is NotEnabled (EP <= top-k) {c[12]}, named "
+          f"{c[13]}/{c[12]}")
 
 
 def draw_lines(n: int) -> list[dict[str, Any]]:
@@ -102,14 +108,16 @@ def _write(tmp: Path, i: int, item: dict[str, Any]
 
 def emit(lines: list[dict[str, Any]]) -> list[int]:
     """[lines, sized, shown exactly, another class, no bytes given, bytes shown anyway,
-    WIDEEP lines, WideEPMoE's methods named]."""
+    WIDEEP lines, WideEPMoE's methods named, lines whose class is not read, why named,
+    TRTLLMGenFusedMoE lines on SM 120+ (s69h), the raise named, WIDEEP lines whose method is
+    NotEnabled (s69h), named]."""
     from graphfit import plan
     from graphfit.cli.options import build_config
     from tests.helpers import load_module
 
     ref = load_module(Path(__file__).resolve().parent / "trtllm_reference.py",
                       "moe_legacy_trtllm_reference")
-    c = [0] * 10
+    c = [0] * 14
     with tempfile.TemporaryDirectory() as tmp:
         for i, item in enumerate(lines):
             c[0] += 1
@@ -137,6 +145,10 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                 c[6] += 1
                 c[7] += (not ref.moe_wideep_one_sided() and "WideEPMoE" in shown
                          and "never this one-sided workspace" in shown)
+                if ref.moe_wideep_method(None, True, item["tp"], item["tp"],
+                                         item["top_k"]) == "NotEnabled":  # s69h
+                    c[12] += 1
+                    c[13] += "NotEnabled: no all-to-all is built" in shown
             if _unread(ref, item, data, hf):  # s68k: why the class is not read
                 c[8] += 1
                 algos = ref.moe_auto_quant_algos(data, hf)
@@ -145,7 +157,26 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
                                                         == "name"
                                                         and "a name QuantAlgo lacks" in shown)
                                  for algo in algos))
+            if _trtllm_gen_raises(ref, item, data, hf):  # s69h: the constructor's SM bar
+                c[10] += 1
+                c[11] += got is None and "SM120 and above" in shown
     return c
+
+
+def _trtllm_gen_raises(ref: Any, item: dict[str, Any], data: dict[str, Any], hf: Any) -> bool:
+    """A line on a named GPU where every class it may build is TRTLLMGenFusedMoE and its
+    constructor raises there (`ref.moe_trtllm_gen_raises`, issue 23, s69h)."""
+    if item["gpu"] is None or not ref.moe_trtllm_gen_raises(ref.GPU_SM[item["gpu"]]):
+        return False
+    names = data.get("architectures") or [""]
+    classes = set()
+    for backend, algo in ref._requested_pairs(item["backend"], data, hf, ref.GPU_SM[item["gpu"]]):
+        try:
+            classes.add(ref.moe_get_cls(backend or "CUTLASS", algo, names[0],
+                                        ref.GPU_SM[item["gpu"]]))
+        except ref.NotModelled:
+            return False
+    return classes == {"TRTLLMGenFusedMoE"}
 
 
 def _unread(ref: Any, item: dict[str, Any], data: dict[str, Any], hf: Any) -> bool:

@@ -81,22 +81,24 @@ def test_fixed_cases(tmp_path: Path) -> None:
     (not sized), CUTEDSL or CUTLASS on an RTX 5090 (sized in ConfigurableMoE only), CUTLASS
     or TRTLLM on a B200 (sized). A ModelOpt file's algorithm (s66t): W4A16_NVFP4 is MARLIN on
     an H200, CUTEDSL on an RTX 5090, CUTLASS on an A100; FP8_BLOCK_SCALES TRTLLM on a GB300;
-    NVFP4 CUTLASS."""
+    NVFP4 CUTLASS. Without ConfigurableMoE a TRTLLM line's TRTLLMGenFusedMoE selects and sizes as
+    CutlassFusedMoE does (`ref.cite_fact("moe_trtllm_gen_select")`), and on SM 120 it raises on
+    both routes (`ref.cite_fact("moe_trtllm_gen_sm")`, s69h)."""
     want = ref.moe_a2a_workspace_size(4, 8, TOKENS, 4096, 2)
     legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
     mxfp4 = {"quant_method": "mxfp4"}
     cases: list[tuple[str | None, Any, str, dict[str, str], str, bool]] = [
         ("GptOssForCausalLM", mxfp4, "H100", {}, "TRITON", False),
         ("GptOssForCausalLM", mxfp4, "B200", {}, "TRTLLM", True),
-        ("GptOssForCausalLM", mxfp4, "B200", legacy, "TRTLLM", False),
+        ("GptOssForCausalLM", mxfp4, "B200", legacy, "TRTLLM", True),  # TRTLLMGen (s69h)
         ("GptOssForCausalLM", mxfp4, "RTX5090", legacy, "CUTLASS", True),
         ("GptOssForCausalLM", mxfp4, "A100", legacy, "CUTLASS", True),
         ("DeepseekV4ForCausalLM", None, "GB300", legacy, "TRTLLM", False),
         ("DeepseekV4ForCausalLM", None, "H100", legacy, "CUTLASS", True),
         ("MixtralForCausalLM", {"quant_method": "fp8", "weight_block_size": [128, 128]},
-         "GB200", legacy, "TRTLLM", False),
+         "GB200", legacy, "TRTLLM", True),
         ("MixtralForCausalLM", {"quant_method": "fp8", "activation_scheme": "static"},
-         "GB300", legacy, "TRTLLM", False),
+         "GB300", legacy, "TRTLLM", True),
         ("MixtralForCausalLM", {"quant_method": "fp8", "weight_block_size": [128, 128]},
          "RTX5090", legacy, "CUTLASS", True),
         ("MixtralForCausalLM", "file-not-json", "H200", {}, "CUTLASS or MARLIN", False),
@@ -107,7 +109,14 @@ def test_fixed_cases(tmp_path: Path) -> None:
         ("MixtralForCausalLM", "file", "H200", {}, "MARLIN for", False),
         ("MixtralForCausalLM", "file", "RTX5090", {}, "CUTEDSL for", True),
         ("MixtralForCausalLM", "file", "A100", legacy, "CUTLASS for", True),
-        ("MixtralForCausalLM", "file-fp8-block", "GB300", legacy, "TRTLLM for", False),
+        ("MixtralForCausalLM", "file-fp8-block", "GB300", legacy, "TRTLLM for", True),
+        # s69h: Kimi-K3 is TRTLLM on every SM; over NVFP4 its TRTLLMGenFusedMoE raises on SM 120
+        ("KimiK3ForConditionalGeneration", "file-nvfp4", "RTX5090", {}, "TRTLLM for", False),
+        ("KimiK3ForConditionalGeneration", "file-nvfp4", "RTX5090", legacy, "TRTLLM for",
+         False),
+        ("KimiK3ForConditionalGeneration", "file-nvfp4", "B200", legacy, "TRTLLM for", True),
+        # any algorithm: AUTO's TRTLLM is FP8_BLOCK_SCALES's, a TRTLLMGenFusedMoE (s69h)
+        ("MixtralForCausalLM", "file-not-json", "B200", legacy, "CUTLASS or TRTLLM", True),
         ("MixtralForCausalLM", "file-nvfp4", "H100", legacy, "CUTLASS for", True),
     ]
     for arch, quant, gpu, environ, resolved, sized in cases:

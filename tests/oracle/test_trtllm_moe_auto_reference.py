@@ -100,7 +100,9 @@ def test_fixed_cases(tmp_path: Path) -> None:
     hf_quant_config.json or inline modelopt config: MARLIN on SM 90-99, not sized (more
     ModelOpt cases: `test_modelopt_configs`). An fp8
     checkpoint with a block size or static activations (FP8_BLOCK_SCALES): TRTLLM where
-    is_sm_100f(), so sized in ConfigurableMoE only; a dynamic fp8 one: CUTLASS."""
+    is_sm_100f(), sized on both routes (without ConfigurableMoE its TRTLLMGenFusedMoE selects
+    as CutlassFusedMoE does, `ref.cite_fact("moe_trtllm_gen_select")`, s69h); a dynamic fp8
+    one: CUTLASS."""
     legacy = {"ENABLE_CONFIGURABLE_MOE": "0"}
     mxfp4 = {"quant_method": "mxfp4"}
     _, oss = _line(tmp_path, "GptOssForCausalLM", mxfp4, "AUTO", {})
@@ -129,9 +131,11 @@ def test_fixed_cases(tmp_path: Path) -> None:
     assert nvfp4 is not None and "MARLIN" in nvfp4 and _total(nvfp4) is None, nvfp4
     for fp8 in ({"quant_method": "fp8", "activation_scheme": "static"},
                 {"quant_method": "fp8", "weight_block_size": [128, 128]}):
-        # FP8_BLOCK_SCALES: TRTLLM where is_sm_100f(), not restated without ConfigurableMoE
-        _, block = _line(tmp_path, "MixtralForCausalLM", fp8, "AUTO", legacy)
-        assert block is not None and "CUTLASS or TRTLLM" in block and _total(block) is None
+        # FP8_BLOCK_SCALES: TRTLLM where is_sm_100f(); without ConfigurableMoE its bare
+        # TRTLLMGenFusedMoE selects and sizes as CutlassFusedMoE does (s69h)
+        data, block = _line(tmp_path, "MixtralForCausalLM", fp8, "AUTO", legacy)
+        assert block is not None and "CUTLASS or TRTLLM" in block and _total(block) == want
+        assert ref.moe_a2a_auto_sized("AUTO", "0", data, None), (fp8, WHY)
         _, block = _line(tmp_path, "MixtralForCausalLM", fp8, "AUTO", {})
         assert block is not None and _total(block) == want, block
     dynamic = {"quant_method": "fp8", "activation_scheme": "dynamic"}
@@ -143,22 +147,22 @@ def test_fixed_cases(tmp_path: Path) -> None:
 # ConfigurableMoE, sized without it): hf_quant_config.json and ModelOpt configs read (s66t)
 MODELOPT_CASES: list[tuple[Any, str, bool, bool]] = [
     ("file", "CUTEDSL or CUTLASS or MARLIN", False, False),  # W4A16_NVFP4: MARLIN on Hopper
-    ("file-fp8-block", "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
-    ("file-alias", "CUTLASS or TRTLLM", True, False),  # FP8_PB_WO, any case
+    ("file-fp8-block", "CUTLASS or TRTLLM", True, True),  # FP8_BLOCK_SCALES
+    ("file-alias", "CUTLASS or TRTLLM", True, True),  # FP8_PB_WO, any case
     ("file-nvfp4", "CUTLASS for", True, True),  # NVFP4: neither algorithm
     ("file-mixed", "CUTLASS for", True, True),  # MIXED_PRECISION: the global algo only
-    ("file-null-inline-fp8", "CUTLASS or TRTLLM", True, False),  # config.json's takes over
+    ("file-null-inline-fp8", "CUTLASS or TRTLLM", True, True),  # config.json's takes over
     ("file-null", "CUTLASS for", True, True),  # no algorithm anywhere
     ("file-not-modelopt", "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),  # raises
     ("file-not-json", "CUTEDSL or CUTLASS or MARLIN or TRTLLM", False, False),
     ({"quant_method": "modelopt", "quant_algo": "FP8_BLOCK_SCALES"}, "CUTLASS or TRTLLM", True,
-     False),
+     True),
     ({"quant_method": "nvfp4", "quant_algo": "W4A16_NVFP4"}, "CUTLASS for", True, True),
     ({"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "W4A16_NVFP4"}},
      "CUTEDSL or CUTLASS or MARLIN", False, False),
     ({"quant_method": "gptq"}, "CUTLASS for", True, True),  # no branch: no algorithm
     ({"quant_method": "compressed-tensors"}, "CUTLASS for", True, True),  # raises: no model
-    (COMPRESSED_BLOCK, "CUTLASS or TRTLLM", True, False),  # FP8_BLOCK_SCALES
+    (COMPRESSED_BLOCK, "CUTLASS or TRTLLM", True, True),  # FP8_BLOCK_SCALES
     (COMPRESSED_CHANNEL, "CUTLASS for", True, True),  # FP8_PER_CHANNEL_PER_TOKEN
     ({**COMPRESSED_BLOCK, "config_groups": {"group_0": {  # group size 64: raises, no model
         "weights": {"num_bits": 8, "strategy": "block"},
@@ -195,17 +199,17 @@ LEGACY_CASES: list[tuple[str, Any, str | None, bool, str]] = [
     ("KimiK3ForConditionalGeneration", None, None, True, "get_moe_cls builds CutlassFusedMoE"),
     ("KimiLinearForCausalLM", {"quant_method": "gptq"}, "AUTO", True, "resolves to TRTLLM"),
     ("KimiK3ForConditionalGeneration", {"quant_method": "fp8", "weight_block_size": [128, 128]},
-     "AUTO", False, "not modelled"),  # TRTLLMGenFusedMoE
+     "AUTO", True, "selects and sizes as CutlassFusedMoE does"),  # TRTLLMGenFusedMoE (s69h)
     ("MixtralForCausalLM", None, "TRTLLM", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
     ("MixtralForCausalLM", None, "cutedsl", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
     ("MixtralForCausalLM", None, "DENSEGEMM", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
     ("MixtralForCausalLM", "file-null", "TRTLLM", True, "aux"),  # no algorithm anywhere
-    ("MixtralForCausalLM", COMPRESSED_BLOCK, "TRTLLM", False, "not modelled"),
+    ("MixtralForCausalLM", COMPRESSED_BLOCK, "TRTLLM", True, "on SM 120 and later"),  # s69h
     ("MixtralForCausalLM", COMPRESSED_BLOCK, "CUTEDSL", True,  # wrapped: the factory selects
      "TRTLLM_FORCE_COMM_METHOD is unset"),
     ("MixtralForCausalLM", "file-fp8-block", "DENSEGEMM", True, "aux"),  # no NVFP4
-    ("MixtralForCausalLM", {"quant_method": "nvfp4"}, "TRTLLM", False,
-     "builds TRTLLMGenFusedMoE"),  # s68t: the class named
+    ("MixtralForCausalLM", {"quant_method": "nvfp4"}, "TRTLLM", True,
+     "TRTLLMGenFusedMoE (get_moe_cls's class"),  # s68t: the class named; s69h: sized
     ("MixtralForCausalLM", "file-nvfp4", "DENSEGEMM", False, "the GPU is not named"),
     ("MixtralForCausalLM", {"quant_method": "fp8", "activation_scheme": "dynamic"}, "TRTLLM",
      True, "aux"),  # s68t: no branch of load_hf_quant_config names it, no algorithm

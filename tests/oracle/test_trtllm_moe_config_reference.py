@@ -114,10 +114,14 @@ def test_fixed_cases(tmp_path: Path) -> None:
         assert f"{total} bytes" in got, (moe_config, got)
     eplb = str(line(tmp_path, str(model), 4, True, {"load_balancer": {"num_slots": 288}}, {}))
     assert "EPLB statistics" in eplb and "in all" not in eplb, eplb
-    assert "not modelled" in str(line(tmp_path, str(model), 4, True, {"backend": "WIDEEP"}, {}))
+    # WIDEEP at EP 4 <= top-k 8: WideEPMoE's method is NotEnabled (s69h,
+    # `ref.cite_fact("moe_wideep_select")`)
+    assert ref.moe_wideep_method(None, True, 4, 4, 8) == "NotEnabled"
+    assert "NotEnabled" in str(line(tmp_path, str(model), 4, True, {"backend": "WIDEEP"}, {}))
     # outside ConfigurableMoE get_moe_cls builds CutlassFusedMoE for TRTLLM on a checkpoint
     # without a quant mode it serves (s67t, `ref.cite_fact("moe_legacy_cls")`), and
-    # TRTLLMGenFusedMoE (not modelled) for FP8 block scales
+    # TRTLLMGenFusedMoE for FP8 block scales, which selects and sizes as CutlassFusedMoE does
+    # (s69h, `ref.cite_fact("moe_trtllm_gen_select")`)
     legacy = str(line(tmp_path, str(model), 4, True, {"backend": "TRTLLM"},
                       {"ENABLE_CONFIGURABLE_MOE": "0"}))
     assert f"{total} bytes" in legacy, legacy
@@ -127,5 +131,5 @@ def test_fixed_cases(tmp_path: Path) -> None:
     (model / "config.json").write_text(json.dumps(data))
     legacy = str(line(tmp_path, str(model), 4, True, {"backend": "TRTLLM"},
                       {"ENABLE_CONFIGURABLE_MOE": "0"}))
-    assert "not modelled" in legacy and "bytes" not in legacy, legacy
-    assert not ref.moe_a2a_auto_sized("TRTLLM", "0", data)
+    assert f"{total} bytes" in legacy and "TRTLLMGenFusedMoE" in legacy, legacy
+    assert ref.moe_a2a_auto_sized("TRTLLM", "0", data)

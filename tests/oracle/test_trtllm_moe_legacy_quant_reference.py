@@ -3,11 +3,13 @@ one-sided all-to-all workspace line, against the restated engine (issue 23, s68t
 tests/oracle/trtllm_reference.py):
 
 * `get_moe_cls` tests the quant config's modes (`ref.cite_fact("moe_legacy_cls")`): TRTLLM
-  builds TRTLLMGenFusedMoE for NVFP4, the MXFP4 algorithms and W4A8_NVFP4_FP8 (its selection
-  not modelled), CUTEDSL CuteDslFusedMoE for NVFP4 (wrapped even here,
-  `ref.cite_fact("moe_legacy_wrap")`), DENSEGEMM DenseGEMMFusedMoE for NVFP4 on SM 100 / 103,
-  which builds no all-to-all (`ref.cite_fact("moe_densegemm_no_a2a")`); every other case, per-
-  tensor FP8 and W4A8_AWQ included, is a bare CutlassFusedMoE that sizes the workspace;
+  builds TRTLLMGenFusedMoE for NVFP4, the MXFP4 algorithms and W4A8_NVFP4_FP8 (bare, it
+  selects and sizes as CutlassFusedMoE, `ref.cite_fact("moe_trtllm_gen_select")`, and raises
+  on SM 120 and later, `ref.cite_fact("moe_trtllm_gen_sm")`: s69h), CUTEDSL CuteDslFusedMoE
+  for NVFP4 (wrapped even here, `ref.cite_fact("moe_legacy_wrap")`), DENSEGEMM
+  DenseGEMMFusedMoE for NVFP4 on SM 100 / 103, which builds no all-to-all
+  (`ref.cite_fact("moe_densegemm_no_a2a")`); every other case, per-tensor FP8 and W4A8_AWQ
+  included, is a bare CutlassFusedMoE that sizes the workspace;
 * what algorithm a checkpoint sets: an mxfp4 quant_method one of the MXFP4 algorithms
   (`ref.cite_fact("moe_mxfp4_algo")`), nvfp4 NVFP4, a dynamic fp8 one none
   (`ref.cite_fact("moe_auto_quant_methods")`), llm-compressor NVFP4 / per-channel FP8
@@ -49,7 +51,7 @@ CASES: list[tuple[Any, str, str | None, bool, str]] = [
     (_modelopt("W4A8_AWQ"), "TRTLLM", None, True, "aux"),
     ("file-w4a8-awq", "DENSEGEMM", None, True, "aux"),
     (COMPRESSED_CHANNEL, "TRTLLM", None, True, "aux"),  # FP8_PER_CHANNEL_PER_TOKEN
-    (_modelopt("NVFP4"), "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    (_modelopt("NVFP4"), "TRTLLM", None, True, "TRTLLMGenFusedMoE (get_moe_cls's class"),
     (_modelopt("NVFP4"), "CUTEDSL", None, True, "TRTLLM_FORCE_COMM_METHOD is unset"),
     (COMPRESSED_NVFP4, "CUTEDSL", None, True, "TRTLLM_FORCE_COMM_METHOD is unset"),
     ({"quant_method": "nvfp4"}, "DENSEGEMM", None, False, "the GPU is not named"),
@@ -57,11 +59,16 @@ CASES: list[tuple[Any, str, str | None, bool, str]] = [
     ({"quant_method": "nvfp4"}, "DENSEGEMM", "GB300", False, "NotEnabled"),
     ({"quant_method": "nvfp4"}, "DENSEGEMM", "H100", True, "aux"),
     ({"quant_method": "nvfp4"}, "DENSEGEMM", "RTX5090", True, "aux"),
-    ({"quant_method": "mxfp4"}, "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    ({"quant_method": "mxfp4"}, "TRTLLM", None, True, "on SM 120 and later"),
     ({"quant_method": "mxfp4"}, "CUTEDSL", None, True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
     ({"quant_method": "mxfp4"}, "DENSEGEMM", "B200", True, "aux"),
     (_modelopt("W4A16_MXFP4"), "CUTEDSL", None, True, "aux"),
-    (_modelopt("W4A8_NVFP4_FP8"), "TRTLLM", None, False, "builds TRTLLMGenFusedMoE"),
+    (_modelopt("W4A8_NVFP4_FP8"), "TRTLLM", None, True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    # s69h: a bare TRTLLMGenFusedMoE selects as CutlassFusedMoE does, and raises on SM 120+
+    (_modelopt("NVFP4"), "TRTLLM", "B200", True, "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
+    (_modelopt("FP8_BLOCK_SCALES"), "TRTLLM", "H100", True, "aux"),
+    (_modelopt("NVFP4"), "TRTLLM", "RTX5090", False, "NotImplementedError"),
+    ({"quant_method": "mxfp4"}, "TRTLLM", "RTX5090", False, "SM120 and above"),
     (_modelopt("W4A8_NVFP4_FP8"), "CUTEDSL", None, True,  # no NVFP4 flag: bare Cutlass
      "TRTLLM_FORCE_ALLTOALL_METHOD is unset"),
     (_modelopt("MXFP8"), "TRTLLM", None, False, "not modelled"),
@@ -210,3 +217,75 @@ def test_unread_algorithms_say_why(tmp_path: Path) -> None:
     data, got = _got(tmp_path, _modelopt("W4A16_NVFP4"), "AUTO", None)
     assert not _sized("AUTO", data, _modelopt("W4A16_NVFP4"), None)
     assert UNREAD_WORDS["table"] in got and _total(got) is None, got
+
+
+# what the line names for each outcome of the forced method (s69h)
+FORCED_WORDS = {"NotEnabled": "no all-to-all is built", "NVLinkTwoSided": "two-sided",
+                KeyError: "KeyError", NotImplementedError: "NotImplementedError"}
+
+
+def test_trtllm_gen_reads_the_forced_method(tmp_path: Path) -> None:
+    """A bare TRTLLMGenFusedMoE (TRTLLM over NVFP4 without ConfigurableMoE) reads
+    TRTLLM_FORCE_ALLTOALL_METHOD as the reference's `moe_trtllm_gen_forced_method` does
+    (`ref.cite_fact("moe_trtllm_gen_select")`): the one-sided method keeps the workspace,
+    another method or an error gives no bytes and names it (issue 23, s69h)."""
+    for value in (*ref.ALLTOALL_METHOD_TYPES, "nvlinkonesided", ""):
+        _, got = _line(tmp_path, "MixtralForCausalLM", _modelopt("NVFP4"), "TRTLLM",
+                       {**LEGACY, "TRTLLM_FORCE_ALLTOALL_METHOD": value})
+        try:
+            method = ref.moe_trtllm_gen_forced_method(value)
+        except (KeyError, NotImplementedError) as error:
+            words = FORCED_WORDS[type(error)]
+        else:
+            words = "" if method == "NVLinkOneSided" else FORCED_WORDS[method]
+        if words:
+            assert words in str(got) and _total(got or "") is None, (value, got)
+        else:
+            assert _total(got or "") == WANT and "TRTLLMGenFusedMoE" in str(got), (value, got)
+
+
+def test_trtllm_gen_raises_on_sm_120(tmp_path: Path) -> None:
+    """On a named GPU of SM 120 or later TRTLLMGenFusedMoE's constructor raises
+    (`ref.cite_fact("moe_trtllm_gen_sm")`), on both routes: the line gives no bytes and names
+    the raise; below SM 120 the bare class is sized (issue 23, s69h)."""
+    for gpu in ("RTX5090", "B200", "H100"):
+        raises = ref.moe_trtllm_gen_raises(ref.GPU_SM[gpu])
+        for environ in ({}, LEGACY):
+            data, got = a2a(tmp_path, "MixtralForCausalLM", _modelopt("NVFP4"), "TRTLLM", gpu,
+                            environ)
+            sized = ref.moe_a2a_auto_sized_on("TRTLLM", environ.get("ENABLE_CONFIGURABLE_MOE"),
+                                              data, None, ref.GPU_SM[gpu])
+            assert sized is not raises, (gpu, environ)
+            assert ("SM120 and above" in got) is raises, (gpu, environ, got)
+            assert (_total(got) is None) if raises else (_total(got) == WANT), (gpu, got)
+
+
+def test_wideep_selects_on_the_line(tmp_path: Path) -> None:
+    """WideEPMoE's own selection on the line (`ref.cite_fact("moe_wideep_select")`, issue 23,
+    s69h): a forced method in its own enum first (KeyError for another name, NVLinkOneSided
+    included), then NotEnabled where the MoE EP size is at most top-k; otherwise the hardware
+    decides and the line names the three outcomes. Never the one-sided workspace."""
+    cases: list[tuple[str | None, int]] = [
+        (None, 2), (None, 8), (None, 16), *[(value, 16) for value in (
+            *ref.WIDEEP_METHODS, "NVLinkOneSided", "deepep", "")]]
+    seen: set[str] = set()
+    for forced, tp in cases:
+        environ = {} if forced is None else {"TRTLLM_FORCE_ALLTOALL_METHOD": forced}
+        for route in ({}, LEGACY):
+            data = checkpoint(tmp_path, "MixtralForCausalLM", None)
+            got = str(line(tmp_path, str(tmp_path / "ckpt"), tp, True, {"backend": "WIDEEP"},
+                           {**route, **environ}))
+            assert "WideEPMoE" in got and "never this one-sided" in got and _total(got) is None
+            try:
+                method = ref.moe_wideep_method(forced, True, tp, tp, data["num_experts_per_tok"])
+            except KeyError:
+                assert "KeyError" in got, (forced, got)
+                continue
+            seen.add(method)
+            if method == "hardware":
+                assert "where MNNVL is supported" in got, (forced, tp, got)
+            elif forced is None:
+                assert "NotEnabled" in got, (tp, got)
+            else:
+                assert f"selects {method}" in got, (forced, got)
+    assert seen == {"hardware", *ref.WIDEEP_METHODS}, seen

@@ -3787,17 +3787,23 @@ def moe_a2a_class_sized(backend: str | None, algo: str | None,
     wrapped all the same when it is CuteDslFusedMoE (`cite_fact("moe_legacy_wrap")`, the
     factory selects), else built bare (`cite_fact("moe_legacy_bare")`), where only
     CutlassFusedMoE's own selection is restated; a bare DenseGEMMFusedMoE builds none
-    (`cite_fact("moe_densegemm_no_a2a")`, s68t)."""
-    if not moe_a2a_selects_itself(enable_configurable_moe):
-        return moe_a2a_backend_sized(backend, enable_configurable_moe)
+    (`cite_fact("moe_densegemm_no_a2a")`, s68t). s69h: a bare TRTLLMGenFusedMoE selects and
+    sizes as CutlassFusedMoE (`cite_fact("moe_trtllm_gen_select")`), and on a GPU where its
+    constructor raises (`moe_trtllm_gen_raises`) no class is built on either route."""
     names = config_json.get("architectures") or []
     try:
-        cls = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "", sm)
+        cls: str | None = moe_get_cls(backend or "CUTLASS", algo, names[0] if names else "", sm)
     except NotModelled:
+        cls = None
+    if cls == "TRTLLMGenFusedMoE" and moe_trtllm_gen_raises(sm):
+        return False
+    if not moe_a2a_selects_itself(enable_configurable_moe):
+        return moe_a2a_backend_sized(backend, enable_configurable_moe)
+    if cls is None:
         return False
     wrapped = cls in _WRAPPABLE and (
         os_environ_get(enable_configurable_moe, "1") == "1" or cls == "CuteDslFusedMoE")
-    return wrapped or cls == "CutlassFusedMoE"
+    return wrapped or cls in ("CutlassFusedMoE", "TRTLLMGenFusedMoE")
 
 
 def _requested_pairs(requested: str | None, config_json: Mapping[str, Any],
@@ -3931,3 +3937,71 @@ def moe_wideep_one_sided() -> bool:
     `cite_fact("moe_wideep_select")`), and it is not wrapped in ConfigurableMoE
     (`cite_fact("moe_legacy_wrap")`)."""
     return "NVLinkOneSided" in WIDEEP_METHODS
+
+
+# --------------------------------------------------------------------------------------------
+# TRTLLMGenFusedMoE's own all-to-all and its SM bar (issue 23, s69h)
+# --------------------------------------------------------------------------------------------
+
+# _torch/modules/fused_moe/fused_moe_trtllm_gen.py, the fork xxi-nv/TensorRT-LLM's stored copy
+# @69264cd3dd (48,448 characters; NVIDIA's own stored copy, 7b437aaa73 above, predates the
+# pinned create_moe), counted from offset 0 to 326 over the first page. Its constructor takes
+# `without_comm` and `activation_type` (162-184), the arguments the pinned create_moe passes.
+# It raises NotImplementedError "TRTLLMGenFusedMoE does not support SM120 and above." when
+# `get_sm_version() >= 120` (204-207), before any communication is built (the older copy
+# too: 91-94 of 7b437aaa73). Without `without_comm` it selects (218-266):
+# `select_alltoall_method_type` (289-316) gives NotEnabled at dp_size 1, under MoE TP or
+# without MNNVL (291-299), a set TRTLLM_FORCE_ALLTOALL_METHOD by member name with DeepEP /
+# DeepEPLowLatency raising NotImplementedError (301-310), else NVLinkOneSided (316);
+# NVLinkOneSided builds MoeAlltoAll with `calculate_required_workspace_size(ep_size,
+# experts_per_token, max_num_tokens, hidden_size, self.dtype or bfloat16, num_experts with a
+# load balancer)` (235-258), the call CutlassFusedMoE makes (`cite_fact("moe_a2a_select")`).
+PINS["fused_moe_trtllm_gen_fork"] = (
+    "tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py",
+    "69264cd3dda070a87d6f16500837d980e4ff5c45")
+COUNTED_TO["fused_moe_trtllm_gen_fork"] = 326
+CITES.update({
+    "moe_trtllm_gen_sm": ("fused_moe_trtllm_gen_fork", "TRTLLMGenFusedMoE.__init__: "
+                          "NotImplementedError on SM 120 and above", 0),
+    "moe_trtllm_gen_select": ("fused_moe_trtllm_gen_fork", "TRTLLMGenFusedMoE.__init__ and "
+                              "select_alltoall_method_type: CutlassFusedMoE's selection and "
+                              "one-sided workspace", 0),
+})
+LINES.update({"moe_trtllm_gen_sm": (204, 207), "moe_trtllm_gen_select": (218, 316)})
+TRTLLM_GEN_SM_BAR = 120
+
+
+def moe_trtllm_gen_raises(sm: int | None) -> bool:
+    """Whether TRTLLMGenFusedMoE's constructor raises on an SM `sm` GPU (None: not named, so
+    not known to) (`cite_fact("moe_trtllm_gen_sm")`)."""
+    return sm is not None and sm >= TRTLLM_GEN_SM_BAR
+
+
+def moe_trtllm_gen_forced_method(value: str) -> str:
+    """The method a bare TRTLLMGenFusedMoE's `select_alltoall_method_type` returns with
+    TRTLLM_FORCE_ALLTOALL_METHOD set to `value`, past its NotEnabled tests: a member-name
+    lookup (KeyError otherwise), NotImplementedError for the DeepEP methods, else the member
+    (`cite_fact("moe_trtllm_gen_select")`, its lines 301-310)."""
+    if value not in ALLTOALL_METHOD_TYPES:
+        raise KeyError(value)
+    if value in ("DeepEP", "DeepEPLowLatency"):
+        raise NotImplementedError(
+            "DeepEP and DeepEPLowLatency are not supported for CutlassFusedMoE yet")
+    return value
+
+
+def moe_wideep_method(forced: str | None, attention_dp: bool, tp: int, ep: int,
+                      top_k: int) -> str:
+    """The method WideEPMoE's `select_alltoall_method_type` returns where it does not turn on
+    the hardware or DeepEP's environment (`cite_fact("moe_wideep_select")`): a set
+    TRTLLM_FORCE_ALLTOALL_METHOD first, by member name of WIDEEP_METHODS (KeyError for another
+    name, NVLinkOneSided included); NotEnabled without attention DP, at TP 1 or with
+    moe_ep_size <= top-k; else "hardware" (MNNVL, DeepEP or NotEnabled, by MNNVL support and
+    TRTLLM_CAN_USE_DEEP_EP, not restated) (issue 23, s69h)."""
+    if forced is not None:
+        if forced not in WIDEEP_METHODS:
+            raise KeyError(forced)
+        return forced
+    if not attention_dp or tp == 1 or ep <= top_k:
+        return "NotEnabled"
+    return "hardware"

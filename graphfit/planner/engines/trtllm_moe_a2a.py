@@ -129,7 +129,9 @@ in ConfigurableMoE when ENABLE_CONFIGURABLE_MOE is "1" or the class is CuteDslFu
 (:385-408), and otherwise builds it bare (:428-447), so a bare CutlassFusedMoE selects its own
 all-to-all. graphfit follows this where the checkpoint's quantization tells the class
 (`legacy_class`): a quant config that sets no algorithm ("none") gives CutlassFusedMoE for the
-three backends; FP8_BLOCK_SCALES ("fp8_block") gives TRTLLMGenFusedMoE (not modelled),
+three backends; FP8_BLOCK_SCALES ("fp8_block") gives TRTLLMGenFusedMoE (bare, selecting and
+sizing as CutlassFusedMoE does, but raising on SM 120 and later: graphfit.planner.engines.
+trtllm_moe_trtllm_gen, s69h),
 CuteDslFusedMoE (wrapped, so ConfigurableMoE's factory selects: TRTLLM_FORCE_COMM_METHOD is
 read) or CutlassFusedMoE (DENSEGEMM). Another algorithm ("other", "w4a16_nvfp4", "unknown")
 stays not modelled, the line saying why (trtllm_moe_cls.UNREAD, s68k), and so does
@@ -171,6 +173,11 @@ from graphfit.planner.engines.trtllm_moe_cls import (
 )
 from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
 from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
+from graphfit.planner.engines.trtllm_moe_trtllm_gen import BAR as TRTLLM_GEN_BAR
+from graphfit.planner.engines.trtllm_moe_trtllm_gen import RAISES as TRTLLM_GEN_RAISES
+from graphfit.planner.engines.trtllm_moe_trtllm_gen import note as trtllm_gen_note
+from graphfit.planner.engines.trtllm_moe_trtllm_gen import raises as trtllm_gen_raises
+from graphfit.planner.engines.trtllm_moe_wide_ep import line as wide_ep_line
 
 CACHELINE = 128  # CACHELINE_ALIGNMENT, alignOffset (the op file's lines 36-43, module doc)
 MAX_TOP_K = 22  # kMaxTopK (the kernels header's line 29, module doc)
@@ -362,7 +369,8 @@ def legacy_class(backend: str, checkpoint: tuple[str, str] | None,
     """The class `get_moe_cls` builds for `backend` on the legacy route (module doc, s67t;
     the quantized algorithms and the GPU: graphfit.planner.engines.trtllm_moe_cls, s68t):
     CUTLASS_CLASS (bare, its own all-to-all), CUTE_DSL_CLASS (wrapped in ConfigurableMoE even
-    there), DENSE_GEMM (bare, no all-to-all) or TRTLLM_GEN (not modelled); None for another
+    there), DENSE_GEMM (bare, no all-to-all) or TRTLLM_GEN (bare, selecting as
+    CUTLASS_CLASS does: graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h); None for another
     class or an unread one. `checkpoint` is `moe_auto_checkpoint` (architecture,
     quantization), `sm_version` the named GPU's."""
     if backend == "CUTLASS":
@@ -387,7 +395,8 @@ def _backend_note(backend: str | None, configurable_raw: str | None,
     """Why the line cannot size the workspace of a `moe_config` backend (module doc), or None
     where it can (unset: CUTLASS assumed). On the legacy route the class `get_moe_cls` builds
     for the checkpoint decides (`legacy_class`, s67t): DenseGEMMFusedMoE builds none, and
-    TRTLLMGenFusedMoE's selection is not modelled (s68t)."""
+    TRTLLMGenFusedMoE selects as CutlassFusedMoE does but raises on SM 120 and later, on
+    either route (graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h)."""
     if backend is None or backend == "CUTLASS":
         return None
     if backend == "WIDEEP":  # bare on both routes (trtllm_moe_cls, s68t)
@@ -396,16 +405,14 @@ def _backend_note(backend: str | None, configurable_raw: str | None,
         cls = legacy_class(backend, checkpoint, sm_version)
         without = (f"moe_config backend {backend} without ConfigurableMoE "
                    f"(ENABLE_CONFIGURABLE_MOE={configurable_raw!r})")
-        if cls in (CUTLASS_CLASS, CUTE_DSL_CLASS):
+        if cls == TRTLLM_GEN and trtllm_gen_raises(sm_version):  # s69h
+            return f"{without}: get_moe_cls builds {TRTLLM_GEN}; {trtllm_gen_note(sm_version)}"
+        if cls in (CUTLASS_CLASS, CUTE_DSL_CLASS, TRTLLM_GEN):
             return None
         if cls == DENSE_GEMM:
             return (f"{without} over an NVFP4 checkpoint on SM {sm_version}: get_moe_cls "
                     f"builds {DENSE_GEMM}, built bare, whose all-to-all method is "
                     f"NotEnabled: no one-sided workspace is built")
-        if cls == TRTLLM_GEN:
-            return (f"{without}: get_moe_cls builds {TRTLLM_GEN} (the quant config has a "
-                    f"mode it serves), built bare; its own all-to-all selection is not "
-                    f"modelled")
         if backend == "DENSEGEMM" and checkpoint is not None and checkpoint[1] == "nvfp4" \
                 and checkpoint[0] not in DEEPSEEK_V4:
             return (f"{without} over an NVFP4 checkpoint: get_moe_cls builds {DENSE_GEMM} "
@@ -418,11 +425,23 @@ def _backend_note(backend: str | None, configurable_raw: str | None,
             return (f"{without}: which class get_moe_cls builds is not read ({reason}), "
                     f"so its all-to-all is not modelled")
         return f"{without}: its MoE class's own all-to-all selection is not modelled"
+    if _wrapped_raises(backend, checkpoint, sm_version):  # s69h
+        return (f"moe_config backend {backend} (ConfigurableMoE): get_moe_cls builds "
+                f"{TRTLLM_GEN}; {trtllm_gen_note(sm_version)}")
     if backend in CONFIGURABLE_BACKENDS:
         return None
     return (f"moe_config backend {backend}: which all-to-all its MoE class builds is not "
             f"modelled (the workspace is sized for {', '.join(CONFIGURABLE_BACKENDS)}, "
             f"built inside ConfigurableMoE)")
+
+
+def _wrapped_raises(backend: str, checkpoint: tuple[str, str] | None,
+                    sm_version: int | None) -> bool:
+    """Whether the class ConfigurableMoE wraps for `backend` is TRTLLMGenFusedMoE on a named
+    GPU where its constructor raises (graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h)."""
+    return (backend in FALLBACK_BACKENDS and checkpoint is not None
+            and checkpoint[0] not in DEEPSEEK_V4 and trtllm_gen_raises(sm_version)
+            and moe_class(backend, checkpoint[1], sm_version) == TRTLLM_GEN)
 
 
 def _with_eplb(text: str, aux: int) -> str:
@@ -458,6 +477,10 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
     (s61t), makes the EPLB statistics exact bytes of the auxiliary part (`_eplb_exact`).
     `checkpoint` (`moe_auto_checkpoint`, s67t) tells the class the legacy route builds
     (`legacy_class`): a bare one selects its own all-to-all, CuteDslFusedMoE is wrapped."""
+    if backend == "WIDEEP":  # its own selection on this line (trtllm_moe_wide_ep, s69h)
+        top_k = None if token is None else token[1]
+        return (f"where attention DP spans ranks and MoE TP is 1: "
+                f"{wide_ep_line(force_raw, ep_size, top_k)}")
     note = _backend_note(backend, configurable_raw, checkpoint, sm_version)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
@@ -536,14 +559,61 @@ def auto_backends(architecture: str, quant: str, sm_version: int | None = None
     else over the SM versions its rules tell apart and both `is_sm_100f` values on SM 100
     and later; an "unknown" quantization may be either algorithm the rules test (module
     doc)."""
+    found = {backend for backend, _ in auto_pairs(architecture, quant, sm_version)}
+    return tuple(sorted(found))
+
+
+# the quantization family of each algorithm AUTO's rules test (graphfit.inputs.trtllm_a2a)
+_ALGO_FAMILY = {None: "none", "FP8_BLOCK_SCALES": "fp8_block", "W4A16_NVFP4": "w4a16_nvfp4"}
+
+
+def auto_pairs(architecture: str, quant: str, sm_version: int | None = None
+               ) -> set[tuple[str, str]]:
+    """(backend, quantization) pairs AUTO may resolve to, as `auto_backends` draws them: an
+    "unknown" quantization is each algorithm the rules test, paired with the backend it
+    resolves to, so that the class `get_moe_cls` builds for that backend is read for that
+    algorithm (s69h); a known one stays itself."""
     algos = {"fp8_block": ("FP8_BLOCK_SCALES",), "w4a16_nvfp4": ("W4A16_NVFP4",),
              "unknown": (None, "FP8_BLOCK_SCALES", "W4A16_NVFP4")}.get(quant, (None,))
     gpus = ([(sm_version, sm_version in SM_100F)] if sm_version is not None else
             [(sm, sm_100f) for sm in AUTO_SMS
              for sm_100f in ((False, True) if sm >= 100 else (False,))])
-    found = {auto_resolve(architecture, algo, sm, sm_100f) for algo in algos
-             for sm, sm_100f in gpus}
-    return tuple(sorted(found))
+    return {(auto_resolve(architecture, algo, sm, sm_100f),
+             _ALGO_FAMILY[algo] if quant == "unknown" else quant)
+            for algo in algos for sm, sm_100f in gpus}
+
+
+def _legacy_pair_classes(checkpoint: tuple[str, str], sm_version: int | None
+                         ) -> dict[str, set[str | None]]:
+    """For each backend AUTO may resolve to, the classes `get_moe_cls` builds for it over the
+    algorithms it resolves to that backend for (`auto_pairs`, s69h)."""
+    arch = checkpoint[0]
+    found: dict[str, set[str | None]] = {}
+    for backend, quant in auto_pairs(arch, checkpoint[1], sm_version):
+        found.setdefault(backend, set()).add(legacy_class(backend, (arch, quant), sm_version))
+    return found
+
+
+def _bare_sized(cls: str | None, sm_version: int | None) -> bool:
+    """Whether a bare class of the legacy route builds the restated workspace: CutlassFusedMoE,
+    and TRTLLMGenFusedMoE where its constructor does not raise (s69h)."""
+    return cls == CUTLASS_CLASS or (cls == TRTLLM_GEN and not trtllm_gen_raises(sm_version))
+
+
+def _fallback_classes(fallback: list[str], checkpoint: tuple[str, str],
+                      sm_version: int | None) -> str:
+    """The clause naming the bare class each non-CUTLASS backend of a sized legacy AUTO line
+    builds (s67t; TRTLLMGenFusedMoE: s69h)."""
+    pairs = _legacy_pair_classes(checkpoint, sm_version)
+    gen = [name for name in fallback if pairs.get(name) == {TRTLLM_GEN}]
+    rest = [name for name in fallback if name not in gen]
+    parts = [] if not rest else [
+        f"{' and '.join(rest)} without ConfigurableMoE: get_moe_cls builds CutlassFusedMoE, "
+        f"the quant config setting no mode it serves"]
+    if gen:
+        parts.append(f"{' and '.join(gen)} without ConfigurableMoE: get_moe_cls builds "
+                     f"{TRTLLM_GEN}, which selects and sizes as CutlassFusedMoE does")
+    return "; ".join(parts)
 
 
 def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None,
@@ -558,15 +628,16 @@ def _auto(checkpoint: tuple[str, str], given: bool, configurable_raw: str | None
                  "modes" if quant == "modeless" else f", {quant.replace('_', ' ')} quantization")
     model = (f"{arch}" if arch else "a checkpoint naming no architecture") + quantized + (
         "" if sm_version is None else f", on SM {sm_version}")
-    if legacy(configurable_raw):  # the class get_moe_cls builds (s67t)
-        sized = all(legacy_class(backend, checkpoint, sm_version) == CUTLASS_CLASS
-                    for backend in backends)
+    if legacy(configurable_raw):  # the class get_moe_cls builds (s67t; TRTLLMGen: s69h)
+        sized = all(_bare_sized(cls, sm_version)
+                    for classes in _legacy_pair_classes(checkpoint, sm_version).values()
+                    for cls in classes)
     else:
-        sized = all(_backend_note(backend, configurable_raw) is None for backend in backends)
+        sized = all(_backend_note(backend, configurable_raw, checkpoint, sm_version) is None
+                    for backend in backends)
     fallback = [backend for backend in backends if backend != "CUTLASS"]
     tail = ("" if not (sized and fallback and legacy(configurable_raw)) else
-            f" ({' and '.join(fallback)} without ConfigurableMoE: get_moe_cls builds "
-            f"CutlassFusedMoE, the quant config setting no mode it serves)")
+            f" ({_fallback_classes(fallback, checkpoint, sm_version)})")
     if not sized and legacy(configurable_raw):  # name the class that is not sized (s68t)
         other = sorted({str(legacy_class(backend, checkpoint, sm_version))
                         for backend in backends} - {CUTLASS_CLASS, "None"})
@@ -595,12 +666,18 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     checkpoint, AUTO is not modelled and no backend is CUTLASS. On the legacy route the
     checkpoint also tells the class a named backend builds (`legacy_class`, s67t)."""
     if backend not in (None, AUTO) or auto_checkpoint is None:
-        return _float32(_shown(ep_size, max_num_tokens, token, env_raw, force_raw,
-                               configurable_raw, backend, eplb, comm_raw, eplb_experts,
-                               auto_checkpoint, sm_version), token, backend,
-                        configurable_raw, auto_checkpoint, sm_version)
+        text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
+                      backend, eplb, comm_raw, eplb_experts, auto_checkpoint, sm_version)
+        return _float32(_trtllm_gen(text, backend, configurable_raw, auto_checkpoint,
+                                    sm_version), token, backend, configurable_raw,
+                        auto_checkpoint, sm_version)
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
+        if trtllm_gen_raises(sm_version) and _classes(
+                backend, configurable_raw, auto_checkpoint, sm_version) == {TRTLLM_GEN}:
+            named = "" if legacy(configurable_raw) else f"get_moe_cls builds {TRTLLM_GEN}, and "
+            return (f"where attention DP spans ranks and MoE TP is 1: {clause}; {named}on SM "
+                    f"{sm_version} {TRTLLM_GEN_RAISES}")  # s69h: the clause names it on legacy
         route = "without ConfigurableMoE" if legacy(configurable_raw) else "ConfigurableMoE"
         which = ("it builds" if len(auto_backends(*auto_checkpoint, sm_version)) == 1
                  else "each builds")
@@ -608,8 +685,32 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                 f"{which} ({route}) is not modelled for all of them")
     text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                   None, eplb, comm_raw, eplb_experts)
-    return _float32(f"{text}; {clause}", token, backend, configurable_raw, auto_checkpoint,
-                    sm_version)
+    text = _trtllm_gen(f"{text}; {clause}", backend, configurable_raw, auto_checkpoint,
+                       sm_version)
+    return _float32(text, token, backend, configurable_raw, auto_checkpoint, sm_version)
+
+
+def _trtllm_gen(text: str, backend: str | None, configurable_raw: str | None,
+                checkpoint: tuple[str, str] | None, sm_version: int | None) -> str:
+    """The line, with TRTLLMGenFusedMoE's SM bar named where the line gives bytes, may
+    build it and names no GPU (graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h)."""
+    if sm_version is not None or not _sized(text):
+        return text
+    classes = _classes(backend, configurable_raw, checkpoint, sm_version)
+    if legacy(configurable_raw) and backend in (None, AUTO) and checkpoint is not None:
+        classes = set().union(*_legacy_pair_classes(checkpoint, sm_version).values())
+    if TRTLLM_GEN not in classes:
+        return text
+    if legacy(configurable_raw):  # AUTO's clause already names the selection (_auto)
+        return f"{text}; {TRTLLM_GEN_BAR if backend in (None, AUTO) else trtllm_gen_note(None)}"
+    return (f"{text}; {TRTLLM_GEN} (get_moe_cls's class for this quant config, built inside "
+            f"ConfigurableMoE) raises NotImplementedError in its constructor on SM 120 and "
+            f"later (the GPU is not named)")
+
+
+def _sized(text: str) -> bool:
+    """Whether the line gives the workspace's bytes or formula (not only a reason)."""
+    return " aux" in text and "bytes" in text
 
 
 def _classes(backend: str | None, configurable_raw: str | None,

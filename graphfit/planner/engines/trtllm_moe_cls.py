@@ -54,8 +54,8 @@ DenseGEMMFusedMoE subclasses CutlassFusedMoE and overrides `select_alltoall_meth
 return NotEnabled
 (tensorrt_llm/_torch/modules/fused_moe/fused_moe_densegemm.py@3e17afe390:272-273; two later
 stored copies, commits not given, keep the override), so it builds no all-to-all workspace;
-TRTLLMGenFusedMoE's selection is not pinned at a commit near create_moe's (the one stored copy,
-7b437aaa73, predates the `without_comm` argument create_moe passes it).
+TRTLLMGenFusedMoE selects as CutlassFusedMoE does in a copy of create_moe's era, and raises on
+SM 120 and later (graphfit.planner.engines.trtllm_moe_trtllm_gen, s69h).
 
 WIDEEP builds WideEPMoE (create_moe.py:80-81), which `create_moe` wraps in ConfigurableMoE on
 neither route (its list is DeepGemm, TRTLLMGen, CuteDsl, Cutlass and DenseGEMM, :385-408).
