@@ -2,10 +2,10 @@
 EAGLE lines on a Qwen3-MoE target (tests.oracle.sglang_draft_deepep_oracle's draw: draft and
 target a2a backends, --deepep-mode, runners, JIT DeepGEMM, --quantization fp8, attention DP,
 multi-layer EAGLE, a dense draft 15% of the time). The draft: a ModelOpt FP8 / NVFP4 / MIXED,
-Quark or fp8 checkpoint on a Qwen3.5 MTP, Qwen3-Next MTP, DeepSeek or GLM-4.5 NextN draft
-(tests.oracle.sglang_draft_lowlat_oracle.DRAFTS). SGLang: its resolution, the target's MoE
-block and the draft's build on meta under its own loader's quantization config; graphfit:
-its CLI. Both refuse or both start.
+Quark or fp8 checkpoint on a Qwen3.5 MTP, Qwen3-Next MTP, DeepSeek, GLM-MoE-DSA or GLM-4.5
+NextN draft (tests.oracle.sglang_draft_lowlat_oracle.DRAFTS). SGLang: its resolution, the
+target's MoE block and the draft's build on meta under its own loader's quantization config;
+graphfit: its CLI. Both refuse or both start.
 
     python -m tests.oracle.measure_sglang_draft_lowlat [COUNT] [SEED] [BEFORE_ROOT]
 

@@ -5,7 +5,7 @@ measure_sglang_draft_lowlat (not a test).
 
 The drafts: SGLang's own config classes (tests.oracle.sglang_draft_build.NEXTN_DRAFTS) with a
 checkpoint quantization config SGLang's draft loader builds: ModelOpt FP8 / NVFP4 / MIXED,
-Quark, fp8, on Qwen3.5 MTP, Qwen3-Next MTP and DeepSeek / GLM-4.5 NextN
+Quark, fp8, on Qwen3.5 MTP, Qwen3-Next MTP and DeepSeek / GLM-MoE-DSA / GLM-4.5 NextN
 drafts. SGLang: tests.oracle.sglang_mtp_quant_oracle.answers (its resolution, the target's
 MoE block, then the draft built on meta under its own loader's quantization config, which
 each draft class hands on or drops itself); graphfit: its CLI on the pasted line.
@@ -33,6 +33,8 @@ DRAFTS: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
     "next_fp8": ("qwen3_next", {"quant_method": "fp8", "activation_scheme": "dynamic"}, None),
     "dsv3_fp8_block": ("deepseek_v3", _FP8_BLOCK, None),
     "dsv3_modelopt_fp8": ("deepseek_v3", _MODELOPT_FP8, None),
+    # GLM-MoE-DSA's NextN rewrites a Quark config and keeps it (glm4_moe.py:1359-1430)
+    "dsa_quark": ("glm_moe_dsa", {**mq.DRAFTS["quark_attn"][1], "exclude": ["lm_head"]}, None),
     # dropped by the NextN class: its experts are unquantized (deepseek_nextn.py:75-79,
     # glm4_moe_nextn.py:52-56)
     "dsv3_nvfp4": ("deepseek_v3", _NVFP4, None),

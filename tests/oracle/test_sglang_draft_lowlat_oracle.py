@@ -29,6 +29,7 @@ CASES = (  # (draft, draft a2a, mode, runner, jit, extra, SGLang refuses)
     ("next_fp8", "deepep", "low_latency", "triton", False, (), True),
     ("dsv3_fp8_block", "deepep", "low_latency", "auto", False, (), True),
     ("dsv3_modelopt_fp8", "deepep", "auto", "triton", False, (), True),
+    ("dsa_quark", "deepep", "low_latency", "triton", False, (), True),
     # a clashing flag: the draft keeps its checkpoint's method (model_config.py:2122-2137)
     ("mtp_fp8", "deepep", "low_latency", "triton", False, ("--quantization", "fp8"), True),
     ("dsv3_fp8_block", "deepep", "low_latency", "triton", False,

@@ -130,10 +130,11 @@ MTP_CLASSES = frozenset({"Qwen3_5ForCausalLMMTP", "Qwen4ExpForCausalLMMTP"})
 # checkpoint methods (None: any, where the checkpoint's own `ignore` lists the NextN layer):
 # the layer's experts are then unquantized, so the low-latency assert never holds there
 NEXTN_DROPS: dict[str, frozenset[str] | None] = {
-    # DeepseekModelNextN drops modelopt_fp4 (deepseek_nextn.py:75-79) and a Quark config that
-    # excludes the NextN layer (:265-274; glm4_moe.py:1359-1361 maps GLM's names first)
+    # DeepseekModelNextN drops modelopt_fp4 (deepseek_nextn.py:75-79) and DeepSeek's class a
+    # Quark config that excludes the NextN layer (:265-274); GLM-MoE-DSA's own Quark reading
+    # rewrites the config and never drops it (glm4_moe.py:1359-1430)
     "DeepseekV3ForCausalLMNextN": frozenset({"modelopt_fp4", "quark"}),
-    "GlmMoeDsaForCausalLMNextN": frozenset({"modelopt_fp4", "quark"}),
+    "GlmMoeDsaForCausalLMNextN": frozenset({"modelopt_fp4"}),
     "Glm5NextForConditionalGenerationNextN": None,  # glm5_next_nextn.py:51-70, then the above
     "Glm4MoeForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_nextn.py:52-56
     "Glm4MoeLiteForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_lite_nextn.py:55-60
