@@ -59,16 +59,20 @@ DRAFTS: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
     # a dense Qwen3.5 MTP: no MoE layer, nothing to assert
     "dense_nvfp4": ("qwen3_5", _NVFP4, None),
 }
-# the drafts whose MTP keeps its config but whose experts' quantized DeepEPMoE graphfit does
-# not restate (the low-latency assert on other quantizations, ep_moe/layer.py:168-178)
+# the drafts whose MTP keeps its config: their experts' quantized DeepEPMoE meets the
+# low-latency assert (ep_moe/layer.py:168-178), restated for every method since s69e
+# (tests.oracle.sglang_draft_lowlat_oracle)
 KEPT = ("fp8", "mixed_mtp", "quark_attn")
 
 
-def dirs(root: Path, names: tuple[str, ...] = tuple(DRAFTS)) -> dict[str, Path]:
-    """The Qwen3-MoE target and the named quantized drafts under `root`."""
+def dirs(root: Path, names: tuple[str, ...] = tuple(DRAFTS),
+         table: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = DRAFTS
+         ) -> dict[str, Path]:
+    """The Qwen3-MoE target and the named quantized drafts under `root` (s69e: of `table`,
+    shaped as `DRAFTS`)."""
     out = ddo.dirs(root)
     for name in names:
-        base, config_qc, file_qc = DRAFTS[name]
+        base, config_qc, file_qc = table[name]
         data = json.loads(json.dumps(sdb.NEXTN_DRAFTS[base]))
         if config_qc is not None:
             data["quantization_config"] = config_qc

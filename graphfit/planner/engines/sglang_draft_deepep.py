@@ -29,8 +29,9 @@ target builds can stop there. SGLang raises "Unquantized DeepEP MoE requires Dee
 * CUDA with JIT DeepGEMM off (SGLANG_ENABLE_JIT_DEEPGEMM=0, or below SM90; a named AMD GPU
   skips the assert, `_is_hip`, :142).
 
-An FP8 draft (`fp8` given or inherited on an unquantized local draft) under any of DeepEPMoE's
-legacy a2a backends meets the low-latency assert instead (:168-178; `quantized_problem`).
+A quantized draft (s61e: `fp8` given or inherited on an unquantized local draft; s69e: any
+method, below) under any of DeepEPMoE's legacy a2a backends meets the low-latency assert
+instead (:168-178; `quantized_problem`).
 
 s63d: a lora_* `--speculative-moe-runner-backend` on a speculative line is refused at start-up
 (arg_groups/lora_hook.py:183-196, `runner_flag_problem`).
@@ -62,7 +63,17 @@ s69d: a DeepSeek-family NextN draft settling on modelopt_fp4 builds its experts 
 or FP8 with SGLANG_NVFP4_CKPT_FP8_NEXTN_MOE and a deep_gemm runner
 (graphfit.planner.engines.sglang_draft_nextn_fp4, checked last in `check`).
 
-Not restated: other quantized drafts and draft classes outside MOE_DRAFTS.
+s69e: the low-latency assert reads only that the layer's quantization config is not None
+(:168-178), so it holds for every method the draft's ModelConfig settles on
+(sglang_draft_quant.settled_method: the flag on an unquantized local draft, else the draft
+checkpoint's method, model_config.py:2056-2160), not for FP8 alone: a ModelOpt FP8 / FP4 /
+MIXED, Quark, fp8-block, ... draft asserts in auto / low_latency mode with JIT DeepGEMM off.
+Not where the draft class hands its layer no config (`NEXTN_DROPS`, `mtp_dropped`,
+`UNQUANTIZED_BLOCKS`), nor where DeepEPMoE takes its modern path first: a humming runner
+(:101-104), flashinfer_cutedsl with modelopt_fp4 / modelopt_mixed (:118-124).
+
+Not restated: draft classes outside MOE_DRAFTS; the unquantized assert on a draft whose class
+drops a checkpoint's config (`NEXTN_DROPS`) other than s69d's DeepSeek-family modelopt_fp4 ones.
 """
 
 from __future__ import annotations
@@ -75,6 +86,7 @@ from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, 
 from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
 from graphfit.planner.engines import sglang_draft_nextn_fp4 as nextn_fp4
 from graphfit.planner.engines.sglang_deepep_class import (
+    CUTEDSL_QUANTS,
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
     LOW_LATENCY_MODES,
@@ -119,6 +131,20 @@ UNQUANTIZED_BLOCKS = frozenset({"Step3p5MTP"})
 # s68d: the draft classes built by Qwen3.5's MTP module, which may drop the config
 # (models/qwen3_5_mtp.py:50-91, 123; qwen4_exp_mtp.py:47)
 MTP_CLASSES = frozenset({"Qwen3_5ForCausalLMMTP", "Qwen4ExpForCausalLMMTP"})
+# s69e: NextN classes that hand their decoder layer no quantization config for some
+# checkpoint methods (None: any, where the checkpoint's own `ignore` lists the NextN layer):
+# the layer's experts are then unquantized, so the low-latency assert never holds there
+NEXTN_DROPS: dict[str, frozenset[str] | None] = {
+    # DeepseekModelNextN drops modelopt_fp4 (deepseek_nextn.py:75-79) and DeepSeek's class a
+    # Quark config that excludes the NextN layer (:265-274); GLM-MoE-DSA's own Quark reading
+    # rewrites the config and never drops it (glm4_moe.py:1359-1430)
+    "DeepseekV3ForCausalLMNextN": frozenset({"modelopt_fp4", "quark"}),
+    "GlmMoeDsaForCausalLMNextN": frozenset({"modelopt_fp4"}),
+    "Glm5NextForConditionalGenerationNextN": None,  # glm5_next_nextn.py:51-70, then the above
+    "Glm4MoeForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_nextn.py:52-56
+    "Glm4MoeLiteForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_lite_nextn.py:55-60
+    "BailingMoeForCausalLMNextN": frozenset({"modelopt_fp4"}),  # bailing_moe_nextn.py:84-88
+}
 
 
 def mtp_dropped(config: EngineSettings) -> bool:
@@ -182,28 +208,44 @@ def problem(config: EngineSettings) -> str | None:
             f"runner {runner}, JIT DeepGEMM off)")
 
 
+def nextn_dropped(config: EngineSettings, method: str) -> bool:
+    """Whether a NextN draft class may hand its layer no config for the draft checkpoint's
+    `method` (`NEXTN_DROPS`; s69e). A flag on an unquantized draft is never dropped: each
+    drop reads the checkpoint (a ModelOpt FP4 / Quark flag alone needs a checkpoint file,
+    graphfit.inputs.sglang_draft_quant refuses it first)."""
+    name = config.draft_moe_class or ""
+    if config.draft_quant_config is None or name not in NEXTN_DROPS:
+        return False
+    methods = NEXTN_DROPS[name]
+    return methods is None or method in methods
+
+
 def quantized_problem(config: EngineSettings) -> str | None:
-    """The low-latency assert (ep_moe/layer.py:168-178) on an FP8 draft: an unquantized local
-    draft that inherits or is given `fp8` (draft_quantization, no draft_quant_config), under a
-    draft a2a backend get_moe_impl_class builds DeepEPMoE for on its legacy path (deepep,
-    mooncake, nixl, pplx), --deepep-mode auto / low_latency, JIT DeepGEMM off (so the FP8
-    branch, :109-113, does not take it), CUDA, a draft runner other than humming (:100-104).
-    Other quantizations: not restated."""
+    """The low-latency assert (ep_moe/layer.py:168-178) on a quantized draft (s69e: any
+    method the draft's ModelConfig settles on, sglang_draft_quant.settled_method; FP8 only
+    before), under a draft a2a backend get_moe_impl_class builds DeepEPMoE for on its legacy
+    path (deepep, mooncake, nixl, pplx), --deepep-mode auto / low_latency, JIT DeepGEMM off
+    (so the JIT branches, :109-134, do not take it), CUDA, a draft runner other than humming
+    (:100-104) and other than flashinfer_cutedsl on a ModelOpt FP4 / MIXED config (:118-124),
+    a draft class that hands its layer the config (module docstring)."""
     name = _built(config, LEGACY_A2A)
     draft = config.speculative_moe_a2a_backend or ""
-    if name is None or name in UNQUANTIZED_BLOCKS or config.draft_quantization != "fp8" or (
-            mtp_dropped(config)):
+    if name is None or name in UNQUANTIZED_BLOCKS or mtp_dropped(config):
         return None
-    if config.draft_quant_config is not None or config.deepep_mode not in LOW_LATENCY_MODES:
+    method = sglang_draft_quant.settled_method(config)
+    if method is None or config.deepep_mode not in LOW_LATENCY_MODES:
+        return None
+    if nextn_dropped(config, method):
         return None
     runner = draft_runner(config)
-    if runner is None or runner == "humming":
+    if runner is None or runner == "humming" or (
+            runner == "flashinfer_cutedsl" and method in CUTEDSL_QUANTS):
         return None
     target = config.moe_a2a_backend or "none"
     mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
     return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (AssertionError, "
-            f"layers/moe/ep_moe/layer.py:168-178: the draft's {name}, fp8, a2a {draft}, JIT "
-            f"DeepGEMM off)")
+            f"layers/moe/ep_moe/layer.py:168-178: the draft's {name}, {method}, a2a {draft}, "
+            f"JIT DeepGEMM off)")
 
 
 def runner_flag_problem(config: EngineSettings) -> str | None:
@@ -235,5 +277,6 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "MTP_CLASSES", "UNQUANTIZED_BLOCKS", "check", "draft_runner",
-           "mtp_dropped", "problem", "quantized_problem", "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "MTP_CLASSES", "NEXTN_DROPS", "UNQUANTIZED_BLOCKS", "check",
+           "draft_runner", "mtp_dropped", "nextn_dropped", "problem", "quantized_problem",
+           "runner_flag_problem"]
