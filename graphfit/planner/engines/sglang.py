@@ -108,7 +108,7 @@ from graphfit.planner.engines.sglang_minimax_kv import (
     served_nvfp4,
     sparse_kv_line,
 )
-from graphfit.planner.engines.sglang_mlp_gather import mlp_tp_gather
+from graphfit.planner.engines.sglang_mlp_gather import mlp_tp_gather, resolved_dense_tp
 from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import (
@@ -715,6 +715,9 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        dense_tp = resolved_dense_tp(config.architecture, config.moe_dense_tp_size)
+        if dense_tp != config.moe_dense_tp_size:  # Qwen4-Exp's model override (s69c)
+            changes["moe_dense_tp_size"] = dense_tp
         sglang_waterfill_megamoe.check(config)  # flashinfer_megamoe's runner, then deepep
         after = sglang_waterfill.after_a2a(config)  # the backend handle_a2a_moe resolved
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks (after the override)

@@ -45,6 +45,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_deepep_class, sglang_dispatch_budget
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
+from graphfit.planner.engines.sglang_mlp_gather import resolved_dense_tp
 from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
 ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")  # :525-534
@@ -208,7 +209,8 @@ def check(config: EngineSettings) -> None:
         config.enable_dp_lm_head, config.attn_cp_size, config.moe_dp_size,
         resolved_ep_size(config.ep_size, tp, a2a), a2a, config.dcp_size,
         config.cuda_graph_backend_prefill, config.cudagraph_mode is not CUDAGraphMode.NONE,
-        config.spec_method is not SpecMethod.NONE, config.moe_dense_tp_size))
+        config.spec_method is not SpecMethod.NONE,
+        resolved_dense_tp(config.architecture, config.moe_dense_tp_size)))
     # s54e: a line that passes them still builds its model, whose NixlEP / Mooncake
     # dispatcher raises in auto / normal mode (token_dispatcher/nixl.py:481-482): SGLang's
     # reason, not "not modelled"

@@ -21,6 +21,22 @@ from graphfit.planner.engines import sglang_moe_a2a
 MLP_GATHER_BACKENDS = ("none", "flashinfer", "flashinfer_megamoe")
 
 
+# the model overrides that drop a dense TP size of 1 (model_overrides/qwen4_exp.py:50-55:
+# when the text config names experts, which Qwen4-Exp's config class always does unless a
+# checkpoint writes null: Qwen3NextConfig's default num_experts)
+DROPS_ONE = frozenset({"Qwen4ExpForConditionalGeneration"})
+
+
+def resolved_dense_tp(architecture: str | None, value: int | None) -> int | None:
+    """`--moe-dense-tp-size` after the model hook (pipeline.py:225), which every later
+    reader sees (elastic EP at :299, check_server_args, the gathers): Qwen4-Exp's override
+    turns 1 into None (DROPS_ONE). Why: without it graphfit aligned a Qwen4-Exp line's
+    ladder to the TP size where SGLang keeps 1 (issue 23 s69c)."""
+    if architecture in DROPS_ONE and value == 1:
+        return None
+    return value
+
+
 class _Gathered(Protocol):
     @property
     def tp_size(self) -> int: ...
@@ -52,4 +68,4 @@ def mlp_tp_gather(config: _Gathered) -> bool:
     return dense > config.tp_size // config.attn_dp_size
 
 
-__all__ = ["MLP_GATHER_BACKENDS", "mlp_tp_gather"]
+__all__ = ["DROPS_ONE", "MLP_GATHER_BACKENDS", "mlp_tp_gather", "resolved_dense_tp"]
