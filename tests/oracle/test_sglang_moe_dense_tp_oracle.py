@@ -30,6 +30,9 @@ FIXED = [
     # no all-to-all backend, no attention DP: a set value gathers the attention input, so the
     # ladder aligns to the TP size (:4147-4150, 4163-4175)
     ("--tp-size", "4", "--max-running-requests", "40", dt.FLAG, "1"),
+    # ... and the prefill runner's: its token list rounds up to multiples of 4
+    ("--tp-size", "4", "--max-running-requests", "40", "--cuda-graph-bs-prefill", "6", "10",
+     "30", dt.FLAG, "1"),
     # EAGLE's draft runners read the server's value
     ("--tp-size", "2", "--max-running-requests", "24", "--speculative-algorithm", "EAGLE",
      "--speculative-num-steps", "2", "--speculative-eagle-topk", "1",
@@ -124,7 +127,7 @@ PLANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], tuple[str, ...]]] 
     "the MLP gather ignores the value": (_no_mlp_rule, FIXED[0]),
     "the attention gather ignores the value": (_no_attn_rule, FIXED[2]),
     "any value accepted": (_no_values_rule, REFUSED[0]),
-    "Qwen4-Exp keeps 1": (_no_qwen4_override, FIXED[4]),
+    "Qwen4-Exp keeps 1": (_no_qwen4_override, FIXED[5]),
 }
 
 

@@ -9,7 +9,8 @@ unless attention DP already splits the TP group into one-rank attention groups
 ladder holds only multiples of attn_tp_size, and the eager path rounds the batch up the same
 way (`get_eager_max_batch_size`, :4188-4195). `require_mlp_tp_gather()` (:4066-4130), which
 sizes `global_num_tokens_gpu` by the DP ranks (runner/base_runner.py:167-176), stays what
-attention DP alone makes it while `--moe-dense-tp-size` is unset (:4090-4092).
+attention DP alone makes it while `--moe-dense-tp-size` is unset (:4090-4092; set:
+graphfit.planner.engines.sglang_mlp_gather, issue 23 s69c).
 
 Which backend is live: `initialize_moe_config()` (layers/moe/utils.py:479-492) seeds it from the
 resolved `moe_a2a_backend`, and the scheduler calls it only for a MoE model
@@ -222,8 +223,8 @@ def for_drafts(config: _T) -> _T:
     alignment, request capacity and gathered buffers -- reads the draft backend
     (`draft_backend`), "none" on a dense model (the flag is never seeded, utils.py:541-548);
     multi-layer EAGLE and DFLASH do not switch and keep the target's.
-    `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
-    (utils/common.py:4090-4092)."""
+    `require_mlp_tp_gather` reads the backend too once --moe-dense-tp-size is set
+    (utils/common.py:4090-4130; sglang_mlp_gather reads the view it is given)."""
     target = runtime_backend(config)
     draft = ("none" if dense(config)  # the flags never seeded
              else draft_backend(target, config.speculative_moe_a2a_backend))

@@ -41,8 +41,8 @@ The graphs, per attention-DP rank (graphfit plans one rank; every rank captures 
   epilogue are the single-rank ones.
 
 `--enable-dp-lm-head` itself sizes no graph input (the logits buffers keep the vocabulary
-rows, decode_cuda_graph_runner.py:466-477) and, with --moe-dense-tp-size unset (graphfit's
-readers refuse it), leaves `require_mlp_tp_gather` true (utils/common.py:4090-4092).
+rows, decode_cuda_graph_runner.py:466-477) and, with --moe-dense-tp-size unset, leaves
+`require_mlp_tp_gather` true (utils/common.py:4090-4092; set: sglang_mlp_gather, s69c).
 """
 
 from __future__ import annotations
