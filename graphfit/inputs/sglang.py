@@ -422,7 +422,14 @@ def _declines_post_capture(origin: str, value: Any, layer: int
              f"1791-1821); its other effects are not modelled"])
 
 
-GATHER = "it changes the decode batch-size alignment, utils/common.py:4066-4150"
+def _dense_tp(origin: str, value: Any) -> int | None:
+    """`--moe-dense-tp-size` (issue 23 s69c): an int (argparse's type) or null (unset). The
+    values SGLang starts with (None, 1, --tp-size) are checked against the resolved TP size
+    where `check_server_args` checks them (graphfit.planner.engines.sglang_server_nodes); a
+    value below 1 is refused here, which SGLang refuses there too."""
+    return None if value is None else as_int(origin, value)
+
+
 REJECTION_SAMPLING = ("rejection sampling adds the drafter's draft_probs (max_bs x vocab, "
                       "float32), eagle_draft_cuda_graph_runner.py:199-205")
 
@@ -517,7 +524,9 @@ FILE_KEYS: dict[str, Handler] = {
                                          "length at run time, arg_groups/fields/spec.py:237"),
     "speculative_adaptive_config": _not_default(None, "adaptive speculation"),
     "speculative_use_rejection_sampling": _not_default(False, REJECTION_SAMPLING),
-    "moe_dense_tp_size": _not_default(None, GATHER),
+    # the dense MLP's TP size: the MLP / attention gathers (graphfit.planner.engines.
+    # sglang_mlp_gather, sglang_moe_a2a) and check_server_args' values (issue 23 s69c)
+    "moe_dense_tp_size": field_key("moe_dense_tp_size", _dense_tp, SG),
     # no attention-TP gather: the runners' alignment and gathered buffers (issue 23 s68l;
     # graphfit.planner.engines.sglang_moe_a2a)
     "disable_attn_tp_gather": field_key("disable_attn_tp_gather", as_bool, SG),

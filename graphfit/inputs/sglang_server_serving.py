@@ -22,11 +22,11 @@ refusals are grouped by the slot of `check_server_args` they sit in
   (:359-362), `--gc-threshold` of more than three numbers (:369-373), a KV canary sweep
   without a canary (:375-378).
 
-Not read: the GPU ids, `--moe-dense-tp-size`, `--served-model-name`, `--pp-max-micro-batch-
-size` (:183-219), communications quantization and the sampling backend's device (:349-357),
-watermarking and the load-publish endpoint (:380-381). graphfit's own config file and a live
-ServerArgs go through the same rules (graphfit.inputs.sglang_server_serving_sources, issue 23
-s68h).
+Not read: the GPU ids, `--served-model-name`, `--pp-max-micro-batch-size` (:183-219;
+`--moe-dense-tp-size`'s values: graphfit.planner.engines.sglang_server_nodes, s69c),
+communications quantization and the sampling backend's device (:349-357), watermarking and
+the load-publish endpoint (:380-381). graphfit's own config file and a live ServerArgs go
+through the same rules (graphfit.inputs.sglang_server_serving_sources, issue 23 s68h).
 """
 
 from __future__ import annotations

@@ -313,9 +313,12 @@ def test_sglang_model_path_reads_config_json(tmp_path: Path) -> None:
 
 
 def test_sglang_keys_that_change_graphs_are_never_dropped(tmp_path: Path) -> None:
-    path = write(tmp_path, "s.yaml", "max-running-requests: 8\nmoe-dense-tp-size: 1\n")
+    path = write(tmp_path, "s.yaml", "max-running-requests: 8\nenable-mis: true\n")
     with pytest.raises(ConfigError, match="not modelled"):
         config(config_file=str(path))
+    # read since issue 23 s69c (graphfit.planner.engines.sglang_mlp_gather)
+    dense = write(tmp_path, "d.yaml", "max-running-requests: 8\nmoe-dense-tp-size: 1\n")
+    assert config(config_file=str(dense)).moe_dense_tp_size == 1
     # an all-to-all backend is read (graphfit.planner.engines.sglang_moe_a2a), every one now
     # (flashinfer_megamoe: graphfit.planner.engines.sglang_flashinfer_megamoe)
     read_a2a = write(tmp_path, "a.yaml", "max-running-requests: 8\nmoe-a2a-backend: deepep\n")

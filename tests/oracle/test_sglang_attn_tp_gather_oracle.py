@@ -64,7 +64,8 @@ def test_a_planted_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
     """graphfit ignoring the flag (gathering as before) differs from SGLang on the ladder."""
     from graphfit.planner.engines import sglang_moe_a2a
 
-    monkeypatch.setattr(sglang_moe_a2a, "_gathers", lambda live, tp, dp, disabled=False:
+    monkeypatch.setattr(sglang_moe_a2a, "_gathers", lambda live, tp, dp, disabled=False,
+                        dense_tp=None:  # the value s69c added
                         live != "none" and (dp == 1 or dp < tp))
     mc.graphfit_cli.cache_clear()
     try:

@@ -141,6 +141,7 @@ def test_two_batch_overlap_clause_planted(moe_lines: tuple[tuple[str, ...], ...]
     assert got is not None and got[0], got
     with monkeypatch.context() as m:
         m.setattr(sglang_moe_a2a, "_gathers",
-                  lambda live, tp, dp, disabled=False: live != "none" and (dp == 1 or dp < tp))
+                  lambda live, tp, dp, disabled=False, dense_tp=None:  # s69c
+                  live != "none" and (dp == 1 or dp < tp))
         got = de.compare(moe_lines[0], "Y")
     assert got is None or got[0], got

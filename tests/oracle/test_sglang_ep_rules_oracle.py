@@ -535,6 +535,14 @@ SCALE_UP_LINES = (  # (the line's other flags, the clause SGLang stops on; None:
     ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4", "nixl.py:481-482"),
     ("--tp-size 2 --attn-dp-size 2 --max-ep-size 4 --deepep-mode low_latency", None),
     ("--tp-size 4 --attn-dp-size 4 --max-ep-size 6 --deepep-mode low_latency", None),
+    # s69c: --moe-dense-tp-size read from the line: the TP size fails :612-617, 1 passes it
+    # and the joiner's :655-658 (a scale joiner is attention DP at TP 1)
+    ("--tp-size 4 --attn-dp-size 2 --max-ep-size 8 --moe-dense-tp-size 4", "612-617"),
+    ("--tp-size 4 --attn-dp-size 2 --max-ep-size 8 --deepep-mode low_latency "
+     "--moe-dense-tp-size 1", None),
+    ("--tp-size 1 --max-ep-size 4 --elastic-ep-join-mode scale --node-rank 1 --nnodes 2 "
+     "--elastic-ep-join-rank-offset 2 --elastic-ep-initial-size 2 --deepep-mode low_latency "
+     "--moe-dense-tp-size 1", None),
 )
 
 
@@ -585,6 +593,8 @@ SCALE_PLANTS: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
         elastic, "check_topology", lambda s: s.tp // (s.attn_dp * s.attn_cp)),
     "dcp, prefill and speculative clauses dropped": lambda m, o=elastic.ScaleUp: m.setattr(
         elastic, "ScaleUp", lambda *a: o(*a[:13])),
+    "--moe-dense-tp-size not read (s69c)": lambda m, o=elastic.ScaleUp: m.setattr(
+        elastic, "ScaleUp", lambda *a: o(*a[:17])),
 }
 
 

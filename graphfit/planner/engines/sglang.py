@@ -108,6 +108,7 @@ from graphfit.planner.engines.sglang_minimax_kv import (
     served_nvfp4,
     sparse_kv_line,
 )
+from graphfit.planner.engines.sglang_mlp_gather import mlp_tp_gather, resolved_dense_tp
 from graphfit.planner.engines.sglang_mtp_graphs import mtp_graph_count
 from graphfit.planner.engines.sglang_options import SglangOptions
 from graphfit.planner.engines.sglang_pool import (
@@ -202,31 +203,6 @@ def gathered_buffer(config: EngineSettings) -> bool:
     """`require_gathered_buffer()` (utils/common.py:4159-4160): attention DP gathers the MLP
     input (`mlp_tp_gather`); a MoE all-to-all backend the attention input (sglang_moe_a2a)."""
     return mlp_tp_gather(config) or sglang_moe_a2a.attn_tp_gather(config)
-
-
-# the backends that keep the MLP gather's DP bookkeeping whatever --moe-dense-tp-size says
-# (utils/common.py:4094-4110; mori EPv2 is mori under SGLANG_MORI_EP_V2, not read here)
-MLP_GATHER_BACKENDS = ("none", "flashinfer", "flashinfer_megamoe")
-
-
-def mlp_tp_gather(config: EngineSettings) -> bool:
-    """`require_mlp_tp_gather()` (utils/common.py:4066-4130) on CUDA: only under attention
-    DP, and there always unless `--moe-dense-tp-size` is set, the DP LM head is on and a live
-    all-to-all backend outside MLP_GATHER_BACKENDS is configured; then the MLP input is
-    gathered only if the dense TP width exceeds the attention TP group (`tp_size //
-    num_dp_ranks`). Why: a DeepSeek-family prefill-CP line with attention DP and the DP LM
-    head gets `moe_dense_tp_size` 1 with deepep from its override (graphfit.inputs.
-    sglang_prefill_cp_family; issue 23 s68p), so its runners keep one `global_num_tokens`
-    row and key by their own batch (decode_cuda_graph_runner.py:741-745, 870-873). Elastic
-    EP's expanded world and mori's receive bound (:4082-4087, 4111-4121) are not read: the
-    field is set only with deepep."""
-    if config.attn_dp_size <= 1:
-        return False
-    dense = config.moe_dense_tp_size
-    live = sglang_moe_a2a.live_backend(sglang_moe_a2a.runtime_backend(config))
-    if dense is None or not config.enable_dp_lm_head or live in MLP_GATHER_BACKENDS:
-        return True
-    return dense > config.tp_size // config.attn_dp_size
 
 
 def attn_tp_size(config: EngineSettings) -> int:
@@ -739,6 +715,9 @@ class SglangModel:
                 f"SGLang asserts)")
         if config.frozen_kv_mtp:
             _check_frozen(config)
+        dense_tp = resolved_dense_tp(config.architecture, config.moe_dense_tp_size)
+        if dense_tp != config.moe_dense_tp_size:  # Qwen4-Exp's model override (s69c)
+            changes["moe_dense_tp_size"] = dense_tp
         sglang_waterfill_megamoe.check(config)  # flashinfer_megamoe's runner, then deepep
         after = sglang_waterfill.after_a2a(config)  # the backend handle_a2a_moe resolved
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks (after the override)

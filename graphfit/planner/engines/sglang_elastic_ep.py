@@ -15,8 +15,8 @@ graphfit refuses the elastic-EP lines SGLang stops on.
   reads are restated in SGLang's order with its reasons (`check_scale_up`): the attention
   topology, every EP size a whole number of attention replicas (:585-611,
   elastic_ep/topology.py:35-41); attention TP above 1, or a single-rank joiner, needs
-  `--moe-dense-tp-size 1` (:612-617, 655-658), which graphfit never holds (its reader refuses
-  the flag as not modelled, SGLang's default is unset); a joiner's initial size set, not
+  `--moe-dense-tp-size 1` (:612-617, 655-658; read from the line since issue 23 s69c,
+  SGLang's default is unset); a joiner's initial size set, not
   above its offset, offset + tp within `--max-ep-size` (:639-654); a primary's initial size
   (default tp) equal to tp (:659-669) and positive (:670); the mooncake elastic backend
   (:677-680), PP 1 (:681-684), a `--dcp-size` dividing attention TP (:685-689), prefill
@@ -45,6 +45,7 @@ from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_deepep_class, sglang_dispatch_budget
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
+from graphfit.planner.engines.sglang_mlp_gather import resolved_dense_tp
 from graphfit.planner.engines.sglang_waterfill import resolved_a2a
 
 ELASTIC_EPLB = ("auto", "elasticity_aware", "elasticity_aware_hierarchical")  # :525-534
@@ -111,6 +112,7 @@ class ScaleUp:
     prefill_backend: str | None = None  # --cuda-graph-backend-prefill as given (None: not)
     decode_graphs: bool = True  # decode CUDA graphs on (full or breakable: one mode here)
     speculative: bool = False
+    dense_tp: int | None = None  # --moe-dense-tp-size as resolved (None: unset; s69c)
 
 
 def _replicas(size: int, replica: int) -> None:
@@ -124,18 +126,18 @@ def _replicas(size: int, replica: int) -> None:
 def check_topology(s: ScaleUp) -> int:
     """The attention topology's asserts (:585-617); the attention TP width. (A TP size the
     attention DP x CP product does not divide was refused before, SglangModel.resolve.)
-    graphfit never holds a `--moe-dense-tp-size` (its reader refuses one as not modelled),
-    so attention TP above 1 fails :612-617 as SGLang's unset default does."""
+    Attention TP above 1 needs `--moe-dense-tp-size 1` (:612-617), read from the line since
+    issue 23 s69c."""
     attn_tp = s.tp // (s.attn_dp * s.attn_cp)
     replica = attn_tp * s.attn_cp
     _replicas(s.max_ep, replica)
     _replicas(s.tp if s.initial is None else s.initial, replica)
     if s.join_mode == "scale":
         _replicas(s.offset, replica)
-    if attn_tp > 1:
+    if attn_tp > 1 and s.dense_tp != 1:
         raise _refuse(f"Elastic EP scale-up with attention TP greater than one requires "
-                      f"--moe-dense-tp-size 1 (got moe_dense_tp_size=None; attention TP "
-                      f"{attn_tp})", "612-617")
+                      f"--moe-dense-tp-size 1 (got moe_dense_tp_size={s.dense_tp}; attention "
+                      f"TP {attn_tp})", "612-617")
     return attn_tp
 
 
@@ -152,9 +154,9 @@ def check_scale_up(s: ScaleUp) -> None:
         if s.offset + s.tp > s.max_ep:
             raise _refuse(f"Elastic EP joining group exceeds --max-ep-size (join_target="
                           f"{s.offset + s.tp}, max_ep_size={s.max_ep})", "649-654")
-        if s.tp == 1:
-            raise _refuse("A single-rank Elastic EP joining group requires "
-                          "--moe-dense-tp-size 1 (unset)", "655-658")
+        if s.tp == 1 and s.dense_tp != 1:
+            raise _refuse(f"A single-rank Elastic EP joining group requires "
+                          f"--moe-dense-tp-size 1 (got {s.dense_tp})", "655-658")
         initial = s.initial
     else:
         initial = s.tp if s.initial is None else s.initial  # :660-665
@@ -174,8 +176,10 @@ def check_scale_up(s: ScaleUp) -> None:
              "requires prefill CUDA graph to be disabled", "696-698"),
             (s.decode_graphs and s.speculative, "Elastic EP CUDA graph recapture does not "
              "support speculative decoding (breakable graphs: :691-695)", "704-706"),
-            (s.attn_dp <= 1, "Elastic EP scale-up requires attention DP (--attn-dp-size)",
-             "722-726"),
+            # `attn_dp_enabled_of` (runtime_context.py:191-199): a scale joiner is attention
+            # DP at any width; a joiner reaches here with --moe-dense-tp-size 1 (s69c)
+            (s.attn_dp <= 1 and s.join_mode != "scale", "Elastic EP scale-up requires "
+             "attention DP (--attn-dp-size)", "722-726"),
             (not s.dp_lm_head, "Elastic EP scale-up requires --enable-dp-lm-head", "727-730"),
             (s.attn_cp != 1, f"Elastic EP scale-up requires --attn-cp-size 1 (got "
              f"{s.attn_cp})", "731-734"),
@@ -205,7 +209,8 @@ def check(config: EngineSettings) -> None:
         config.enable_dp_lm_head, config.attn_cp_size, config.moe_dp_size,
         resolved_ep_size(config.ep_size, tp, a2a), a2a, config.dcp_size,
         config.cuda_graph_backend_prefill, config.cudagraph_mode is not CUDAGraphMode.NONE,
-        config.spec_method is not SpecMethod.NONE))
+        config.spec_method is not SpecMethod.NONE,
+        resolved_dense_tp(config.architecture, config.moe_dense_tp_size)))
     # s54e: a line that passes them still builds its model, whose NixlEP / Mooncake
     # dispatcher raises in auto / normal mode (token_dispatcher/nixl.py:481-482): SGLang's
     # reason, not "not modelled"

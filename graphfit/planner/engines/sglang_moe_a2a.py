@@ -9,7 +9,8 @@ unless attention DP already splits the TP group into one-rank attention groups
 ladder holds only multiples of attn_tp_size, and the eager path rounds the batch up the same
 way (`get_eager_max_batch_size`, :4188-4195). `require_mlp_tp_gather()` (:4066-4130), which
 sizes `global_num_tokens_gpu` by the DP ranks (runner/base_runner.py:167-176), stays what
-attention DP alone makes it while `--moe-dense-tp-size` is unset (:4090-4092).
+attention DP alone makes it while `--moe-dense-tp-size` is unset (:4090-4092; set:
+graphfit.planner.engines.sglang_mlp_gather, issue 23 s69c).
 
 Which backend is live: `initialize_moe_config()` (layers/moe/utils.py:479-492) seeds it from the
 resolved `moe_a2a_backend`, and the scheduler calls it only for a MoE model
@@ -222,8 +223,8 @@ def for_drafts(config: _T) -> _T:
     alignment, request capacity and gathered buffers -- reads the draft backend
     (`draft_backend`), "none" on a dense model (the flag is never seeded, utils.py:541-548);
     multi-layer EAGLE and DFLASH do not switch and keep the target's.
-    `require_mlp_tp_gather` does not read the backend while --moe-dense-tp-size is unset
-    (utils/common.py:4090-4092)."""
+    `require_mlp_tp_gather` reads the backend too once --moe-dense-tp-size is set
+    (utils/common.py:4090-4130; sglang_mlp_gather reads the view it is given)."""
     target = runtime_backend(config)
     draft = ("none" if dense(config)  # the flags never seeded
              else draft_backend(target, config.speculative_moe_a2a_backend))
@@ -269,16 +270,18 @@ def live_backend(backend: str) -> str:
 
 
 def gathers_attention(backend: str, tp_size: int, attn_dp_size: int,
-                      disabled: bool = False) -> bool:
-    """`require_attn_tp_gather()` (utils/common.py:4133-4156) with --moe-dense-tp-size unset
-    (refused by graphfit's readers): `--disable-attn-tp-gather` (`disabled`) turns it off
-    first (:4142-4143); else a live backend gathers the attention input unless every
-    attention group is one rank."""
-    return _gathers(live_backend(backend), tp_size, attn_dp_size, disabled)
+                      disabled: bool = False, dense_tp: int | None = None) -> bool:
+    """`require_attn_tp_gather()` (utils/common.py:4133-4156): `--disable-attn-tp-gather`
+    (`disabled`) turns it off first (:4142-4143); else a live backend, or a set
+    `--moe-dense-tp-size` (`dense_tp`, issue 23 s69c: :4147-4150), gathers the attention
+    input unless every attention group is one rank."""
+    return _gathers(live_backend(backend), tp_size, attn_dp_size, disabled, dense_tp)
 
 
-def _gathers(live: str, tp_size: int, attn_dp_size: int, disabled: bool = False) -> bool:
-    if disabled or live == "none":  # utils/common.py:4142-4143, then :4147-4156
+def _gathers(live: str, tp_size: int, attn_dp_size: int, disabled: bool = False,
+             dense_tp: int | None = None) -> bool:
+    # utils/common.py:4142-4143, then :4147-4156 (a set dense TP size reads as a live backend)
+    if disabled or (live == "none" and dense_tp is None):
         return False
     if attn_dp_size > 1:  # attn_dp_enabled
         return attn_dp_size < tp_size
@@ -287,12 +290,14 @@ def _gathers(live: str, tp_size: int, attn_dp_size: int, disabled: bool = False)
 
 def attn_tp_gather(config: _Parallel) -> bool:
     """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
-    backend as given (a draft ascend_tp is live). `--disable-attn-tp-gather` is the server's,
-    so the draft runners read it too (`require_attn_tp_gather` reads no draft flag)."""
+    backend as given (a draft ascend_tp is live). `--disable-attn-tp-gather` and
+    `--moe-dense-tp-size` are the server's, so the draft runners read them too
+    (`require_attn_tp_gather` reads no draft flag)."""
     live = (config.moe_a2a_backend if isinstance(config, _DraftView)
             else live_backend(runtime_backend(config)))
     return _gathers(live, config.tp_size, config.attn_dp_size,
-                    bool(getattr(config, "disable_attn_tp_gather", False)))
+                    bool(getattr(config, "disable_attn_tp_gather", False)),
+                    getattr(config, "moe_dense_tp_size", None))  # issue 23 s69c
 
 
 DEEPEP_PREFILL_BUCKET = 8  # cuda_graph_hook.py:330

@@ -100,6 +100,7 @@ def fields_from_sglang(server_args: Any) -> dict[str, Any]:
         out["two_batch_overlap"] = True
     if _get(server_args, "disable_attn_tp_gather") is True:  # issue 23 s68l
         out["disable_attn_tp_gather"] = True
+    put("moe_dense_tp_size", _get(server_args, "moe_dense_tp_size"))  # issue 23 s69c
     if _get(server_args, "enable_dp_lm_head") is True:  # DFLASH / DSPARK under attention DP
         out["enable_dp_lm_head"] = True
     a2a = _get(server_args, "moe_a2a_backend")
@@ -273,7 +274,8 @@ def prefill_inputs_from_sglang(server_args: Any, gpu_memory_gb: float | None = N
         full_max_requests=phase.get("full_prefill_max_req"), moe_a2a_backend=a2a,
         # breakable prefill graphs off under DCP unless given (cuda_graph_hook.py:212-216)
         dcp=(_get(server_args, "dcp_size") or 1) > 1,
-        disable_attn_tp_gather=_get(server_args, "disable_attn_tp_gather") is True)
+        disable_attn_tp_gather=_get(server_args, "disable_attn_tp_gather") is True,
+        moe_dense_tp_size=_get(server_args, "moe_dense_tp_size"))  # issue 23 s69c
 
 
 def _decode_graphs_given(args: Any) -> tuple[bool, bool]:

@@ -622,8 +622,9 @@ class SglangOptions(EngineOptions):
         `require_mlp_tp_gather` reads under attention DP with the DP LM head and an
         all-to-all backend (utils/common.py:4090-4128): 1 where a DeepSeek-family prefill-CP
         line's override forces it with deepep (model_overrides/deepseek_v2.py:106-145,
-        191-210; graphfit.inputs.sglang_prefill_cp_family; issue 23 s68p). graphfit's line
-        readers refuse the flag itself; only that override sets it.
+        191-210; graphfit.inputs.sglang_prefill_cp_family; issue 23 s68p); else the line's
+        `--moe-dense-tp-size` (issue 23 s69c: its values, the gathers, elastic EP; graphfit.
+        planner.engines.sglang_mlp_gather).
     draft_mtp_unquantized: the quantization method whose config a Qwen3.5 / Qwen4-Exp MTP
         draft's module drops (`modelopt_fp4`, `modelopt_mixed` or `quark`; models/
         qwen3_5_mtp.py:50-91), read from the local draft checkpoint (graphfit.inputs.

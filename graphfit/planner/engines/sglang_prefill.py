@@ -269,6 +269,9 @@ class PrefillInputs:
     # --disable-attn-tp-gather: no attention-TP gather, so no alignment to its width
     # (utils/common.py:4142-4143; issue 23 s68l)
     disable_attn_tp_gather: bool = False
+    # --moe-dense-tp-size (None: unset): set, it gathers the attention input as a live
+    # all-to-all backend does (utils/common.py:4147-4150; issue 23 s69c)
+    moe_dense_tp_size: int | None = None
 
     def __post_init__(self) -> None:
         if self.backend is not None and self.backend not in BACKENDS:
@@ -288,7 +291,8 @@ class PrefillInputs:
         if self.tokens is not None and any(isinstance(t, bool) or not isinstance(t, int)
                                            or t < 1 for t in self.tokens):
             raise ConfigError("cuda_graph_bs_prefill: token counts must be positive integers")
-        for name in ("request_pool", "context_length", "full_max_requests"):
+        for name in ("request_pool", "context_length", "full_max_requests",
+                     "moe_dense_tp_size"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int)
                                       or value < 1):
@@ -372,7 +376,7 @@ def _alignment(inputs: PrefillInputs) -> int:
     align = 2 if inputs.two_batch_overlap else 1
     if inputs.attn_dp_size > 1 or sglang_moe_a2a.gathers_attention(  # require_gathered_buffer
             inputs.runtime_a2a_backend or inputs.moe_a2a_backend, inputs.tp_size,
-            inputs.attn_dp_size, inputs.disable_attn_tp_gather):
+            inputs.attn_dp_size, inputs.disable_attn_tp_gather, inputs.moe_dense_tp_size):
         align *= inputs.tp_size // inputs.attn_dp_size // inputs.attn_cp_size
     if align % inputs.attn_cp_size:
         align *= inputs.attn_cp_size

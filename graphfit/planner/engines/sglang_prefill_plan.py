@@ -105,7 +105,8 @@ def prefill_inputs(config: EngineSettings, *, sized: bool = True) -> PrefillInpu
             config.prefill_cp_family, config.cuda_graph_backend_prefill, cp_bcg_strategy(config)),
         sharing_prefill_off=sharing_prefill_off(  # issue 23 s63p
             config.architecture, config.cp_tp_group_sharing),
-        disable_attn_tp_gather=config.disable_attn_tp_gather)  # issue 23 s68l
+        disable_attn_tp_gather=config.disable_attn_tp_gather,  # issue 23 s68l
+        moe_dense_tp_size=config.moe_dense_tp_size)  # issue 23 s69c
 
 
 def cp_bcg_strategy(config: EngineSettings) -> str | None:

@@ -13,11 +13,13 @@
   multi-layer, then under SGLANG_ENABLE_PP_SPEC no disaggregation, no adaptive speculation
   and no attention DP, else a prefill server only; then `--min-free-slots-delay` unset
   (:165-169, graphfit.inputs.sglang_server_serving; issue 23 s68b);
-* data-parallel replicas (`--dp-size` > 1) only on one node (:199-202).
+* data-parallel replicas (`--dp-size` > 1) only on one node (:199-202);
+* `--moe-dense-tp-size` None, 1 or the resolved `--tp-size` (:207-211; issue 23 s69c), as
+  resolved: a DeepSeek-family prefill-CP override's forced 1 passes.
 
 Why here: graphfit planned every such line, and SGLang refuses each one before it builds a
-graph. `--pp-max-micro-batch-size`, the GPU ids and `--moe-dense-tp-size` (:183-186, 204-211)
-are flags graphfit does not read.
+graph. `--pp-max-micro-batch-size` and the GPU ids (:183-186, 204-205) are flags graphfit
+does not read.
 """
 
 from __future__ import annotations
@@ -128,14 +130,24 @@ def replicas_problem(config: EngineSettings) -> str | None:
     return None
 
 
+def dense_problem(config: EngineSettings) -> str | None:
+    """:207-211: the dense MLP's TP size unset, 1 or the whole TP group (issue 23 s69c)."""
+    dense = config.moe_dense_tp_size
+    if dense not in (None, 1, config.tp_size):
+        return _refused(f"moe_dense_tp_size only supports None, 1, or tp_size currently "
+                        f"(got {dense}, tp_size {config.tp_size})", "207-211")
+    return None
+
+
 def problem(config: EngineSettings, changes: Mapping[str, Any]) -> str | None:
     """The first of these refusals in SGLang's order, or None."""
     for said in (nodes_problem(config), compile_problem(config),
-                 pipeline_problem(config, changes), replicas_problem(config)):
+                 pipeline_problem(config, changes), replicas_problem(config),
+                 dense_problem(config)):
         if said:
             return said
     return None
 
 
-__all__ = ["attn_dp_enabled", "compile_problem", "nodes_problem", "pipeline_problem", "problem",
-           "replicas_problem"]
+__all__ = ["attn_dp_enabled", "compile_problem", "dense_problem", "nodes_problem",
+           "pipeline_problem", "problem", "replicas_problem"]

@@ -41,8 +41,8 @@ The graphs, per attention-DP rank (graphfit plans one rank; every rank captures 
   epilogue are the single-rank ones.
 
 `--enable-dp-lm-head` itself sizes no graph input (the logits buffers keep the vocabulary
-rows, decode_cuda_graph_runner.py:466-477) and, with --moe-dense-tp-size unset (graphfit's
-readers refuse it), leaves `require_mlp_tp_gather` true (utils/common.py:4090-4092).
+rows, decode_cuda_graph_runner.py:466-477) and, with --moe-dense-tp-size unset, leaves
+`require_mlp_tp_gather` true (utils/common.py:4090-4092; set: sglang_mlp_gather, s69c).
 """
 
 from __future__ import annotations
@@ -52,6 +52,7 @@ from dataclasses import dataclass
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
+from graphfit.planner.engines.sglang_mlp_gather import mlp_tp_gather
 from graphfit.planner.engines.sglang_moe_a2a import attn_tp_gather
 
 DSPARK_DP_BACKENDS = ("none", "megamoe", "mori")  # speculative_hook.py:677-682
@@ -148,10 +149,11 @@ def dflash_draft_graphs(config: EngineSettings) -> bool:
 
 
 def target_gather(config: EngineSettings) -> Gather:
-    """The target runner's requirements: the MLP input gathered under attention DP
-    (utils/common.py:4079-4092 with --moe-dense-tp-size unset), the attention input with a
-    live all-to-all backend (sglang_moe_a2a)."""
-    return Gather(attention_dp(config), attn_tp_gather(config))
+    """The target runner's requirements: the MLP input gathered under attention DP unless a
+    `--moe-dense-tp-size` with the DP LM head turns it off (utils/common.py:4079-4130,
+    sglang_mlp_gather; issue 23 s69c), the attention input with a live all-to-all backend
+    or a set dense TP size (sglang_moe_a2a)."""
+    return Gather(mlp_tp_gather(config), attn_tp_gather(config))
 
 
 def draft_gather(config: EngineSettings) -> Gather:
