@@ -421,7 +421,9 @@ def plain_text_config_failure(data: Mapping[str, Any],
             seen = {k: v for k, v in file.items() if k != "text_config"}
             if not any(key in file for key in sglang_text_pick.PRIORITY[:-1]):
                 return None
-    chosen = sglang_text_pick.pick(seen, kind)
+    # s69f: a plain class's written sub-config dicts become bare PretrainedConfigs, whose RoPE
+    # check fails on some dicts (graphfit.inputs.sglang_bare_rope)
+    chosen = sglang_text_pick.pick(seen, kind, bare=kind in CLASS_LAYERS)
     if chosen.failure is not None:
         return chosen.failure
     if chosen.key in (None, "text_config") and not any(
@@ -718,7 +720,7 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
     if failure is not None:
         raise ConfigError(f"{shown(path, shown_path(path))}: {failure}"[:200])
     # SGLang's auto dtype is its own rule (float32 -> float16, graphfit.inputs.sglang_dtype)
-    own = sglang_dtype(load_config(path), None) if sglang else None
+    own = sglang_dtype(load_config(path), None, _written(path)) if sglang else None
     settings = [Setting("dtype", own or info.dtype,
                         f"{where}: torch_dtype" + (" (SGLang's auto dtype)" if own else ""),
                         FILE, weak=True)]
