@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import (
+    sglang_bare_rope,
     sglang_class_lengths,
     sglang_context_length,
     sglang_mla_reads,
@@ -235,6 +236,9 @@ def read_model(path: Path, *, sglang: bool = False) -> ModelInfo:
     # common.py:547-612) as transformers standardized it before the override args
     rope = (sglang_context_length.standardized(text) if text else
             sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
+    if source.picked and text:  # s69f: the bare sub-config's own dict (the later key wins)
+        bare = sglang_bare_rope.loaded_rope(text)
+        rope = None if bare is None else sglang_context_length.standardized(text, bare)
     # a length key the file does not write is the class's default (scaled alike, as SGLang
     # reads it off the loaded config; graphfit.inputs.sglang_class_lengths)
     defaults = {} if text else sglang_class_lengths.class_keys_with(
@@ -421,9 +425,10 @@ def plain_text_config_failure(data: Mapping[str, Any],
             seen = {k: v for k, v in file.items() if k != "text_config"}
             if not any(key in file for key in sglang_text_pick.PRIORITY[:-1]):
                 return None
-    # s69f: a plain class's written sub-config dicts become bare PretrainedConfigs, whose RoPE
-    # check fails on some dicts (graphfit.inputs.sglang_bare_rope)
-    chosen = sglang_text_pick.pick(seen, kind, bare=kind in CLASS_LAYERS)
+    # s69f: the written sub-config dicts left as dicts (all here but Kimi-VL / Bailing-V3-VL's
+    # text_config, which their class builds: left out of `seen` above) become bare
+    # PretrainedConfigs, whose RoPE check fails on some dicts (graphfit.inputs.sglang_bare_rope)
+    chosen = sglang_text_pick.pick(seen, kind, bare=True)
     if chosen.failure is not None:
         return chosen.failure
     if chosen.key in (None, "text_config") and not any(

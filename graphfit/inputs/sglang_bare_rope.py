@@ -64,6 +64,22 @@ def _last_written(sub: Mapping[str, Any]) -> tuple[str | None, Any]:
     return found
 
 
+def loaded_rope(sub: Mapping[str, Any]) -> object:
+    """The RoPE dict the bare config holds once it loads (None: none), which
+    get_context_length scales by (common.py:677-700): the `rope_scaling` standardized beside
+    `rope_theta` (a `rope_parameters` written anywhere replaces it), else the later written
+    of the two keys, its type named by validation (modeling_rope_utils.py:908-910)."""
+    scaling, theta = sub.get("rope_scaling"), sub.get("rope_theta")
+    _, rope = _last_written(sub)
+    if scaling and theta and isinstance(scaling, dict) and "rope_parameters" not in sub:
+        rope = {**scaling, "rope_theta": scaling.get("rope_theta", theta)}
+    elif scaling and theta:
+        rope = sub.get("rope_parameters")
+    if isinstance(rope, dict) and rope:
+        return {**rope, "rope_type": rope_type(rope)}
+    return rope or None
+
+
 def failure(sub: Mapping[str, Any]) -> str | None:
     """Why `PretrainedConfig(**sub)` fails on the sub-config dict's RoPE dict, in words
     that name the key and the exception (module docstring); None: it loads."""
@@ -106,4 +122,4 @@ def failure(sub: Mapping[str, Any]) -> str | None:
     return None
 
 
-__all__ = ["REQUIRED", "STANDARDIZED_LENGTH", "failure", "rope_type"]
+__all__ = ["REQUIRED", "STANDARDIZED_LENGTH", "failure", "loaded_rope", "rope_type"]

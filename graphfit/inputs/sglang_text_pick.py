@@ -18,10 +18,11 @@ the top level has a dtype (a written `torch_dtype` / `dtype`: :572-580), an Attr
 - `text_config` (:600-605): the `num_attention_heads` assert;
 - none: the top level is its own text config.
 
-s69f: on a plain class, each written dict is turned into a bare PretrainedConfig in that
-loop's order (:566-571), whose RoPE check fails on some dicts (graphfit.inputs.
-sglang_bare_rope): `pick(..., bare=True)` judges them, picked or not, in the loop's order
-with the dtype failure.
+s69f: each written dict is turned into a bare PretrainedConfig in that loop's order
+(:566-571; measured on the plain classes, Kimi-Linear, Bailing-hybrid, and Kimi-VL /
+Bailing-V3-VL's language_config / llm_config), whose RoPE check fails on some dicts
+(graphfit.inputs.sglang_bare_rope): `pick(..., bare=True)` judges them, picked or not, in
+the loop's order with the dtype failure.
 
 Measured through the oracle (tests.oracle.test_sglang_draft_load_oracle) on plain classes
 (Llama, Qwen2, DeepSeek-V3), SGLang's own Kimi-Linear and its Kimi-VL / Bailing-V3-VL. graphfit
@@ -82,8 +83,8 @@ def _fails(key: str, value: Any, how: str, lines: str, kind: str) -> Pick:
 def pick(written: Mapping[str, Any], kind: str, *, bare: bool = False) -> Pick:
     """The sub-config SGLang's parser takes as the text config of the config.json
     `written` (as written: the parser runs before the override args), or its failure
-    (module docstring); `kind`: the model type, for the words. `bare` (s69f: a plain class,
-    whose written sub-configs stay dicts): each dict's RoPE dict is judged where the loop
+    (module docstring); `kind`: the model type, for the words. `bare` (s69f: `written`
+    holds the sub-configs left as dicts): each dict's RoPE dict is judged where the loop
     turns it into a bare PretrainedConfig (:569, graphfit.inputs.sglang_bare_rope), in the
     loop's order with the dtype failure."""
     dtype = any(written.get(key) is not None for key in ("torch_dtype", "dtype"))

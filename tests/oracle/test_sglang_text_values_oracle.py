@@ -78,6 +78,14 @@ FIXED.update({  # s69f: the dtype off the picked sub-config
         _SUB, rope_scaling={"rope_type": "unknown_kind", "factor": 2.0})),
     "language llama3 complete": tv.config("llama", "language_config",
                                           dict(_SUB, rope_parameters=dict(_LLAMA3))),
+    # the bare config keeps the later of rope_scaling / rope_parameters: its length
+    "language dynamic rope_scaling, then default rope_parameters": tv.config(
+        "llama", "language_config", dict(_SUB, rope_scaling={"rope_type": "dynamic",
+                                                              "factor": 4.0},
+                                         rope_parameters={"rope_type": "default"})),
+    "language default rope_parameters, then dynamic rope_scaling": tv.config(
+        "llama", "language_config", dict(_SUB, rope_parameters={"rope_type": "default"},
+                                         rope_scaling={"rope_type": "dynamic", "factor": 4.0})),
     "llm odd head_dim, half rotated": tv.config("llama", "llm_config", dict(
         _SUB, head_dim=129, rope_scaling=dict(_LINEAR, partial_rotary_factor=0.5))),
 })
@@ -120,6 +128,37 @@ def test_fixed_rope_refusals_are_sglangs(name: str) -> None:
     assert tv.verdict(REFUSED[name]) == "refused", name
     said = tv.graphfit(tv.folder(REFUSED[name]))
     assert isinstance(said, str) and "; SGLang fails to load it" in said, said
+
+
+_DLO_FULL = {"num_attention_heads": 16, "hidden_size": 1024, "num_hidden_layers": 2,
+             "vocab_size": 1000, "max_position_embeddings": 4096}
+# s69f: SGLang's own classes (tests.oracle.sglang_draft_load's cases: "TYPE/CLASS/KEY+", the
+# values): their written sub-config dicts are converted too, but Kimi-VL / Bailing-V3-VL's
+# text_config, which the class builds (it loads)
+OWN_CLASS_ROPES = {
+    "kimi_linear text_config": "kimi_linear//text_config+",
+    "bailing_hybrid llm_config": "bailing_hybrid//llm_config+",
+    "kimi_vl language_config": "kimi_vl/KimiVLForConditionalGeneration/language_config+",
+    "kimi_vl text_config (built)": "kimi_vl/KimiVLForConditionalGeneration/text_config+",
+    "bailing_moe_v3_vl llm_config": "bailing_moe_v3_vl/BailingMoeV3VLForConditionalGeneration/"
+                                    "llm_config+",
+    "bailing_moe_v3_vl text_config (built)": "bailing_moe_v3_vl/"
+                                             "BailingMoeV3VLForConditionalGeneration/text_config+",
+}
+
+
+@pytest.mark.parametrize("name", sorted(OWN_CLASS_ROPES))
+def test_own_classes_bare_rope_as_sglang(name: str) -> None:
+    """A yarn dict without original_max_position_embeddings in a sub-config dict of SGLang's
+    own classes: SGLang's ModelConfig loads it or fails at the conversion, and graphfit
+    loads it or refuses it for that reason."""
+    from tests.oracle import sglang_draft_load as dlo
+
+    sub = dict(_DLO_FULL, **dlo.MLA_KEYS, rope_scaling=dict(_YARN_BARE))
+    case = (OWN_CLASS_ROPES[name], [sub], None)
+    theirs, ours = dlo.sglang(case), dlo.graphfit(case)
+    assert (theirs == "loads") == (ours is None), (theirs, ours)
+    assert ours is None or "; SGLang fails to load it" in ours, ours
 
 
 @pytest.mark.parametrize("name", sorted(FIXED))
