@@ -236,7 +236,10 @@ def read_model(path: Path, *, sglang: bool = False) -> ModelInfo:
     # common.py:547-612) as transformers standardized it before the override args
     rope = (sglang_context_length.standardized(text) if text else
             sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
-    if source.picked and text:  # s69f: the bare sub-config's own dict (the later key wins)
+    bare_text = sglang and source.key == sglang_text_values.TEXT_CONFIG and (
+        sglang_class_lengths.model_type(data) in CLASS_LAYERS)  # s69f: converted too (:569)
+    if (source.picked or bare_text) and text:  # s69f: the bare sub-config's own dict (the
+        # later of rope_scaling / rope_parameters wins, graphfit.inputs.sglang_bare_rope)
         bare = sglang_bare_rope.loaded_rope(text)
         rope = None if bare is None else sglang_context_length.standardized(text, bare)
     # a length key the file does not write is the class's default (scaled alike, as SGLang

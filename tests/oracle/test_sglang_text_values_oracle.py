@@ -86,6 +86,10 @@ FIXED.update({  # s69f: the dtype off the picked sub-config
     "language default rope_parameters, then dynamic rope_scaling": tv.config(
         "llama", "language_config", dict(_SUB, rope_parameters={"rope_type": "default"},
                                          rope_scaling={"rope_type": "dynamic", "factor": 4.0})),
+    "text_config dynamic rope_scaling, then default rope_parameters": tv.config(
+        "llama", "text_config", None, dict(tv.TEXT, rope_scaling={"rope_type": "dynamic",
+                                                                  "factor": 4.0},
+                                           rope_parameters={"rope_type": "default"}), True),
     "llm odd head_dim, half rotated": tv.config("llama", "llm_config", dict(
         _SUB, head_dim=129, rope_scaling=dict(_LINEAR, partial_rotary_factor=0.5))),
 })
