@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from graphfit.inputs import (
+    sglang_bare_rope,
     sglang_class_lengths,
     sglang_context_length,
     sglang_mla_reads,
@@ -235,6 +236,12 @@ def read_model(path: Path, *, sglang: bool = False) -> ModelInfo:
     # common.py:547-612) as transformers standardized it before the override args
     rope = (sglang_context_length.standardized(text) if text else
             sglang_context_length.sglang_rope(_written(path), overrides_for(path)))
+    bare_text = sglang and source.key == sglang_text_values.TEXT_CONFIG and (
+        sglang_class_lengths.model_type(data) in CLASS_LAYERS)  # s69f: converted too (:569)
+    if (source.picked or bare_text) and text:  # s69f: the bare sub-config's own dict (the
+        # later of rope_scaling / rope_parameters wins, graphfit.inputs.sglang_bare_rope)
+        bare = sglang_bare_rope.loaded_rope(text)
+        rope = None if bare is None else sglang_context_length.standardized(text, bare)
     # a length key the file does not write is the class's default (scaled alike, as SGLang
     # reads it off the loaded config; graphfit.inputs.sglang_class_lengths)
     defaults = {} if text else sglang_class_lengths.class_keys_with(
@@ -421,7 +428,10 @@ def plain_text_config_failure(data: Mapping[str, Any],
             seen = {k: v for k, v in file.items() if k != "text_config"}
             if not any(key in file for key in sglang_text_pick.PRIORITY[:-1]):
                 return None
-    chosen = sglang_text_pick.pick(seen, kind)
+    # s69f: the written sub-config dicts left as dicts (all here but Kimi-VL / Bailing-V3-VL's
+    # text_config, which their class builds: left out of `seen` above) become bare
+    # PretrainedConfigs, whose RoPE check fails on some dicts (graphfit.inputs.sglang_bare_rope)
+    chosen = sglang_text_pick.pick(seen, kind, bare=True)
     if chosen.failure is not None:
         return chosen.failure
     if chosen.key in (None, "text_config") and not any(
@@ -718,7 +728,7 @@ def model_settings(model: str, origin: str, *, sglang: bool = False
     if failure is not None:
         raise ConfigError(f"{shown(path, shown_path(path))}: {failure}"[:200])
     # SGLang's auto dtype is its own rule (float32 -> float16, graphfit.inputs.sglang_dtype)
-    own = sglang_dtype(load_config(path), None) if sglang else None
+    own = sglang_dtype(load_config(path), None, _written(path)) if sglang else None
     settings = [Setting("dtype", own or info.dtype,
                         f"{where}: torch_dtype" + (" (SGLang's auto dtype)" if own else ""),
                         FILE, weak=True)]

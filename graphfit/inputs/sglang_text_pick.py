@@ -18,6 +18,12 @@ the top level has a dtype (a written `torch_dtype` / `dtype`: :572-580), an Attr
 - `text_config` (:600-605): the `num_attention_heads` assert;
 - none: the top level is its own text config.
 
+s69f: each written dict is turned into a bare PretrainedConfig in that loop's order
+(:566-571; measured on the plain classes, Kimi-Linear, Bailing-hybrid, and Kimi-VL /
+Bailing-V3-VL's language_config / llm_config), whose RoPE check fails on some dicts
+(graphfit.inputs.sglang_bare_rope): `pick(..., bare=True)` judges them, picked or not, in
+the loop's order with the dtype failure.
+
 Measured through the oracle (tests.oracle.test_sglang_draft_load_oracle) on plain classes
 (Llama, Qwen2, DeepSeek-V3), SGLang's own Kimi-Linear and its Kimi-VL / Bailing-V3-VL. graphfit
 judges the classes whose sub-configs stay written dicts (graphfit.inputs.model_config's
@@ -30,6 +36,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from graphfit.inputs import sglang_bare_rope
 
 # the priority of `get_hf_text_config` (:582-605)
 PRIORITY = ("thinker_config", "llm_config", "language_config", "text_config")
@@ -72,15 +80,23 @@ def _fails(key: str, value: Any, how: str, lines: str, kind: str) -> Pick:
                      f"({how}, {_COMMON}:{lines})")
 
 
-def pick(written: Mapping[str, Any], kind: str) -> Pick:
+def pick(written: Mapping[str, Any], kind: str, *, bare: bool = False) -> Pick:
     """The sub-config SGLang's parser takes as the text config of the config.json
     `written` (as written: the parser runs before the override args), or its failure
-    (module docstring); `kind`: the model type, for the words."""
-    if any(written.get(key) is not None for key in ("torch_dtype", "dtype")):
-        bad = next((k for k in CONVERTED if k in written and written[k] is not None
-                    and not isinstance(written[k], dict)), None)
-        if bad is not None:
-            return _fails(bad, written[bad], "AttributeError", BAD_DTYPE, kind)
+    (module docstring); `kind`: the model type, for the words. `bare` (s69f: `written`
+    holds the sub-configs left as dicts): each dict's RoPE dict is judged where the loop
+    turns it into a bare PretrainedConfig (:569, graphfit.inputs.sglang_bare_rope), in the
+    loop's order with the dtype failure."""
+    dtype = any(written.get(key) is not None for key in ("torch_dtype", "dtype"))
+    for each in CONVERTED:  # the conversion loop (:566-580)
+        sub = written.get(each)
+        if isinstance(sub, dict):
+            why = sglang_bare_rope.failure(sub) if bare else None
+            if why is not None:
+                return Pick(each, f"{each}: {why}; SGLang fails to load it "
+                                  "(hf_transformers/common.py:569)")
+        elif sub is not None and dtype:
+            return _fails(each, sub, "AttributeError", BAD_DTYPE, kind)
     key = next((k for k in PRIORITY if k in written), None)
     if key is None:
         return Pick(None)

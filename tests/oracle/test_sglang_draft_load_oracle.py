@@ -531,15 +531,15 @@ def _plant(monkeypatch: pytest.MonkeyPatch, plant: str) -> None:
         monkeypatch.setattr(sglang_text_pick, "CONVERTED", ())
     elif plant == "sub_values":  # s68c: a null or non-dict sub-config read as absent
         real_pick = sglang_text_pick.pick
-        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind: real_pick(
+        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind, **kw: real_pick(
             {k: v for k, v in written.items() if k not in sglang_text_pick.PRIORITY[:-1]
-             or isinstance(v, dict)}, kind))
+             or isinstance(v, dict)}, kind, **kw))
     elif plant == "thinker_text":  # s68c: a thinker_config's own text_config not refused
         real_pick = sglang_text_pick.pick
-        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind: real_pick(
+        monkeypatch.setattr(sglang_text_pick, "pick", lambda written, kind, **kw: real_pick(
             {k: ({kk: vv for kk, vv in v.items() if kk != "text_config"}
                  if k == "thinker_config" and isinstance(v, dict) else v)
-             for k, v in written.items()}, kind))
+             for k, v in written.items()}, kind, **kw))
     elif plant == "copy_sub":  # s68c: the keys copied up from text_config, not the pick
         real_missing = sglang_mla_reads.missing
         monkeypatch.setattr(sglang_mla_reads, "missing", lambda read, data, text, written,

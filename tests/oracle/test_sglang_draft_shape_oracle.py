@@ -231,7 +231,7 @@ def test_target_dtype_planted(monkeypatch: pytest.MonkeyPatch) -> None:
     """vLLM's float32 -> bfloat16 rule, or --dtype ignored (main's reading), is caught."""
     from graphfit.inputs import model_config, sglang_dtype
 
-    monkeypatch.setattr(model_config, "sglang_dtype", lambda data, flag: None)
+    monkeypatch.setattr(model_config, "sglang_dtype", lambda data, flag, *_: None)
     assert any("input_embeds dtype" in d.detail for d in ds.compare(TARGET_DTYPE_LINES[1][0])[1])
     monkeypatch.undo()
     monkeypatch.setattr(sglang_dtype, "flag_dtype", lambda flag: None)
