@@ -25,6 +25,18 @@ environment's `TRTLLM_MOE_A2A_WORKSPACE_MB` and the served checkpoint's token si
   (`is not None`) where it selects a strategy
   (tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:146-165);
   kept as written (`moe_comm_force_method`, graphfit.planner.engines.trtllm_moe_a2a.forced_comm).
+* `TRTLLM_MOE_DISABLE_ALLTOALLV` and `TRTLLM_CAN_USE_DEEP_EP` (issue 23, s69o): WideEPMoE's
+  `select_alltoall_method_type` reads each with `os.environ.get(name, "0") == "1"`, unforced
+  and with attention DP at TP > 1: the first returns NotEnabled before the top-k test, the
+  second, where MNNVL is not supported, lets it pick DeepEP / DeepEPLowLatency
+  (tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py@99bca89296:292-293, :301-306).
+  Each is kept as written (`moe_disable_alltoallv`, `moe_can_use_deep_ep`): the comparison is
+  exact, so " 1" or "true" is not "1"; what they select is the planner's
+  (graphfit.planner.engines.trtllm_moe_wide_ep), and reading them never refuses a line.
+  ConfigurableMoE's CommunicationFactory reads TRTLLM_CAN_USE_DEEP_EP too, with a default of
+  "1", but only after NVLinkOneSided fails to build (it tries that first,
+  tensorrt_llm/_torch/modules/fused_moe/communication/communication_factory.py@03c36d6222:170-192,
+  and DeepEP after NVLinkTwoSided and NCCL EP), which the one-sided line does not model.
 * `moe_config` (an LLM-API key of the YAML, s60t): its `backend` (kept upper-cased, as
   `get_moe_cls` compares `moe_backend.upper()`,
   tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52fe:25-85) as `trtllm_moe_backend`
@@ -166,6 +178,9 @@ ENV_A2A_WORKSPACE_MB = "TRTLLM_MOE_A2A_WORKSPACE_MB"
 ENV_FORCE_METHOD = "TRTLLM_FORCE_ALLTOALL_METHOD"
 ENV_CONFIGURABLE_MOE = "ENABLE_CONFIGURABLE_MOE"
 ENV_FORCE_COMM = "TRTLLM_FORCE_COMM_METHOD"
+# WideEPMoE's two switches (module doc, s69o) -> the TrtllmOptions field each sets
+ENV_WIDE_EP = {"TRTLLM_MOE_DISABLE_ALLTOALLV": "moe_disable_alltoallv",
+               "TRTLLM_CAN_USE_DEEP_EP": "moe_can_use_deep_ep"}
 # the checkpoint dtypes whose itemsize the workspace is sized with (module doc; float32: s66t)
 DTYPE_ITEMSIZE = {"bfloat16": 2, "float16": 2, "float32": 4}
 # the config.json key whose value the architecture's MoE class passes as num_experts (module doc)
@@ -182,7 +197,8 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     """`moe_a2a_workspace_mb` when the variable is non-empty (the engine's truth test);
     `moe_a2a_force_method` when TRTLLM_FORCE_ALLTOALL_METHOD is set at all (`is not None`);
     `moe_configurable` when ENABLE_CONFIGURABLE_MOE is set; `moe_comm_force_method` when
-    TRTLLM_FORCE_COMM_METHOD is set."""
+    TRTLLM_FORCE_COMM_METHOD is set; `moe_disable_alltoallv` / `moe_can_use_deep_ep` when
+    TRTLLM_MOE_DISABLE_ALLTOALLV / TRTLLM_CAN_USE_DEEP_EP is set (s69o)."""
     out = []
     raw = environ.get(ENV_A2A_WORKSPACE_MB)
     if raw:
@@ -200,6 +216,10 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     if configurable is not None:
         out.append(Setting("moe_configurable", configurable,
                            f"{ENV_CONFIGURABLE_MOE}={configurable}", COMMAND_LINE))
+    for name, field in ENV_WIDE_EP.items():  # s69o
+        raw = environ.get(name)
+        if raw is not None:
+            out.append(Setting(field, raw, f"{name}={raw}", COMMAND_LINE))
     return out
 
 
@@ -430,6 +450,7 @@ def token_settings(model: str) -> list[Setting]:
 
 __all__ = ["ALGO_QUANTIZATIONS", "COMPRESSED", "DTYPES_JSON", "DTYPE_ITEMSIZE",
            "ENV_A2A_WORKSPACE_MB", "ENV_CONFIGURABLE_MOE", "ENV_FORCE_COMM", "ENV_FORCE_METHOD",
+           "ENV_WIDE_EP",
            "EXPERT_KEYS", "HF_QUANT_CONFIG", "METHOD_QUANTIZATIONS", "NEITHER_METHODS",
            "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization", "eplb_experts",
            "environment", "inline_quantization", "is_modelopt", "modelopt_quantization",

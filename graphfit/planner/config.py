@@ -476,7 +476,9 @@ class EngineConfig:
             target_build_failure: str | None = None,
             model_chunk_off: bool | None = None,
             dsa_backends: tuple[str | None, str | None] | None = None,
-            nvfp4_ckpt_fp8_nextn_moe: bool = False) -> None: ...
+            nvfp4_ckpt_fp8_nextn_moe: bool = False,
+            moe_disable_alltoallv: str | None = None,
+            moe_can_use_deep_ep: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1660,6 +1662,16 @@ class EngineConfig:
     def nvfp4_ckpt_fp8_nextn_moe(self) -> bool:
         """SglangOptions.nvfp4_ckpt_fp8_nextn_moe."""
         return cast(bool, self._option("nvfp4_ckpt_fp8_nextn_moe"))
+
+    @property
+    def moe_disable_alltoallv(self) -> str | None:
+        """TrtllmOptions.moe_disable_alltoallv."""
+        return cast("str | None", self._option("moe_disable_alltoallv"))
+
+    @property
+    def moe_can_use_deep_ep(self) -> str | None:
+        """TrtllmOptions.moe_can_use_deep_ep."""
+        return cast("str | None", self._option("moe_can_use_deep_ep"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -282,10 +282,70 @@ def test_wideep_selects_on_the_line(tmp_path: Path) -> None:
                 assert "KeyError" in got, (forced, got)
                 continue
             seen.add(method)
-            if method == "hardware":
-                assert "where MNNVL is supported" in got, (forced, tp, got)
+            if method == "MNNVL|NotEnabled":  # s69o: no DeepEP without the switch
+                assert "where MNNVL is supported, else NotEnabled" in got, (forced, tp, got)
             elif forced is None:
                 assert "NotEnabled" in got, (tp, got)
             else:
                 assert f"selects {method}" in got, (forced, got)
-    assert seen == {"hardware", *ref.WIDEEP_METHODS}, seen
+    assert seen == {"MNNVL|NotEnabled", *ref.WIDEEP_METHODS}, seen
+
+
+# TRTLLM_MOE_DISABLE_ALLTOALLV / TRTLLM_CAN_USE_DEEP_EP values: unset, the one value each acts
+# on, and spellings os.environ.get(name, "0") == "1" does not take (s69o)
+SWITCHES = (None, "1", "0", "", " 1", "true")
+WIDEEP_OUTCOMES = {  # what the line names for each outcome of ref.moe_wideep_method
+    "NotEnabled": "so its method is NotEnabled",
+    "MNNVL|NotEnabled": "where MNNVL is supported, else NotEnabled",
+    "MNNVL|DeepEP": "where MNNVL is supported, else DeepEP or DeepEPLowLatency"}
+
+
+@settings(max_examples=24, deadline=None)
+@given(disable=st.sampled_from(SWITCHES), deep_ep=st.sampled_from(SWITCHES),
+       tp=st.sampled_from([4, 16]), legacy_route=st.booleans())
+def test_wideep_switches_name_one_outcome(tmp_path_factory: Any, disable: str | None,
+                                          deep_ep: str | None, tp: int,
+                                          legacy_route: bool) -> None:
+    """Unforced, WideEPMoE's method is NotEnabled under TRTLLM_MOE_DISABLE_ALLTOALLV "1" (before
+    its top-k test) or at EP <= top-k; above top-k MNNVL where supported, else DeepEP with
+    TRTLLM_CAN_USE_DEEP_EP "1" or NotEnabled (`ref.cite_fact("moe_wideep_select")`, s69o): the
+    line names that one outcome and no other."""
+    folder = tmp_path_factory.mktemp("wideep")
+    data = checkpoint(folder, "MixtralForCausalLM", None)
+    environ = {name: value for name, value in (("TRTLLM_MOE_DISABLE_ALLTOALLV", disable),
+                                               ("TRTLLM_CAN_USE_DEEP_EP", deep_ep))
+               if value is not None}
+    got = str(line(folder, str(folder / "ckpt"), tp, True, {"backend": "WIDEEP"},
+                   {**(LEGACY if legacy_route else {}), **environ}))
+    method = ref.moe_wideep_method(None, True, tp, tp, data["num_experts_per_tok"], disable,
+                                   deep_ep)
+    assert WIDEEP_OUTCOMES[method] in got, (disable, deep_ep, tp, got)
+    assert [words for words in WIDEEP_OUTCOMES.values() if words in got] == [
+        WIDEEP_OUTCOMES[method]], (disable, deep_ep, tp, got)
+    assert "never this one-sided" in got and _total(got) is None
+
+
+def test_wideep_switches_fixed_lines(tmp_path: Path) -> None:
+    """Fixed lines of the switches (s69o): DISABLE "1" wins over EP above top-k, a forced method
+    wins over both, and only the exact "1" turns either on."""
+    data = checkpoint(tmp_path, "MixtralForCausalLM", None)
+    top_k = data["num_experts_per_tok"]
+    cases: list[tuple[dict[str, str], int, str]] = [
+        ({"TRTLLM_MOE_DISABLE_ALLTOALLV": "1", "TRTLLM_CAN_USE_DEEP_EP": "1"}, 16, "NotEnabled"),
+        ({"TRTLLM_MOE_DISABLE_ALLTOALLV": "true"}, 16, "MNNVL|NotEnabled"),
+        ({"TRTLLM_CAN_USE_DEEP_EP": "1"}, 16, "MNNVL|DeepEP"),
+        ({"TRTLLM_CAN_USE_DEEP_EP": "1"}, 8, "NotEnabled"),  # EP 8 <= top-k 8
+        ({"TRTLLM_CAN_USE_DEEP_EP": "yes"}, 16, "MNNVL|NotEnabled"),
+        ({"TRTLLM_MOE_DISABLE_ALLTOALLV": "1", "TRTLLM_FORCE_ALLTOALL_METHOD": "DeepEP"}, 16,
+         "DeepEP"),
+    ]
+    for environ, tp, want in cases:
+        got = str(line(tmp_path, str(tmp_path / "ckpt"), tp, True, {"backend": "WIDEEP"},
+                       environ))
+        method = ref.moe_wideep_method(environ.get("TRTLLM_FORCE_ALLTOALL_METHOD"), True, tp,
+                                       tp, top_k, environ.get("TRTLLM_MOE_DISABLE_ALLTOALLV"),
+                                       environ.get("TRTLLM_CAN_USE_DEEP_EP"))
+        assert method == want, (environ, tp, method)
+        words = (f"selects {method}" if "TRTLLM_FORCE_ALLTOALL_METHOD" in environ
+                 else WIDEEP_OUTCOMES[method])
+        assert words in got, (environ, tp, got)

@@ -3991,17 +3991,25 @@ def moe_trtllm_gen_forced_method(value: str) -> str:
 
 
 def moe_wideep_method(forced: str | None, attention_dp: bool, tp: int, ep: int,
-                      top_k: int) -> str:
+                      top_k: int, disable_alltoallv: str | None = None,
+                      can_use_deep_ep: str | None = None) -> str:
     """The method WideEPMoE's `select_alltoall_method_type` returns where it does not turn on
-    the hardware or DeepEP's environment (`cite_fact("moe_wideep_select")`): a set
-    TRTLLM_FORCE_ALLTOALL_METHOD first, by member name of WIDEEP_METHODS (KeyError for another
-    name, NVLinkOneSided included); NotEnabled without attention DP, at TP 1 or with
-    moe_ep_size <= top-k; else "hardware" (MNNVL, DeepEP or NotEnabled, by MNNVL support and
-    TRTLLM_CAN_USE_DEEP_EP, not restated) (issue 23, s69h)."""
+    the hardware (`cite_fact("moe_wideep_select")`): a set TRTLLM_FORCE_ALLTOALL_METHOD
+    first, by member name of WIDEEP_METHODS (KeyError for another name, NVLinkOneSided
+    included); NotEnabled without attention DP, at TP 1, with TRTLLM_MOE_DISABLE_ALLTOALLV
+    (`disable_alltoallv`, None: unset, read with a default of "0") "1", or with moe_ep_size <=
+    top-k; else "MNNVL|DeepEP" when TRTLLM_CAN_USE_DEEP_EP (`can_use_deep_ep`, same reading)
+    is "1" (MNNVL where supported, else DeepEP or DeepEPLowLatency where DeepEP is installed
+    and the dtype is bfloat16, else NotEnabled) and "MNNVL|NotEnabled" otherwise (issue 23,
+    s69h; the two switches s69o)."""
     if forced is not None:
         if forced not in WIDEEP_METHODS:
             raise KeyError(forced)
         return forced
-    if not attention_dp or tp == 1 or ep <= top_k:
+    if not attention_dp or tp == 1:
         return "NotEnabled"
-    return "hardware"
+    if os_environ_get(disable_alltoallv, "0") == "1" or ep <= top_k:
+        return "NotEnabled"
+    if os_environ_get(can_use_deep_ep, "0") == "1":
+        return "MNNVL|DeepEP"
+    return "MNNVL|NotEnabled"

@@ -340,6 +340,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_backends": st.sampled_from([None, ("flashmla_kv", None),
                                      (None, "triton"), ("tilelang", "aiter")]),  # s69b
     "nvfp4_ckpt_fp8_nextn_moe": st.booleans(),  # s69d
+    "moe_disable_alltoallv": st.sampled_from([None, "", "1", "0", " 1"]),  # s69o
+    "moe_can_use_deep_ep": st.sampled_from([None, "", "1", "0", "true"]),  # s69o
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -620,6 +622,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "model_chunk_off": st.sampled_from([1, "true"]),  # s69a
     "dsa_backends": st.sampled_from([("fa3",), ("fa2", None), "flashmla_kv"]),  # s69b
     "nvfp4_ckpt_fp8_nextn_moe": st.sampled_from([None, 1, "true"]),  # s69d
+    "moe_disable_alltoallv": st.sampled_from([1, True, b"1"]),  # s69o
+    "moe_can_use_deep_ep": st.sampled_from([1, True, b"1"]),  # s69o
 }
 
 

@@ -206,6 +206,14 @@ class TrtllmOptions(EngineOptions):
         (tensorrt_llm/_torch/model_config.py@008e0af898:448-486): with it the all-to-all
         workspace line takes that GPU's backend only (graphfit.planner.engines.
         trtllm_moe_a2a.auto_backends, issue 23, s64g).
+    moe_disable_alltoallv, moe_can_use_deep_ep: the environment's
+        `TRTLLM_MOE_DISABLE_ALLTOALLV` / `TRTLLM_CAN_USE_DEEP_EP`, kept as written; None: unset.
+        WideEPMoE's `select_alltoall_method_type` compares each, unforced, with "1"
+        (`os.environ.get(name, "0") == "1"`,
+        tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py@99bca89296:292-293 and
+        :301): the first makes it NotEnabled before its top-k test, the second lets it pick
+        DeepEP where MNNVL is not supported. Read for a WIDEEP line's all-to-all only
+        (graphfit.planner.engines.trtllm_moe_wide_ep, issue 23, s69o).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -248,6 +256,8 @@ class TrtllmOptions(EngineOptions):
     moe_eplb_experts: int | None = None
     moe_auto_checkpoint: tuple[str, str] | None = None
     sm_version: int | None = None
+    moe_disable_alltoallv: str | None = None
+    moe_can_use_deep_ep: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -328,6 +338,10 @@ class TrtllmOptions(EngineOptions):
                                _auto_checkpoint(self.moe_auto_checkpoint))
         if self.sm_version is not None:
             positive_int("sm_version", self.sm_version)
+        for name in ("moe_disable_alltoallv", "moe_can_use_deep_ep"):
+            if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
+                raise ConfigError(f"{name}: expected a string (the environment's value), got "
+                                  f"{excerpt(getattr(self, name))}")
 
 
 def _auto_checkpoint(value: object) -> tuple[str, str]:
