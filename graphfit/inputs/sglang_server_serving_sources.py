@@ -86,12 +86,19 @@ def _setting(values: Mapping[str, Any], origin: str) -> list[Setting]:
     return [Setting(FIELD, found, origin, FILE)] if found else []
 
 
+def read(data: Mapping[Any, Any]) -> frozenset[str]:
+    """The file's keys (normalized) these rules read: none where only SHARED ones are given.
+    A config file's "not modelled, ignored" note leaves them out (`port`, `schedule_policy`
+    are in sglang.IGNORED; issue 23 s69j)."""
+    given = {normalize_key(k) for k in data if isinstance(k, str)} & set(KEYS)
+    return frozenset(given) if given - SHARED else frozenset()
+
+
 def file(data: Mapping[Any, Any], name: str) -> list[Setting]:
     """The `server_flag_refusals` of graphfit's config file (none where no slot refuses);
     ConfigError with argparse's words where SGLang's parser refuses a serving key's value."""
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
-    given = keys.keys() & set(KEYS)
-    if not given - SHARED:
+    if not read(data):
         return []
     try:
         parsed = flagtable.parse(_parser(), _argv(keys))
@@ -110,4 +117,4 @@ def live(server_args: Any) -> dict[str, Any]:
     return {FIELD: found} if found else {}
 
 
-__all__ = ["KEYS", "file", "live"]
+__all__ = ["KEYS", "file", "live", "read"]
