@@ -16,7 +16,14 @@ of them is written by a hook before the check.
   values meet the pasted line's rules. Read only where a key other than `port` (which vLLM's
   files spell alike) is given.
 * Live ServerArgs (`live`): the record's fields as they are (a ServerArgs SGLang already
-  checked never holds a refused combination, so nothing is added for it).
+  checked never holds a refused combination, so nothing is added for it). A Python caller's
+  wrongly typed field (a string for a number) stops SGLang's check with a TypeError
+  (`cfg.tokenizer_worker_num > 0`, :273); the rules make SGLang's own comparisons, so the
+  same TypeError's words are the refusal, at its slot (issue 23 s69j).
+
+`--pp-size` from either source reaches the planner's pipeline check as on a pasted line, so
+`--min-free-slots-delay` under PP is refused from both (:165-169). The keys read here are left
+out of the file's "not modelled, ignored" note (`read`; `port`, `schedule_policy`).
 """
 
 from __future__ import annotations
