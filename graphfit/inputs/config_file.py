@@ -281,6 +281,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
             {normalize_key(k): v for k, v in data.items() if isinstance(k, str)})):
         # a DFLASH / DSPARK draft is read (sglang_file_drafts, issue 23 s60m)
         ignored = [k for k in ignored if normalize_key(k) != "speculative_draft_model_path"]
+    served = sglang_server_serving_sources.read(data)  # read for check_server_args (s69j)
+    ignored = [k for k in ignored if normalize_key(k) not in served]
     if ignored:
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
     if unknown:

@@ -38,6 +38,9 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 
 HOOK = "arg_groups/validation_hook.py"
 SLOTS = ("pipeline", "workers", "metrics", "ports")
+# the lines of each slot's checks, cited by a TypeError a wrongly typed field raises there
+SLOT_LINES = {"pipeline": "165-169", "workers": "273-306, 385-437", "metrics": "314-343",
+              "ports": "359-378"}
 BUCKET_RULES = ("tse", "default", "custom")
 # the flag table's defaults (graphfit/inputs/flags/sglang.json) of the flags read here
 DEFAULTS: dict[str, Any] = {
@@ -57,9 +60,11 @@ def _said(text: str, kind: str, lines: str) -> str:
 
 
 def _number(text: object, kind: type) -> bool:
+    """SGLang catches ValueError alone (:412-418, 428-431): a live ServerArgs' None or list
+    in a rule raises its TypeError, as in SGLang."""
     try:
         kind(text)
-    except (TypeError, ValueError):
+    except ValueError:
         return False
     return True
 
@@ -68,6 +73,7 @@ def bucket_problem(name: str, rule: Any) -> str | None:
     """`validate_buckets_rule` (:385-437) on one flag's list, its first assert's words."""
     if not rule:
         return None
+    len(rule)  # SGLang's first assert (:388) takes len(): a live number raises its TypeError
     head = rule[0]
     if head not in BUCKET_RULES:
         return f"Unsupported {name} rule type: '{head}'"
@@ -99,12 +105,15 @@ def bucket_problem(name: str, rule: Any) -> str | None:
 
 def workers(values: Mapping[str, Any]) -> str | None:
     """:273-306, in order."""
-    for name, least, said, lines in (
-            ("tokenizer_worker_num", 1, "Tokenizer worker num must >= 1", "273"),
-            ("detokenizer_worker_num", 1, "Detokenizer worker num must >= 1", "274"),
-            ("mm_processor_worker_num", 0, "Multimodal processor worker num must >= 0", "275"),
-            ("mm_io_worker_num", 0, "Multimodal I/O worker num must >= 0", "276")):
-        if _get(values, name) < least:
+    # SGLang's own comparisons (`> 0`, `>= 0`), so a wrongly typed field raises its TypeError
+    for name, above, said, lines in (
+            ("tokenizer_worker_num", True, "Tokenizer worker num must >= 1", "273"),
+            ("detokenizer_worker_num", True, "Detokenizer worker num must >= 1", "274"),
+            ("mm_processor_worker_num", False, "Multimodal processor worker num must >= 0",
+             "275"),
+            ("mm_io_worker_num", False, "Multimodal I/O worker num must >= 0", "276")):
+        value = _get(values, name)
+        if not (value > 0 if above else value >= 0):
             return _said(said, "AssertionError", lines)
     for flag, name in (("--prompt-tokens-buckets", "prompt_tokens_buckets"),
                        ("--generation-tokens-buckets", "generation_tokens_buckets")):
@@ -124,7 +133,7 @@ def workers(values: Mapping[str, Any]) -> str | None:
 
 def metrics(values: Mapping[str, Any]) -> str | None:
     """:314-343, in order."""
-    if _get(values, "schedule_conservativeness") < 0:
+    if not _get(values, "schedule_conservativeness") >= 0:
         return _said("schedule_conservativeness must be non-negative", "AssertionError",
                      "314-316")
     if (not _get(values, "tokenizer_metrics_custom_labels_header")
@@ -146,7 +155,7 @@ def ports(values: Mapping[str, Any]) -> str | None:
         return _said(f"--grpc-port ({grpc_port}) must differ from --port ({port})",
                      "ValueError", "359-362")
     gc = values.get("gc_threshold")
-    if gc and not 1 <= len(gc) <= 3:
+    if gc and not 1 <= len(gc) <= 3:  # len() of a live int: SGLang's TypeError
         return _said("When setting gc_threshold, it must contain 1 to 3 integers.",
                      "ValueError", "369-373")
     if _get(values, "kv_canary_sweep_interval") > 0 and _get(values, "kv_canary") == "none":
@@ -164,10 +173,16 @@ def pipeline(values: Mapping[str, Any]) -> str | None:
 
 
 def refusals(values: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """(slot, SGLang's first refusal in it) for each slot with one."""
+    """(slot, SGLang's first refusal in it) for each slot with one. The rules make SGLang's
+    own comparisons in its order, so a live ServerArgs' wrongly typed field (a string for a
+    number: a Python caller's, never argparse's) stops them where it stops SGLang's check,
+    with the same TypeError (issue 23 s69j)."""
     out = []
     for slot, rule in zip(SLOTS, (pipeline, workers, metrics, ports), strict=True):
-        said = rule(values)
+        try:
+            said = rule(values)
+        except TypeError as exc:
+            said = _said(" ".join(str(exc).split())[:120], "TypeError", SLOT_LINES[slot])
         if said is not None:
             out.append((slot, said))
     return tuple(out)

@@ -16,7 +16,14 @@ of them is written by a hook before the check.
   values meet the pasted line's rules. Read only where a key other than `port` (which vLLM's
   files spell alike) is given.
 * Live ServerArgs (`live`): the record's fields as they are (a ServerArgs SGLang already
-  checked never holds a refused combination, so nothing is added for it).
+  checked never holds a refused combination, so nothing is added for it). A Python caller's
+  wrongly typed field (a string for a number) stops SGLang's check with a TypeError
+  (`cfg.tokenizer_worker_num > 0`, :273); the rules make SGLang's own comparisons, so the
+  same TypeError's words are the refusal, at its slot (issue 23 s69j).
+
+`--pp-size` from either source reaches the planner's pipeline check as on a pasted line, so
+`--min-free-slots-delay` under PP is refused from both (:165-169). The keys read here are left
+out of the file's "not modelled, ignored" note (`read`; `port`, `schedule_policy`).
 """
 
 from __future__ import annotations
@@ -86,12 +93,19 @@ def _setting(values: Mapping[str, Any], origin: str) -> list[Setting]:
     return [Setting(FIELD, found, origin, FILE)] if found else []
 
 
+def read(data: Mapping[Any, Any]) -> frozenset[str]:
+    """The file's keys (normalized) these rules read: none where only SHARED ones are given.
+    A config file's "not modelled, ignored" note leaves them out (`port`, `schedule_policy`
+    are in sglang.IGNORED; issue 23 s69j)."""
+    given = {normalize_key(k) for k in data if isinstance(k, str)} & set(KEYS)
+    return frozenset(given) if given - SHARED else frozenset()
+
+
 def file(data: Mapping[Any, Any], name: str) -> list[Setting]:
     """The `server_flag_refusals` of graphfit's config file (none where no slot refuses);
     ConfigError with argparse's words where SGLang's parser refuses a serving key's value."""
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
-    given = keys.keys() & set(KEYS)
-    if not given - SHARED:
+    if not read(data):
         return []
     try:
         parsed = flagtable.parse(_parser(), _argv(keys))
@@ -110,4 +124,4 @@ def live(server_args: Any) -> dict[str, Any]:
     return {FIELD: found} if found else {}
 
 
-__all__ = ["KEYS", "file", "live"]
+__all__ = ["KEYS", "file", "live", "read"]

@@ -31,3 +31,13 @@ def test_a_value_argparse_refuses_is_one_error() -> None:
     with pytest.raises(ConfigError, match=re.escape(
             "f.yaml: SGLang 0.5.23 refuses it: argument --tokenizer-worker-num: invalid int")):
         sss.file({"tokenizer_worker_num": "x"}, "f.yaml")
+
+
+def test_read_keys_leave_the_ignored_note() -> None:
+    """`port` and `schedule_policy` (sglang.IGNORED) are read by these rules where the file
+    is read: not noted as ignored then (issue 23 s69j); `port` alone is still ignored."""
+    _, notes = mapping_settings({"engine": "sglang", "schedule_policy": "lpm", "port": 8000,
+                                 "host": "h"}, "f.yaml")
+    assert [n for n in notes if "ignored" in n] == ["f.yaml: not modelled, ignored: host"]
+    _, notes = mapping_settings({"port": 8000, "host": "h"}, "f.yaml")
+    assert [n for n in notes if "ignored" in n] == ["f.yaml: not modelled, ignored: port, host"]

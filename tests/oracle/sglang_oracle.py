@@ -243,12 +243,13 @@ def _start_up_checks(record: Any, argv: tuple[str, ...] = ()) -> None:
 def check_refusal(record: Any) -> str | None:
     """SGLang's whole `check_server_args` run alone on a resolved record (resolution asked
     with `checks=False`): its ValueError / AssertionError as "Type: words", None where it
-    passes; the oracles that tell a start-up check's refusal from resolution's use it."""
+    passes; the oracles that tell a start-up check's refusal from resolution's use it. A
+    TypeError too: a Python caller's wrongly typed field stops the check there (s69j)."""
     with sglang_stubs.imports():
         from sglang.srt.arg_groups.validation_hook import check_server_args
     try:
         check_server_args(record)
-    except (ValueError, AssertionError) as exc:
+    except (ValueError, AssertionError, TypeError) as exc:
         return f"{type(exc).__name__}: {exc}"
     return None
 

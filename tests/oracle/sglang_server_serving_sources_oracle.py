@@ -52,6 +52,13 @@ MAPPINGS: tuple[dict[str, Any], ...] = (
     {"gc_threshold": [1, 2, 3, 4]}, {"gc_threshold": [700]},
     {"kv_canary_sweep_interval": 5}, {"kv_canary_sweep_interval": 5, "kv_canary": "log"},
     {"min_free_slots_delay": 3},  # only under pipeline parallelism
+    # issue 23 s69j: PP given by the file / the record, and fields typed as a Python caller
+    # may write them (argparse types a file's; SGLang's check raises TypeError on a record's)
+    {"pp_size": 2, "min_free_slots_delay": 3}, {"pp_size": 2},
+    {"tokenizer_worker_num": "2"}, {"mm_processor_worker_num": "1"},
+    {"schedule_conservativeness": "0.3"}, {"gc_threshold": 5},
+    {"kv_canary_sweep_interval": "5"}, {"prompt_tokens_buckets": 5},
+    {"generation_tokens_buckets": ["tse", 2, 1.5, [3]]},
 )
 
 
@@ -104,6 +111,8 @@ def graphfit_live(record: Any) -> tuple[int, str]:
         graphfit.plan(from_sglang(record, environ={}, gpu_memory_gb=80, max_num_seqs=64))
     except graphfit.GraphfitError as exc:
         return 2, f"error: {exc}"
+    except Exception as exc:  # a crash is counted, not raised (s69j)
+        return 1, f"crash: {type(exc).__name__}: {exc}"
     return 0, ""
 
 
