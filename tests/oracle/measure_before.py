@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 # the subprocess: the script's module namespace (its `if __name__ == "__main__"` not run),
 # items on stdin, the script's `emit` answer as JSON on stdout
 _EMIT = ("import json, runpy, sys; emit = runpy.run_path(sys.argv[1])['emit']; "
@@ -30,7 +32,7 @@ def emit_before(script: str, args: list[str], items: Any) -> Any | None:
     without `--before`."""
     if "--before" not in args:
         return None
-    before = Path(args[args.index("--before") + 1])
+    before = Path(frozen(args[args.index("--before") + 1]))  # one commit (before_tree)
     env = {**os.environ, "PYTHONPATH": str(before)}
     done = subprocess.run([sys.executable, "-c", _EMIT, str(Path(script).resolve())],
                           input=json.dumps(items), capture_output=True, text=True,
