@@ -1,6 +1,8 @@
 """The `--before CHECKOUT` half the TensorRT-LLM measure scripts share (not a test): the
 script's own `emit` run again in a subprocess whose graphfit and tests come from the other
 checkout, on the very items this checkout measured, so both figures come from one draw.
+The other checkout is read as its HEAD commit, copied once (`before_tree.frozen`, s69i), so a
+merge into it mid-run cannot split the before figure across two commits.
 
 Only the parent process imports this module. The subprocess loads this checkout's script by
 path (`runpy.run_path`, not as `__main__`) and calls its `emit` with the items on stdin, so
