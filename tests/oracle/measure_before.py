@@ -1,6 +1,8 @@
 """The `--before CHECKOUT` half the TensorRT-LLM measure scripts share (not a test): the
 script's own `emit` run again in a subprocess whose graphfit and tests come from the other
 checkout, on the very items this checkout measured, so both figures come from one draw.
+The other checkout is read as its HEAD commit, copied once (`before_tree.frozen`, s69i), so a
+merge into it mid-run cannot split the before figure across two commits.
 
 Only the parent process imports this module. The subprocess loads this checkout's script by
 path (`runpy.run_path`, not as `__main__`) and calls its `emit` with the items on stdin, so
@@ -18,6 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 # the subprocess: the script's module namespace (its `if __name__ == "__main__"` not run),
 # items on stdin, the script's `emit` answer as JSON on stdout
 _EMIT = ("import json, runpy, sys; emit = runpy.run_path(sys.argv[1])['emit']; "
@@ -30,7 +34,7 @@ def emit_before(script: str, args: list[str], items: Any) -> Any | None:
     without `--before`."""
     if "--before" not in args:
         return None
-    before = Path(args[args.index("--before") + 1])
+    before = Path(frozen(args[args.index("--before") + 1]))  # one commit (before_tree)
     env = {**os.environ, "PYTHONPATH": str(before)}
     done = subprocess.run([sys.executable, "-c", _EMIT, str(Path(script).resolve())],
                           input=json.dumps(items), capture_output=True, text=True,

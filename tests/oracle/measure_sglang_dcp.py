@@ -25,6 +25,7 @@ import sys
 from collections import Counter
 
 from tests.oracle import sglang_dcp_oracle as dc
+from tests.oracle.before_tree import frozen
 
 # the before tree's answer for a pasted line: its refusal, or None where it plans (then the
 # plan is compared in this process on this tree's side: a tree that planned DCP lines would
@@ -65,7 +66,7 @@ def before(cases: list[dc.Case]) -> list[Before]:
     unset and set to ENV, for each line."""
     from tests.oracle import sglang_post_capture_oracle as pc
 
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     payload = [(pc.graphfit_line(argv, model, None), pc.graphfit_line(argv, model, ENV), gpu)
                for argv, gpu, model in cases]
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(payload),

@@ -24,6 +24,7 @@ from hypothesis import HealthCheck, given, settings
 
 from graphfit.inputs import sglang_dflash_layers
 from tests.oracle import sglang_dflash_text_config as tc
+from tests.oracle.before_tree import frozen
 
 
 def _before(root: str) -> Any:
@@ -52,7 +53,7 @@ def main() -> int:
         root = args[at + 1]
         del args[at:at + 2]
     n = int(args[0]) if args else 150
-    before = _before(root)
+    before = _before(frozen(root))
     counts: dict[str, collections.Counter[str]] = collections.defaultdict(collections.Counter)
     shown: list[str] = []
 

@@ -36,6 +36,7 @@ from collections import Counter
 
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_dsv4_pool_oracle as po
+from tests.oracle.before_tree import frozen
 
 # the before tree's plan of each line, read through its public API only
 CHILD = r'''
@@ -92,7 +93,7 @@ def main() -> None:
         return
     if len(sys.argv) > 3 and sys.argv[3] == "dspark":
         dspark_cases = [pl.with_dspark(po.generate_gpu(rng), rng) for _ in range(count)]
-        report(dspark_cases, os.environ.get("GRAPHFIT_BEFORE", "/work/main"), count, seed,
+        report(dspark_cases, frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main")), count, seed,
                f"{count} generated DeepSeek-V4 / V4.1 lines with a DSPARK draft (half with "
                f"encoder replay; seed {seed})")
         return
@@ -107,7 +108,7 @@ def main() -> None:
     cases += [pl.with_stages(po.generate_gpu(rng), rng) for _ in range(count)]
     # and as many DeepSeek-V4.1 lines on a B200 (on_b200_v41, s47k)
     cases += [pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)]
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     report(cases, tree, count, seed)
 
 
@@ -115,7 +116,7 @@ def v41_group(count: int, rng: random.Random) -> None:
     """The V4.1-on-B200 group alone: per line, the before / after verdicts of `report` and
     SGLang's resolved backend (the default's answer where the line names none)."""
     cases = [pl.on_b200_v41(po.generate_gpu(rng), rng) for _ in range(count)]
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     old = before(cases, tree)
     tally: Counter[str] = Counter()
     for case, (kind, value) in zip(cases, old, strict=True):
@@ -148,7 +149,7 @@ def replay_group(count: int, rng: random.Random, seed: int) -> None:
         if rng.random() < 1 / 3:
             case = dataclasses.replace(case, extra_flags=(rng.choice(BLOCKERS),))
         cases.append(case)
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     report(cases, tree, count, seed,
            f"{count} generated DeepSeek-V4.1 lines with encoder replay (a third with a flag "
            f"it refuses beside; seed {seed})")

@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 
 from tests.oracle import sglang_dsv4_pool_oracle as po
+from tests.oracle.before_tree import frozen
 
 CHILD = ("import importlib.util as u; "
          "print(u.find_spec('graphfit.planner.engines.sglang_dsv4_pool') is not None)")
@@ -52,7 +53,7 @@ def main() -> None:
     rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 23)
     budget = [po.generate(rng) for _ in range(count)]
     gpu = [po.generate_gpu(rng) for _ in range(count // 2)]
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     restated = _before(tree)
     for label, cases in (("given budgets", budget), ("--gpu-memory-gb lines", gpu)):
         after = _tally(cases)

@@ -18,6 +18,7 @@ from collections import Counter
 
 from tests.oracle import sglang_dsv4_reserve_oracle as dr
 from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle.before_tree import frozen
 from tests.oracle.measure_sglang_post_capture import CHILD
 
 
@@ -33,7 +34,7 @@ def main() -> None:
                for (a, g, v), s in zip(cases, sglang, strict=True))
     kept = [(c, s) for c, s in zip(cases, sglang, strict=True) if s is not None]
     lines = [(pc.graphfit_line(a, dr.DSV4, v), g) for (a, g, v), _ in kept]
-    before_tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    before_tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     child = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
                            capture_output=True, text=True, check=True, cwd=before_tree,
                            env={**os.environ, "PYTHONPATH": before_tree})

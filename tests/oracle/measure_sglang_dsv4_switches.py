@@ -23,6 +23,7 @@ from collections import Counter
 
 from tests.oracle import sglang_dsv4_plan_oracle as pl
 from tests.oracle import sglang_oracle as so
+from tests.oracle.before_tree import frozen
 from tests.oracle.sglang_dsv4_plan_oracle import PlanCase
 
 V4 = PlanCase(nope=448, rope=64, index=128, window=128, context=65536, page=256, budget=0,
@@ -67,7 +68,7 @@ def verdict(sg: object, gf: object) -> str:
 def main() -> None:
     todo = lines()
     argv = [[[*pl.line(c), *extra], gpu, c.weights_gb] for c, gpu, extra in todo]
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(argv), cwd=tree,
                           env={**os.environ, "PYTHONPATH": tree}, capture_output=True,
                           text=True, check=True)

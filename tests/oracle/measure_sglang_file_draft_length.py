@@ -20,6 +20,7 @@ from pathlib import Path
 
 from tests.oracle import sglang_context_length_oracle as t
 from tests.oracle import sglang_file_draft_length as f
+from tests.oracle.before_tree import frozen
 
 
 def _plans(root: str, file: Path, model: str | None, env: dict[str, str]) -> bool:
@@ -47,7 +48,7 @@ def main(count: int = 20, seed: int = 23, root: str | None = None) -> None:
             for name, tree in (("after (this tree)", here), (f"before ({root})", root)):
                 if tree is None:
                     continue
-                plans = _plans(tree, file, model if flag else None, env)
+                plans = _plans(frozen(tree), file, model if flag else None, env)
                 counts[name]["as SGLang" if plans == starts else
                              "plans where SGLang refuses" if plans else
                              "refuses where SGLang starts"] += 1

@@ -19,6 +19,8 @@ import subprocess
 import sys
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 # the graphfit side, run in this process or in the other checkout's: imports graphfit only
 _EMIT = """
 import json, sys, types
@@ -62,7 +64,7 @@ def main(args: list[str]) -> int:
     items = [[lq.folder(layout), flag, gpu] for layout, flag, gpu in cases]
     runs = [("after (this tree)", emit(items))]
     if len(args) > 2:
-        runs.insert(0, (f"before ({args[2]})", emit(items, args[2])))
+        runs.insert(0, (f"before ({args[2]})", emit(items, frozen(args[2]))))
     print(f"cases: {len(cases)} (seed {seed})")
     for title, ours in runs:
         found = list(zip(cases, theirs, ours, strict=True))

@@ -20,6 +20,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 MO = {"quant_method": "modelopt"}
 CONFIGS: dict[str, dict[str, Any] | None] = {
     "none": None,
@@ -118,7 +120,7 @@ def _before(root: str, items: list[dict[str, Any]], theirs: list[Any]) -> Counte
         [sys.executable, "-c", "import json, runpy, sys; emit = runpy.run_path("
          "sys.argv[1])['emit']; print(json.dumps(emit(json.loads(sys.stdin.read()))))",
          str(Path(__file__).resolve())], input=json.dumps(items), capture_output=True,
-        text=True, env={**os.environ, "PYTHONPATH": root}, check=True, cwd=root)
+        text=True, env={**os.environ, "PYTHONPATH": frozen(root)}, check=True, cwd=frozen(root))
     old = json.loads(done.stdout.strip().splitlines()[-1])
     return Counter(verdict(s, o) for s, o in zip(theirs, old, strict=True))
 

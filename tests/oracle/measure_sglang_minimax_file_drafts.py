@@ -21,6 +21,7 @@ from collections import Counter
 from pathlib import Path
 
 from tests.oracle import sglang_minimax_nvfp4_runner as r
+from tests.oracle.before_tree import frozen
 
 
 def draw(rng: random.Random) -> tuple[str, tuple[str, ...]]:
@@ -64,7 +65,7 @@ def main(count: int = 12, seed: int = 23, root: str | None = None) -> None:
             sg = r._sglang(so.resolve(argv, gpu_mem_gb=GPU_MEMORY_GB[gpu],
                                       model=m.target(True), capability=m.CAPABILITY[gpu]))
             starts = sg.rejected is None
-            code = _before(root, gpu, file)
+            code = _before(frozen(root), gpu, file)
             before["accepts as SGLang" if (code == 0) == starts else
                    "plans where SGLang refuses" if code == 0 else
                    "refuses where SGLang starts"] += 1

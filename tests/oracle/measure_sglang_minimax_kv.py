@@ -21,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.oracle import test_sglang_minimax_kv_oracle as t
+from tests.oracle.before_tree import frozen
 
 
 def before_states(root: str, c: dict[str, Any], totals: tuple[int, ...]) -> bool:
@@ -61,7 +62,7 @@ def measure(draw: Callable[[random.Random], dict[str, Any]],
             print("differs:", theirs, ours if ours_width is None else str(ours)[:ours_width],
                   *shown(c))
         if root and not isinstance(theirs, str):
-            before[labels[0] if states(root, c, theirs) else labels[1]] += 1
+            before[labels[0] if states(frozen(root), c, theirs) else labels[1]] += 1
     if root:
         print(f"before ({root}): {dict(sorted(before.items()))}")
     print(f"after (this tree): {dict(sorted(after.items()))}")

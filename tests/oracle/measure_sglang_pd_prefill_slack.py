@@ -23,6 +23,7 @@ from typing import Any
 
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_mamba_memory_oracle as mm
+from tests.oracle.before_tree import frozen
 from tests.oracle.test_sglang_post_capture_mamba_oracle import (
     _line,
     full_prefill,
@@ -62,7 +63,7 @@ def generate(rng: random.Random) -> dict[str, Any]:
 
 
 def before_side(lines: list[dict[str, Any]]) -> list[Any]:
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     env = {**os.environ, "PYTHONPATH": tree}
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
                           capture_output=True, text=True, env=env, cwd=tree, check=True)

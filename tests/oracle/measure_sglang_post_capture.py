@@ -22,6 +22,7 @@ import sys
 from collections import Counter
 
 from tests.oracle import sglang_post_capture_oracle as pc
+from tests.oracle.before_tree import frozen
 
 CHILD = """
 import json, sys
@@ -107,7 +108,7 @@ def main() -> None:
     kept = [(c, s) for c, s in zip(cases, sglang, strict=True) if s is not None]
     lines = [(pc.graphfit_line(a, n, v, e), g) for (a, g, n, v, e), _ in kept]
     after = [pc.graphfit_fraction(line, g) for line, g in lines]
-    before_tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    before_tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     child = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(lines),
                            capture_output=True, text=True, check=True, cwd=before_tree,
                            env={**os.environ, "PYTHONPATH": before_tree})

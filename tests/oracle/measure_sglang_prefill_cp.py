@@ -24,6 +24,7 @@ from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_prefill_cp_dsa_oracle as dsa
 from tests.oracle import sglang_prefill_cp_oracle as cp
+from tests.oracle.before_tree import frozen
 
 CHILD = """
 import json, sys
@@ -51,7 +52,7 @@ def before(cases: list[cp.Case]) -> list[str | None]:
 def child_answers(child: str, cases: list[cp.Case]) -> list[Any]:
     """`child` run by /work/main's (or GRAPHFIT_BEFORE's) graphfit on the cases' pasted lines
     (JSON [line, gpu] pairs on stdin): its JSON answer (also measure_sglang_prefill_cp_capture)."""
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     lines = [[pc.graphfit_line(argv, model, None), gpu] for argv, gpu, model in cases]
     env = {**os.environ, "PYTHONPATH": tree}
     done = subprocess.run([sys.executable, "-c", child], input=json.dumps(lines), env=env,

@@ -20,6 +20,7 @@ from tests.oracle import sglang_dcp_oracle as dc
 from tests.oracle import sglang_post_capture_oracle as pc
 from tests.oracle import sglang_prefill_cp_bcg_oracle as bo
 from tests.oracle import sglang_prefill_cp_replay_oracle as ro
+from tests.oracle.before_tree import frozen
 
 CHILD = """
 import json, sys
@@ -38,7 +39,7 @@ print(json.dumps(out))
 
 
 def before(items: list[tuple[bo.Case, list[ro.Batch]]]) -> list[list[int | None]]:
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     lines = [[pc.graphfit_line(argv, model, None), gpu, [list(b) for b in batches]]
              for (argv, gpu, model), batches in items]
     env = {**os.environ, "PYTHONPATH": tree}

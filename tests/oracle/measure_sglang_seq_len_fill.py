@@ -47,10 +47,12 @@ def _args() -> argparse.Namespace:
 
 ARGS = _args()
 sys.path.insert(0, str(ROOT))
+from tests.oracle.before_tree import frozen  # noqa: E402  (imports no graphfit)
+
 if ARGS.graphfit:  # graphfit from elsewhere, the oracle (`tests`) from here: only the
     # package is put on the path (a link in a fresh folder), not the other checkout's tests
     _only = Path(tempfile.mkdtemp(prefix="gf-before-"))
-    (_only / "graphfit").symlink_to(Path(ARGS.graphfit).resolve() / "graphfit")
+    (_only / "graphfit").symlink_to(Path(frozen(ARGS.graphfit)).resolve() / "graphfit")
     sys.path.insert(0, str(_only))
 
 import logging  # noqa: E402

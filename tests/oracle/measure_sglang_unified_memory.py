@@ -29,6 +29,7 @@ from tests.oracle import sglang_unified_backends_oracle as ub
 from tests.oracle import sglang_unified_memory_oracle as um
 from tests.oracle import sglang_unified_page_major_oracle as pm
 from tests.oracle import sglang_unified_switches_oracle as us
+from tests.oracle.before_tree import frozen
 
 CHILD = """
 import json, sys
@@ -58,7 +59,7 @@ print(json.dumps([plan(line, gpu) for line, gpu in json.load(sys.stdin)]))
 
 
 def _before(child: str, payload: list[object]) -> list[object]:
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     done = subprocess.run([sys.executable, "-c", child], input=json.dumps(payload),
                           capture_output=True, text=True, check=True,
                           env={**os.environ, "PYTHONPATH": tree}, cwd=tree)
@@ -145,7 +146,7 @@ def main() -> None:
         um.MODELS, (None, *um.ALGORITHMS), (1, 2), ("1", None))
         if not (topk == 2 and algorithm in (None, "DFLASH", "NGRAM"))]
     lines = [pc.graphfit_line(um.line(n, a, k), n, v) for n, a, k, v in cases]
-    tree = os.environ.get("GRAPHFIT_BEFORE", "/work/main")
+    tree = frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main"))
     done = subprocess.run([sys.executable, "-c", CHILD], input=json.dumps(
         [(line, 80.0) for line in lines]), capture_output=True, text=True, check=True,
         env={**os.environ, "PYTHONPATH": tree}, cwd=tree)

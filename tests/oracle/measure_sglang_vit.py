@@ -31,6 +31,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.oracle.before_tree import frozen
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 import logging
@@ -75,7 +77,7 @@ def main_module() -> Any:
     parser = argparse.ArgumentParser()
     parser.add_argument("--main", default="/work/main")
     args, _ = parser.parse_known_args()
-    path = Path(args.main) / "graphfit/planner/engines/sglang_vit.py"
+    path = Path(frozen(args.main)) / "graphfit/planner/engines/sglang_vit.py"
     if not path.is_file():
         return None
     spec = importlib.util.spec_from_file_location("main_sglang_vit", path)

@@ -18,6 +18,7 @@ from pathlib import Path
 from graphfit.planner.core.errors import ConfigError
 from tests.oracle import sglang_vit_oracle as vo
 from tests.oracle import sglang_vit_towers as towers
+from tests.oracle.before_tree import frozen
 
 
 @contextmanager
@@ -25,7 +26,7 @@ def main_read_geometry(main_dir: str) -> Iterator[None]:
     """Within the block, the towers read geometry with MAIN's graphfit/inputs/sglang_vit.py
     (the before figure); this tree's read_geometry again after it."""
     spec = importlib.util.spec_from_file_location(
-        "main_sglang_vit", Path(main_dir) / "graphfit/inputs/sglang_vit.py")
+        "main_sglang_vit", Path(frozen(main_dir)) / "graphfit/inputs/sglang_vit.py")
     assert spec and spec.loader
     old = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(old)
