@@ -93,6 +93,7 @@ from graphfit.planner.engines.sglang_dspark import (
     resolve_dspark,
 )
 from graphfit.planner.engines.sglang_dspark_early import private_inputs
+from graphfit.planner.engines.sglang_eagle_tokens import draft_global_num_tokens
 from graphfit.planner.engines.sglang_lilicorr_weights import (
     head_buffers as lilicorr_head_buffers,
 )
@@ -543,11 +544,14 @@ def _eagle_drafts(config: EngineSettings, sizes: tuple[int, ...], steps: int, wi
     top = draft[-1] if draft else 0
     topk = config.speculative_eagle_topk or 1
     out = []
+    # their `global_num_tokens` entries (graphfit.planner.engines.sglang_eagle_tokens)
     if steps > 1:  # eagle_worker_v2.py:507: one step needs no draft-decode graph
         out.append(BatchRunner(f"drafter{suffix}", topk, pool,
-                               draft_buffers(config, topk, steps, top), draft))
+                               draft_buffers(config, topk, steps, top)
+                               + tuple(draft_global_num_tokens("drafter", config)), draft))
     out.append(BatchRunner(f"draft_extend{suffix}", width, pool,
-                           draft_extend_buffers(config, width, top), draft))
+                           draft_extend_buffers(config, width, top)
+                           + tuple(draft_global_num_tokens("draft_extend", config)), draft))
     return out
 
 

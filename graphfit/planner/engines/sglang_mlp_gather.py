@@ -62,7 +62,7 @@ def mlp_tp_gather(config: _Gathered) -> bool:
     if config.attn_dp_size <= 1:
         return False
     dense = config.moe_dense_tp_size
-    live = sglang_moe_a2a.live_backend(sglang_moe_a2a.runtime_backend(config))
+    live = sglang_moe_a2a.seen_backend(config)  # the draft runners' view: theirs (s69p)
     if dense is None or not config.enable_dp_lm_head or live in MLP_GATHER_BACKENDS:
         return True
     return dense > config.tp_size // config.attn_dp_size

@@ -288,14 +288,23 @@ def _gathers(live: str, tp_size: int, attn_dp_size: int, disabled: bool = False,
     return True
 
 
+def seen_backend(config: _Parallel) -> str:
+    """The backend `get_moe_a2a_backend()` returns to a runner built for `config`: the
+    target's, resolved and live; for the draft runners' view (`for_drafts`) the draft backend
+    as given, which `speculative_moe_a2a_backend_context` publishes unresolved (layers/moe/
+    utils.py:957-975: a draft ascend_tp is live). Both gathers read it (`attn_tp_gather`,
+    sglang_mlp_gather; issue 23 s69p: the MLP gather read the target's resolution before)."""
+    if isinstance(config, _DraftView):
+        return config.moe_a2a_backend
+    return live_backend(runtime_backend(config))
+
+
 def attn_tp_gather(config: _Parallel) -> bool:
     """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
     backend as given (a draft ascend_tp is live). `--disable-attn-tp-gather` and
     `--moe-dense-tp-size` are the server's, so the draft runners read them too
     (`require_attn_tp_gather` reads no draft flag)."""
-    live = (config.moe_a2a_backend if isinstance(config, _DraftView)
-            else live_backend(runtime_backend(config)))
-    return _gathers(live, config.tp_size, config.attn_dp_size,
+    return _gathers(seen_backend(config), config.tp_size, config.attn_dp_size,
                     bool(getattr(config, "disable_attn_tp_gather", False)),
                     getattr(config, "moe_dense_tp_size", None))  # issue 23 s69c
 
@@ -334,4 +343,4 @@ __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "chec
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
            "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off",
-           "runtime_backend", "dense"]
+           "runtime_backend", "dense", "seen_backend"]
