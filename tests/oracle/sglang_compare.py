@@ -249,16 +249,20 @@ def translated_argv(answer: SglangAnswer) -> tuple[str, ...]:
 
 
 def _overridden_model(r: so.Resolved) -> tuple[str, ...]:
-    """graphfit's flags carry no `--json-model-override-args`: the target's hidden size and
-    vocabulary SGLang's ModelConfig holds with them applied (configs/model_config.py:612-626,
-    the runners' sizes, decode_cuda_graph_runner.py:474-476) as --hidden-size / --vocab-size;
-    nothing for a line without override args (the model directory's own values)."""
-    if not json.loads(getattr(r.record, "json_model_override_args", None) or "{}"):
-        return ()
+    """graphfit's flags carry no `--json-model-override-args` and name the oracle's model
+    directory (`outside_inputs`): the target's hidden size and vocabulary SGLang's ModelConfig
+    holds (configs/model_config.py:612-626, the runners' sizes, decode_cuda_graph_runner.py:
+    474-476; sglang_oracle._target_sizes) as --hidden-size / --vocab-size when override args
+    are applied or the line's model is sized apart from the oracle's (issue 23 s69k: a
+    Qwen3-MoE target); nothing otherwise (the model directory's own values)."""
     from sglang.srt.arg_groups.model_override_base import model_config_of
 
+    overridden = bool(json.loads(getattr(r.record, "json_model_override_args", None) or "{}"))
     mc = model_config_of(r.record)
-    return ("--hidden-size", str(mc.hidden_size), "--vocab-size", str(mc.vocab_size))
+    sizes = (int(mc.hidden_size), int(mc.vocab_size))
+    if not overridden and sizes == (so.DEFAULT_HIDDEN, so.DEFAULT_VOCAB):
+        return ()
+    return ("--hidden-size", str(sizes[0]), "--vocab-size", str(sizes[1]))
 
 
 def _dp_lm_head(r: so.Resolved) -> bool:

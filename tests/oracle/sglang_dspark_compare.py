@@ -146,8 +146,8 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
         options["dspark_samples_anchor"] = False
     if sg.runners and RUNNER in sg.runners:  # the draft ModelConfig's hidden size
         hidden = int(sg.runners[RUNNER].live.model_runner.model_config.hidden_size)
-        if hidden != so.DEFAULT_HIDDEN:  # a MiniMax draft's own (the dense ones share it)
-            options["draft_hidden_size"] = hidden
+        if hidden != _target_hidden(sg):  # a MiniMax draft's own, or a dense draft sized
+            options["draft_hidden_size"] = hidden  # apart from its target (s69k)
     if gf is not None and gf.plan is not None:
         config = gf.plan.config
         options.update({k: getattr(config, k, DEFAULTS[k]) for k in ENV_OPTIONS
@@ -157,6 +157,15 @@ def translated(sg: sc.SglangAnswer, gf: sc.GraphfitAnswer | None = None
         options.update({k: getattr(config, k) for k in ("draft_vocab_size", "draft_dtype")
                         if getattr(config, k, None) is not None})
     return bd.translated_with(sg, options)
+
+
+def _target_hidden(sg: sc.SglangAnswer) -> int:
+    """The target ModelConfig's hidden size (SGLang's own, the translated line's
+    --hidden-size, sglang_compare._overridden_model), which graphfit's translated draft
+    takes unless given its own."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
+
+    return int(model_config_of(sg.resolved.record).hidden_size)  # type: ignore[union-attr]
 
 
 def _samples_anchor(run: so.Runner) -> bool:

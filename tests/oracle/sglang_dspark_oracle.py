@@ -165,9 +165,9 @@ def _confidence_head(draft_hf_config: Any) -> Any:
 def _target_layers(r: so.Resolved, draft_hf_config: Any) -> int:
     """How many target layers SGLang captures for the DSPARK draft: SGLang's own
     `parse_dspark_draft_config` ids, else `resolve_target_layer_ids` for the target's
-    num_hidden_layers (spec_aux_hidden_state.py:215-283)."""
-    import json
-
+    num_hidden_layers (spec_aux_hidden_state.py:215-283): the line's target ModelConfig's
+    hf_text_config times its num_loops (:223-234; issue 23 s69k: was the oracle model's)."""
+    from sglang.srt.arg_groups.model_override_base import model_config_of
     from sglang.srt.speculative.dflash_utils import parse_dflash_draft_config
     from sglang.srt.speculative.dspark_components.dspark_config import (
         parse_dspark_draft_config,
@@ -175,10 +175,10 @@ def _target_layers(r: so.Resolved, draft_hf_config: Any) -> int:
 
     ids = parse_dspark_draft_config(draft_hf_config=draft_hf_config).target_layer_ids
     if ids is None:
-        target = json.loads((so.oracle().model_dir / "config.json").read_text())
+        text = model_config_of(r.record).hf_text_config
         base = parse_dflash_draft_config(draft_hf_config=draft_hf_config)
         ids = base.resolve_target_layer_ids(
-            target_num_layers=int(target["num_hidden_layers"]),
+            target_num_layers=int(text.num_hidden_layers) * int(getattr(text, "num_loops", 1)),
             draft_num_layers=base.require_num_layers())
     return len(ids)
 

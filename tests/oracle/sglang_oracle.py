@@ -577,13 +577,15 @@ def _text_config(record: Any) -> Any:
     return _TEXT_CONFIGS[key]
 
 
-DEFAULT_HIDDEN = 4096  # the oracle model's hidden size, the runners' default
+DEFAULT_HIDDEN = 4096  # the oracle model's hidden size
+DEFAULT_VOCAB = 128256  # the oracle model's vocabulary
 
 
 def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
-            hidden_size: int = DEFAULT_HIDDEN, vocab_size: int = 128256,
+            hidden_size: int | None = None, vocab_size: int | None = None,
             device: str = "meta") -> dict[str, Runner]:
-    """The decode graph runners SGLang builds for `r`, with capture lists and buffers."""
+    """The decode graph runners SGLang builds for `r`, with capture lists and buffers; the
+    target sized by the line's own model unless the caller names sizes (`_target_sizes`)."""
     if (r.speculative_algorithm or "").upper() == "DFLASH":
         # a LiLiCorr draft's head config is parsed when the draft model is built
         # (LiLiCorrDraftModel.__init__, models/lilicorr.py:532-540), graphs or not: SGLang's
@@ -595,22 +597,31 @@ def runners(r: Resolved, *, token_capacity: int = DEFAULT_TOKEN_CAPACITY,
         worker_parse(r)
     if r.decode_backend == "disabled":
         return {}
-    hidden_size, vocab_size = _overridden_sizes(r, hidden_size, vocab_size)
+    hidden_size, vocab_size = _target_sizes(r, hidden_size, vocab_size)
     with published(r):
         return _runners(r, token_capacity, hidden_size, vocab_size, device)
 
 
-def _overridden_sizes(r: Resolved, hidden_size: int, vocab_size: int) -> tuple[int, int]:
+def _target_sizes(r: Resolved, hidden_size: int | None, vocab_size: int | None
+                  ) -> tuple[int, int]:
     """Glue: the runners size their buffers by the target ModelConfig's hidden size and
-    vocabulary (decode_cuda_graph_runner.py:474-476); on a line with
-    `--json-model-override-args` those are the overridden config's (model_config.py:612-626),
-    read from SGLang's own ModelConfig; other lines keep the caller's sizes."""
-    if not json.loads(getattr(r.record, "json_model_override_args", None) or "{}"):
+    vocabulary (decode_cuda_graph_runner.py:474-476), read from SGLang's own ModelConfig of
+    the line (`model_config_of`: its --model-path, with `--json-model-override-args` applied,
+    model_config.py:612-626). A caller's sizes are kept on a line without override args
+    (fixtures sized apart from their config.json). Why: before issue 23 s69k the sizes
+    defaulted to the oracle model's (DEFAULT_HIDDEN, DEFAULT_VOCAB) whatever --model-path the
+    line named, so a DSPARK line on a Qwen3-MoE target showed false input_embeds / logits
+    differences (the oracle's, not graphfit's)."""
+    overridden = bool(json.loads(getattr(r.record, "json_model_override_args", None) or "{}"))
+    if hidden_size is not None and vocab_size is not None and not overridden:
         return hidden_size, vocab_size
     from sglang.srt.arg_groups.model_override_base import model_config_of
 
     mc = model_config_of(r.record)
-    return int(mc.hidden_size), int(mc.vocab_size)
+    if overridden:
+        return int(mc.hidden_size), int(mc.vocab_size)
+    return (int(mc.hidden_size) if hidden_size is None else hidden_size,
+            int(mc.vocab_size) if vocab_size is None else vocab_size)
 
 
 def _runners(r: Resolved, token_capacity: int, hidden_size: int, vocab_size: int,
