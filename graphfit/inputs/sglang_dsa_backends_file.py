@@ -1,0 +1,55 @@
+"""`dsa_prefill_backend` / `dsa_decode_backend` in graphfit's own config file (issue 23,
+s69m), read as a pasted line reads `--dsa-prefill-backend` / `--dsa-decode-backend`
+(graphfit.inputs.sglang_hisparse_class).
+
+Why: SGLang checks the backends wherever they come from. Its resolution reads the record's
+fields (`_dsa_split_backend_resolution`, arg_groups/overrides.py:600-742), whether argparse
+filled them from a line or from a `--config` YAML, whose merger turns each key into its flag
+(utils/server_args_config_parser.py:164-181, 208-210). graphfit's config file left these keys
+"unknown, ignored", so a file naming triton on CUDA planned a line SGLang refuses. The file's
+`model_path` (or graphfit's `--model-path` flag) gives `dsa_checkpoint` as on a pasted line,
+which graphfit.planner.engines.sglang_dsa_backends (and, with `enable_hisparse`,
+sglang_hisparse_dsa) reads.
+
+A value must be one of the flags' choices (the same set SglangOptions.dsa_backends holds);
+an SGLang file's values were already checked against its parser's choices with argparse's
+words (graphfit.inputs.sglang_file_choices), so this check speaks for the other files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import local_config
+from graphfit.inputs.settings import FILE, Setting
+from graphfit.inputs.sglang_hisparse_class import dsa_checkpoint
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.engines.sglang_hisparse_dsa import DSA_BACKENDS
+
+KEYS = ("dsa_prefill_backend", "dsa_decode_backend")
+
+
+def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
+    """`dsa_backends` (and `dsa_checkpoint` for a local target) from the file's normalized
+    `keys` (its `model_path` filled in from graphfit's flag); none where the file names no
+    backend. ConfigError where a value is not one of the flags' choices."""
+    pair: list[str | None] = []
+    for key in KEYS:
+        value = keys.get(key)
+        if value is not None and (not isinstance(value, str) or value not in DSA_BACKENDS):
+            raise ConfigError(f"{name}: {key}: expected a --{key.replace('_', '-')} choice "
+                              f"(e.g. flashmla_kv, fa3, trtllm), got {excerpt(value)}")
+        pair.append(value)
+    if pair == [None, None]:
+        return []
+    found = [Setting("dsa_backends", tuple(pair), f"{name}: {' / '.join(KEYS)}", FILE)]
+    model = keys.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    if isinstance(data, dict):
+        found.append(Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json",
+                             FILE))
+    return found
+
+
+__all__ = ["KEYS", "settings"]
