@@ -29,6 +29,7 @@ FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("triton cuda", "v32", "H100", (DEC, "triton"), "triton"),
     ("triton prefill b200", "v32", "B200", (PRE, "triton"), "triton"),
     ("triton rocm", "v32", "MI300X", (DEC, "triton"), None),
+    ("triton rocm both", "v32", "MI300X", (PRE, "triton", DEC, "triton"), None),
     ("fp8 mix", "v32", "H100", (*FP8, DEC, "tilelang"), "mix"),
     ("fp8 mix b200", "v32", "B200", (*FP8, PRE, "tilelang"), "mix"),
     ("fp8 tilelang", "v32", "H100", (*FP8, *BOTH), None),
