@@ -264,9 +264,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
             target_overrides.parse(value)
         elif normalized in IGNORED:
             ignored.append(key)
-        elif normalized in sglang_server_serving_sources.KEYS:  # read below (issue 23 s68h)
-            pass
-        elif normalized in sglang_dsa_backends_file.KEYS:  # read below (issue 23 s69m)
+        elif (normalized in sglang_server_serving_sources.KEYS  # read below (issue 23 s68h)
+              or normalized in sglang_dsa_backends_file.KEYS):  # and these (s69m)
             pass
         else:
             typo = close_match(normalized, KEYS)

@@ -89,8 +89,8 @@ def compare(target: Path, argv: tuple[str, ...], gpu: str, file: bool = False
         verdict = "agree"
     else:
         verdict = "agree" if words[:25] in said else "other"
-    return verdict, (f"{'file ' if file else ''}{target.name} {gpu} {' '.join(argv)}: SGLang {theirs and theirs[:90]}; "
-                     f"graphfit {code} {said[:110]}")
+    shown = f"{'file ' if file else ''}{target.name} {gpu} {' '.join(argv)}"
+    return verdict, f"{shown}: SGLang {theirs and theirs[:90]}; graphfit {code} {said[:110]}"
 
 
 def draw(rng: random.Random) -> tuple[str, tuple[str, ...], str]:
