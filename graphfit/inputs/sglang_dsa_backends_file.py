@@ -31,7 +31,8 @@ KEYS = ("dsa_prefill_backend", "dsa_decode_backend")
 
 
 def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
-    """`dsa_backends` (and `dsa_checkpoint` for a local target) from the file's normalized
+    """`dsa_backends` (and `dsa_checkpoint`, `dsa_learnable_sink` for a local target) from
+    the file's normalized
     `keys` (its `model_path` filled in from graphfit's flag); none where the file names no
     backend. ConfigError where a value is not one of the flags' choices."""
     pair: list[str | None] = []
@@ -47,8 +48,9 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
     model = keys.get("model_path")
     data = local_config(model) if isinstance(model, str) else None
     if isinstance(data, dict):
-        found.append(Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json",
-                             FILE))
+        found += [Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json", FILE),
+                  Setting("dsa_learnable_sink", bool(data.get("learnable_sink")),
+                          f"{model}/config.json", FILE)]
     return found
 
 

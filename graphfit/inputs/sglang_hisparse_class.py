@@ -36,7 +36,9 @@ def dsa_checkpoint(data: Mapping[str, Any]) -> bool:
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
-    """`dsa_checkpoint` for a local model on a HiSparse line or one naming a DSA backend, and
+    """`dsa_checkpoint` and `dsa_learnable_sink` (config.json's `learnable_sink`, as SGLang's
+    resolution reads it, overrides.py:524-525, 642) for a local model on a HiSparse line or
+    one naming a DSA backend, and
     the DSA backends the line names (none otherwise; issue 23 s69m: every line, as SGLang's
     resolution checks them without HiSparse too, graphfit.planner.engines.
     sglang_dsa_backends)."""
@@ -51,7 +53,9 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     if not isinstance(data, dict):
         return given
     return [Setting("dsa_checkpoint", dsa_checkpoint(data), f"{model}/config.json",
-                    COMMAND_LINE), *given]
+                    COMMAND_LINE),
+            Setting("dsa_learnable_sink", bool(data.get("learnable_sink")),  # s69m
+                    f"{model}/config.json", COMMAND_LINE), *given]
 
 
 __all__ = ["DSA_DEFAULT_TYPES", "dsa_checkpoint", "settings"]

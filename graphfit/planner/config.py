@@ -476,7 +476,8 @@ class EngineConfig:
             target_build_failure: str | None = None,
             model_chunk_off: bool | None = None,
             dsa_backends: tuple[str | None, str | None] | None = None,
-            nvfp4_ckpt_fp8_nextn_moe: bool = False) -> None: ...
+            nvfp4_ckpt_fp8_nextn_moe: bool = False,
+            dsa_learnable_sink: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1660,6 +1661,11 @@ class EngineConfig:
     def nvfp4_ckpt_fp8_nextn_moe(self) -> bool:
         """SglangOptions.nvfp4_ckpt_fp8_nextn_moe."""
         return cast(bool, self._option("nvfp4_ckpt_fp8_nextn_moe"))
+
+    @property
+    def dsa_learnable_sink(self) -> bool | None:
+        """SglangOptions.dsa_learnable_sink."""
+        return cast("bool | None", self._option("dsa_learnable_sink"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

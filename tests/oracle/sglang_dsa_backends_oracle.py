@@ -6,7 +6,8 @@ SGLang's side: its resolution, whose model hook runs `_dsa_split_backend_resolut
 capability, or on ROCm with SGLang's own platform override (tests.oracle.sglang_hisparse_dsa_
 oracle.sglang). graphfit's side: its CLI on the pasted line, with that GPU named. The targets
 are sglang_hisparse_dsa_oracle.targets' (DeepSeek-V3.2, GLM-5's class, a V3 NextN head, which
-no resolution pass checks) and a plain DeepSeek-V3 MLA checkpoint (no `index_topk`: not DSA)."""
+no resolution pass checks), a plain DeepSeek-V3 MLA checkpoint (no `index_topk`: not DSA) and
+the V3.2 with `learnable_sink`."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import hashlib
 import io
 import json
 import random
+import shutil
 from pathlib import Path
 
 from tests.oracle import sglang_hisparse_dsa_oracle as hdo
@@ -24,16 +26,20 @@ from tests.oracle import sglang_stubs
 GPUS = {**hdo.GPUS, "A100": (8, 0)}
 BACKENDS = hdo.BACKENDS
 KV = (None, None, "bf16", "fp8_e4m3", "fp8_e4m3")  # FP8 oftener: TileLang's checks need it
-# the constraint's own refusals (overrides.py:558-567, 571-582)
+# the constraint's own refusals (overrides.py:558-567, 571-582), the sink arm's (:649-653)
 SAID = ("The triton DSA backend is only", "CUDA TileLang FP8 KV requires",
-        "CUDA TileLang FP8 KV does not")
+        "CUDA TileLang FP8 KV does not", "DeepseekV3ForCausalLM uses learnable attention")
 
 
 def targets(root: Path) -> dict[str, Path]:
-    """hdo.targets' and `mla` (DeepSeek-V3 without `index_topk`) under `root`."""
+    """hdo.targets', `mla` (DeepSeek-V3 without `index_topk`) and `sink` (the V3.2 with
+    `learnable_sink`) under `root`."""
     out = hdo.targets(root)
     sglang_stubs.write_mla_model_dir(root / "mla")
-    return {**out, "mla": root / "mla"}
+    shutil.copytree(out["v32"], root / "sink")
+    data = json.loads((root / "sink" / "config.json").read_text())
+    (root / "sink" / "config.json").write_text(json.dumps({**data, "learnable_sink": True}))
+    return {**out, "mla": root / "mla", "sink": root / "sink"}
 
 
 def sglang(target: Path, argv: tuple[str, ...], gpu: str) -> tuple[str | None, bool]:
@@ -96,7 +102,7 @@ def compare(target: Path, argv: tuple[str, ...], gpu: str, file: bool = False
 def draw(rng: random.Random) -> tuple[str, tuple[str, ...], str]:
     """(target name, line after --model-path, GPU name): no HiSparse, a KV dtype or none,
     either DSA backend named or not, now and then `--dcp-size 2` on the H100."""
-    name = rng.choice(("v32", "v32", "glm", "nextn", "mla"))
+    name = rng.choice(("v32", "v32", "glm", "nextn", "mla", "sink"))
     gpu = rng.choice(("H100", "H100", "B200", "RTX5090", "MI300X", "A100"))
     argv: list[str] = []
     kv = rng.choice(KV)

@@ -1,8 +1,9 @@
 """graphfit == SGLang 0.5.23 on a DSA line's backends without HiSparse (issue 23, s69m;
 graphfit.planner.engines.sglang_dsa_backends): the resolution's `_check_dsa_backend_constraints`
 (arg_groups/overrides.py:550-582, 714-738: triton off ROCm, CUDA TileLang FP8's mix, DCP and
-SM89), on fixed lines and a small draw over four targets and five GPUs (tests.oracle.
-sglang_dsa_backends_oracle). Plants: each rule off, or what it reads."""
+SM89) and the learnable-sink arm (:642-656), on fixed lines and a small draw over five
+targets and five GPUs (tests.oracle.sglang_dsa_backends_oracle), pasted and as graphfit's own
+config file. Plants: each rule off, or what it reads."""
 
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ DEC = "--dsa-decode-backend"
 PRE = "--dsa-prefill-backend"
 BOTH = (PRE, "tilelang", DEC, "tilelang")
 SAYS = {"triton": "The triton DSA backend", "mix": "requires both DSA backends to be tilelang",
-        "dcp": "does not support --dcp-size", "sm89": "requires SM89 or newer"}
+        "dcp": "does not support --dcp-size", "sm89": "requires SM89 or newer",
+        "sinks": "uses learnable attention sinks and requires"}
 # (name, target, GPU, line after --model-path, what SGLang says: a SAYS key or None)
 FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("triton cuda", "v32", "H100", (DEC, "triton"), "triton"),
@@ -40,6 +42,12 @@ FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("nextn target", "nextn", "H100", (DEC, "triton"), None),
     ("glm sm120 fp8", "glm", "RTX5090", (*FP8, DEC, "triton"), None),
     ("glm h100", "glm", "H100", (DEC, "triton"), "triton"),
+    ("b200 auto mix", "v32", "B200", (DEC, "tilelang"), "mix"),  # no sinks: fp8_e4m3
+    ("sink named", "sink", "H100", (DEC, "fa3"), "sinks"),
+    ("sink rocm", "sink", "MI300X", (DEC, "triton"), "sinks"),
+    ("sink sparse", "sink", "B200", (PRE, "flashmla_sparse", DEC, "flashmla_sparse"), None),
+    ("sink hisparse", "sink", "H100", ("--enable-hisparse", "--disable-radix-cache",
+                                       DEC, "flashmla_kv"), "sinks"),
 ]
 
 
@@ -76,6 +84,7 @@ PLANTS = {
     "dtype read as bfloat16": ("dtypes", lambda config: ("bfloat16",), "fp8 mix"),
     "sm89 off": ("SM89", 0, "fp8 tilelang sm80"),
     "glm skip off": ("GLM", "", "glm sm120 fp8"),
+    "sink arm off": ("sinks", lambda config: None, "sink named"),
 }
 
 
@@ -103,7 +112,7 @@ def test_planted_backends_unread_is_caught(targets: dict[str, Path],
 
 
 FILE_LINES = ("triton cuda", "fp8 mix", "fp8 tilelang", "fp8 tilelang sm80", "glm sm120 fp8",
-              "not dsa")
+              "not dsa", "sink named")
 
 
 def test_config_file_agrees(targets: dict[str, Path]) -> None:

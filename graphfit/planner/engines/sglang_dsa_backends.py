@@ -16,10 +16,11 @@ needs a DeepSeek-family architecture (`_DEEPSEEK_FAMILY_ARCHS`, :745-760) whose 
   a tilelang / other mix (:571-575), `--dcp-size` above 1 (:576-577) and a GPU below SM89
   (:579-582).
 
-ROCm takes triton for unset sides and never meets these CUDA checks. The learnable-sink arm
-(:642-656) is not read: it refuses every named backend but flashmla_sparse, so each refusal
-here (triton or tilelang named) is SGLang's there too, in other words. The KV dtype is the
-one `sglang_hisparse_dsa.dtypes` gives; where it may be either, the line is judged only where
+ROCm takes triton for unset sides and never meets these CUDA checks. Before them all, on
+CUDA and ROCm, with HiSparse or not, a config with `learnable_sink` (read from config.json
+with the backends) takes the sink arm (:642-656): every named backend must be
+flashmla_sparse, and the constraint check is not reached (`sinks`). The KV dtype is the one
+`sglang_hisparse_dsa.dtypes` gives; where it may be either, the line is judged only where
 both agree. The defaults never name triton or tilelang, so a line naming neither is planned.
 """
 
@@ -32,16 +33,37 @@ from graphfit.planner.engines.sglang_hisparse_dsa import FAMILY, dtypes
 
 OVERRIDES = "arg_groups/overrides.py"
 GLM = "GlmMoeDsaForCausalLM"
+SINK_BACKEND = "flashmla_sparse"  # overrides.py:643
 SM89 = 89
+
+
+def resolved(config: EngineSettings) -> bool:
+    """Whether `_dsa_split_backend_resolution` runs on this line with a backend named: a DSA
+    family checkpoint graphfit read (model_hook.py:281, 344; overrides.py:608-611)."""
+    return (config.dsa_backends is not None
+            and config.architecture in FAMILY and config.architecture in DSA_ARCHITECTURES
+            and config.dsa_checkpoint is True)
 
 
 def applies(config: EngineSettings) -> bool:
     """Whether the resolution's non-HiSparse CUDA arm runs on this line with a backend named
-    (module docstring): a DSA family checkpoint graphfit read, off HiSparse and ROCm."""
-    return (not config.enable_hisparse and not config.gpu_rocm
-            and config.dsa_backends is not None
-            and config.architecture in FAMILY and config.architecture in DSA_ARCHITECTURES
-            and config.dsa_checkpoint is True)
+    (module docstring): `resolved`, without sinks, off HiSparse and ROCm."""
+    return (not config.enable_hisparse and not config.gpu_rocm and resolved(config)
+            and not config.dsa_learnable_sink)
+
+
+def sinks(config: EngineSettings) -> str | None:
+    """The learnable-sink arm's refusal (:642-656), on CUDA and ROCm, with HiSparse or not:
+    each named backend, prefill first, must be flashmla_sparse."""
+    if not (resolved(config) and config.dsa_learnable_sink):
+        return None
+    for side, value in zip(("prefill", "decode"), config.dsa_backends or (None, None),
+                           strict=True):
+        if value is not None and value != SINK_BACKEND:
+            return (f"{config.architecture} uses learnable attention sinks and requires "
+                    f"--dsa-{side}-backend {SINK_BACKEND!r}; got {value!r} "
+                    f"(ValueError, {OVERRIDES}:642-656)")
+    return None
 
 
 def chosen(config: EngineSettings, kv: str) -> tuple[str, str] | None:
@@ -92,8 +114,9 @@ def _refusal(config: EngineSettings, kv: str) -> str | None:
 def problem(config: EngineSettings) -> str | None:
     """The resolution's refusal of a non-HiSparse DSA line's backends, or None: one answer
     only where every dtype `dtypes` gives refuses (the first's words) or none can be told."""
-    if not applies(config):
-        return None
+    sink = sinks(config)
+    if sink or not applies(config):
+        return sink
     said = [_refusal(config, kv) for kv in dtypes(config)]
     return said[0] if all(said) else None
 
@@ -105,4 +128,4 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["applies", "check", "chosen", "problem"]
+__all__ = ["applies", "check", "chosen", "problem", "resolved", "sinks"]
