@@ -34,7 +34,8 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
     """`dsa_backends` (and `dsa_checkpoint`, `dsa_learnable_sink` for a local target) from
     the file's normalized
     `keys` (its `model_path` filled in from graphfit's flag); none where the file names no
-    backend. ConfigError where a value is not one of the flags' choices."""
+    backend and `dcp_size` is not above 1. ConfigError where a value is not one of the
+    flags' choices."""
     pair: list[str | None] = []
     for key in KEYS:
         value = keys.get(key)
@@ -42,9 +43,12 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
             raise ConfigError(f"{name}: {key}: expected a --{key.replace('_', '-')} choice "
                               f"(e.g. flashmla_kv, fa3, trtllm), got {excerpt(value)}")
         pair.append(value)
-    if pair == [None, None]:
+    dcp = keys.get("dcp_size")  # DCP names trtllm for unset sides (sglang_dsa_backends.given)
+    wide = str(dcp).isdigit() and int(str(dcp)) > 1
+    if pair == [None, None] and not wide:
         return []
-    found = [Setting("dsa_backends", tuple(pair), f"{name}: {' / '.join(KEYS)}", FILE)]
+    found = ([Setting("dsa_backends", tuple(pair), f"{name}: {' / '.join(KEYS)}", FILE)]
+             if pair != [None, None] else [])
     model = keys.get("model_path")
     data = local_config(model) if isinstance(model, str) else None
     if isinstance(data, dict):

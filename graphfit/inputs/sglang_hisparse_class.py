@@ -38,14 +38,17 @@ def dsa_checkpoint(data: Mapping[str, Any]) -> bool:
 def settings(values: Mapping[str, Any]) -> list[Setting]:
     """`dsa_checkpoint` and `dsa_learnable_sink` (config.json's `learnable_sink`, as SGLang's
     resolution reads it, overrides.py:524-525, 642) for a local model on a HiSparse line or
-    one naming a DSA backend, and
+    one naming a DSA backend or with `--dcp-size` above 1, and
     the DSA backends the line names (none otherwise; issue 23 s69m: every line, as SGLang's
     resolution checks them without HiSparse too, graphfit.planner.engines.
     sglang_dsa_backends)."""
     model = values.get("model_path")
     backends = (values.get("dsa_prefill_backend"), values.get("dsa_decode_backend"))
     named = backends != (None, None)
-    if not (values.get("enable_hisparse") is True or named) or not isinstance(model, str):
+    dcp = values.get("dcp_size")  # DCP names trtllm for unset sides (s69m)
+    wide = isinstance(dcp, int) and dcp > 1
+    read = values.get("enable_hisparse") is True or named or wide
+    if not read or not isinstance(model, str):
         return []
     given = [Setting("dsa_backends", backends, "--dsa-prefill-backend / --dsa-decode-backend",
                      COMMAND_LINE)] if named else []

@@ -45,6 +45,7 @@ FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("b200 auto mix", "v32", "B200", (DEC, "tilelang"), "mix"),  # no sinks: fp8_e4m3
     ("sink named", "sink", "H100", (DEC, "fa3"), "sinks"),
     ("sink rocm", "sink", "MI300X", (DEC, "triton"), "sinks"),
+    ("sink dcp", "sink", "H100", ("--dcp-size", "2"), "sinks"),  # DCP's trtllm
     ("sink sparse", "sink", "B200", (PRE, "flashmla_sparse", DEC, "flashmla_sparse"), None),
     ("sink hisparse", "sink", "H100", ("--enable-hisparse", "--disable-radix-cache",
                                        DEC, "flashmla_kv"), "sinks"),
@@ -112,7 +113,7 @@ def test_planted_backends_unread_is_caught(targets: dict[str, Path],
 
 
 FILE_LINES = ("triton cuda", "fp8 mix", "fp8 tilelang", "fp8 tilelang sm80", "glm sm120 fp8",
-              "not dsa", "sink named")
+              "not dsa", "sink named", "sink dcp")
 
 
 def test_config_file_agrees(targets: dict[str, Path]) -> None:

@@ -9,8 +9,10 @@ needs a DeepSeek-family architecture (`_DEEPSEEK_FAMILY_ARCHS`, :745-760) whose 
 
 * GLM-5 with an FP8 cache on SM12x takes flashinfer_sparse_mla and returns before any check
   (:637-641, 658-666).
-* A backend left unset takes the default (:714-730): with fp8_e4m3 trtllm from SM100 on,
-  else flashmla_kv; otherwise prefill flashmla_sparse, decode trtllm from SM100 on, else fa3.
+* A backend left unset is trtllm under `--dcp-size` above 1 (`given`: the family's DCP
+  override, model_overrides/deepseek_v2.py:18-34), else it takes the default (:714-730):
+  with fp8_e4m3 trtllm from SM100 on, else flashmla_kv; otherwise prefill flashmla_sparse,
+  decode trtllm from SM100 on, else fa3.
 * `_check_dsa_backend_constraints` (:550-582, called at :732-738) then refuses, in order:
   triton on either side (ROCm only, :558-567); with fp8_e4m3 and tilelang on either side,
   a tilelang / other mix (:571-575), `--dcp-size` above 1 (:576-577) and a GPU below SM89
@@ -34,13 +36,25 @@ from graphfit.planner.engines.sglang_hisparse_dsa import FAMILY, dtypes
 OVERRIDES = "arg_groups/overrides.py"
 GLM = "GlmMoeDsaForCausalLM"
 SINK_BACKEND = "flashmla_sparse"  # overrides.py:643
+DCP_BACKEND = "trtllm"  # model_overrides/deepseek_v2.py:27-31
 SM89 = 89
 
 
+def given(config: EngineSettings) -> tuple[str | None, str | None]:
+    """The backends the resolution meets: the line's, an unset side trtllm under
+    `--dcp-size` above 1 (`_dsa_dcp_overrides`, model_overrides/deepseek_v2.py:18-34, 99-100,
+    declared for the family before the model hook's pass)."""
+    pair = config.dsa_backends or (None, None)
+    if config.dcp_size > 1:
+        return (pair[0] or DCP_BACKEND, pair[1] or DCP_BACKEND)
+    return pair
+
+
 def resolved(config: EngineSettings) -> bool:
-    """Whether `_dsa_split_backend_resolution` runs on this line with a backend named: a DSA
-    family checkpoint graphfit read (model_hook.py:281, 344; overrides.py:608-611)."""
-    return (config.dsa_backends is not None
+    """Whether `_dsa_split_backend_resolution` runs on this line with a backend named (by the
+    line, or DCP's override): a DSA family checkpoint graphfit read (model_hook.py:281, 344;
+    overrides.py:608-611)."""
+    return (given(config) != (None, None)
             and config.architecture in FAMILY and config.architecture in DSA_ARCHITECTURES
             and config.dsa_checkpoint is True)
 
@@ -57,8 +71,7 @@ def sinks(config: EngineSettings) -> str | None:
     each named backend, prefill first, must be flashmla_sparse."""
     if not (resolved(config) and config.dsa_learnable_sink):
         return None
-    for side, value in zip(("prefill", "decode"), config.dsa_backends or (None, None),
-                           strict=True):
+    for side, value in zip(("prefill", "decode"), given(config), strict=True):
         if value is not None and value != SINK_BACKEND:
             return (f"{config.architecture} uses learnable attention sinks and requires "
                     f"--dsa-{side}-backend {SINK_BACKEND!r}; got {value!r} "
@@ -69,16 +82,16 @@ def sinks(config: EngineSettings) -> str | None:
 def chosen(config: EngineSettings, kv: str) -> tuple[str, str] | None:
     """(prefill, decode) after the defaults (:714-730) under dtype `kv`; None where a default
     reads a capability graphfit does not know."""
-    given = config.dsa_backends or (None, None)
+    pair = given(config)
     cap = config.gpu_capability
-    if cap is None and None in given:
+    if cap is None and None in pair:
         return None
     high = cap is not None and cap >= 100
     if kv == "fp8_e4m3":
         default = ("trtllm", "trtllm") if high else ("flashmla_kv", "flashmla_kv")
     else:
         default = ("flashmla_sparse", "trtllm" if high else "fa3")
-    return (given[0] or default[0], given[1] or default[1])
+    return (pair[0] or default[0], pair[1] or default[1])
 
 
 def _refusal(config: EngineSettings, kv: str) -> str | None:
@@ -128,4 +141,4 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["applies", "check", "chosen", "problem", "resolved", "sinks"]
+__all__ = ["applies", "check", "chosen", "given", "problem", "resolved", "sinks"]
