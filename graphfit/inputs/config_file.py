@@ -301,6 +301,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     # the DSA backends, read as on a pasted line (issue 23 s69m)
     settings += sglang_dsa_backends_file.settings(keys, brief(name))
+    sglang_dsa_backends_file.kv_asserts(keys)  # and the DSA dtype asserts (s69m)
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)

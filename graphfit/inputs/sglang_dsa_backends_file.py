@@ -58,4 +58,20 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
     return found
 
 
-__all__ = ["KEYS", "settings"]
+def kv_asserts(keys: Mapping[str, Any]) -> None:
+    """The DSA target's KV dtype asserts (`_dsa_kv_cache_dtype_default`, overrides.py:
+    524-544) on the file's `kv_cache_dtype`, as a pasted line meets them (graphfit.inputs.
+    sglang_kv_auto.on_line): a file naming fp8_e4m3 for a target with learnable sinks
+    planned before (issue 23 s69m)."""
+    from graphfit.inputs import sglang_kv_auto
+
+    model = keys.get("model_path")
+    data = local_config(model) if isinstance(model, str) else None
+    archs = data.get("architectures") if isinstance(data, dict) else None
+    arch = archs[0] if isinstance(archs, list) and archs and isinstance(archs[0], str) else None
+    given = keys.get("kv_cache_dtype")
+    kv = str(given).strip().lower() or None if given is not None else None
+    sglang_kv_auto.dsa_asserts(kv, sglang_kv_auto.rule(data, arch))
+
+
+__all__ = ["KEYS", "kv_asserts", "settings"]

@@ -25,7 +25,8 @@ PRE = "--dsa-prefill-backend"
 BOTH = (PRE, "tilelang", DEC, "tilelang")
 SAYS = {"triton": "The triton DSA backend", "mix": "requires both DSA backends to be tilelang",
         "dcp": "does not support --dcp-size", "sm89": "requires SM89 or newer",
-        "sinks": "uses learnable attention sinks and requires"}
+        "sinks": "uses learnable attention sinks and requires",
+        "sink kv": "Learnable DSA attention sinks require a bfloat16"}
 # (name, target, GPU, line after --model-path, what SGLang says: a SAYS key or None)
 FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("triton cuda", "v32", "H100", (DEC, "triton"), "triton"),
@@ -46,6 +47,7 @@ FIXED: list[tuple[str, str, str, tuple[str, ...], str | None]] = [
     ("sink named", "sink", "H100", (DEC, "fa3"), "sinks"),
     ("sink rocm", "sink", "MI300X", (DEC, "triton"), "sinks"),
     ("sink dcp", "sink", "H100", ("--dcp-size", "2"), "sinks"),  # DCP's trtllm
+    ("sink fp8", "sink", "H100", FP8, "sink kv"),
     ("sink sparse", "sink", "B200", (PRE, "flashmla_sparse", DEC, "flashmla_sparse"), None),
     ("sink hisparse", "sink", "H100", ("--enable-hisparse", "--disable-radix-cache",
                                        DEC, "flashmla_kv"), "sinks"),
@@ -113,7 +115,7 @@ def test_planted_backends_unread_is_caught(targets: dict[str, Path],
 
 
 FILE_LINES = ("triton cuda", "fp8 mix", "fp8 tilelang", "fp8 tilelang sm80", "glm sm120 fp8",
-              "not dsa", "sink named", "sink dcp")
+              "not dsa", "sink named", "sink dcp", "sink fp8")
 
 
 def test_config_file_agrees(targets: dict[str, Path]) -> None:
