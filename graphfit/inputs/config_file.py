@@ -20,6 +20,7 @@ from graphfit.inputs import (
     model_config,
     sglang_context_length,
     sglang_draft_a2a,
+    sglang_dsa_backends_file,
     sglang_file_choices,
     sglang_file_drafts,
     sglang_file_dtype,
@@ -263,7 +264,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
             target_overrides.parse(value)
         elif normalized in IGNORED:
             ignored.append(key)
-        elif normalized in sglang_server_serving_sources.KEYS:  # read below (issue 23 s68h)
+        elif (normalized in sglang_server_serving_sources.KEYS  # read below (issue 23 s68h)
+              or normalized in sglang_dsa_backends_file.KEYS):  # and these (s69m)
             pass
         else:
             typo = close_match(normalized, KEYS)
@@ -299,6 +301,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     settings += sglang_server_serving_sources.file(data, brief(name))
     # the target: the file's model_path, else graphfit's --model-path flag (s62c)
     keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
+    # the DSA backends, read as on a pasted line (issue 23 s69m)
+    settings += sglang_dsa_backends_file.settings(keys, brief(name))
+    sglang_dsa_backends_file.kv_asserts(keys)  # and the DSA dtype asserts (s69m)
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)

@@ -478,7 +478,8 @@ class EngineConfig:
             dsa_backends: tuple[str | None, str | None] | None = None,
             nvfp4_ckpt_fp8_nextn_moe: bool = False,
             moe_disable_alltoallv: str | None = None,
-            moe_can_use_deep_ep: str | None = None) -> None: ...
+            moe_can_use_deep_ep: str | None = None,
+            dsa_learnable_sink: bool | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1672,6 +1673,11 @@ class EngineConfig:
     def moe_can_use_deep_ep(self) -> str | None:
         """TrtllmOptions.moe_can_use_deep_ep."""
         return cast("str | None", self._option("moe_can_use_deep_ep"))
+
+    @property
+    def dsa_learnable_sink(self) -> bool | None:
+        """SglangOptions.dsa_learnable_sink."""
+        return cast("bool | None", self._option("dsa_learnable_sink"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -192,7 +192,8 @@ def test_hisparse_slot(fields: dict[str, object], where: str | None) -> None:
         "disaggregation_decode_enable_radix_cache": False, "enable_mixed_chunk": False,
         "spec_method": SpecMethod.NONE, "speculative_eagle_topk": None,
         "speculative_adaptive": False, "dsa_checkpoint": None, "gpu_rocm": False,
-        "kv_cache_dtype": None, "gpu_capability": None, "dsa_backends": None}
+        "kv_cache_dtype": None, "gpu_capability": None, "dsa_backends": None,
+        "dsa_learnable_sink": None}
     config = cast(Any, types.SimpleNamespace(**{**base, **fields}))
     said = hisparse.problem(config, {})
     assert (said is None) == (where is None) and (where is None or where in str(said)), said

@@ -48,6 +48,7 @@ from graphfit.planner.engines import (
     sglang_dispatch_budget,
     sglang_draft_deepep,
     sglang_draft_quant,
+    sglang_dsa_backends,
     sglang_dsv4_plan,
     sglang_dwdp,
     sglang_elastic_ep,
@@ -738,6 +739,7 @@ class SglangModel:
         sglang_elastic_ep.check(config)  # handle_elastic_ep before scale-up
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         sglang_dsv4_plan.check(config)  # the decode radix cache (handle_pd_disaggregation)
+        sglang_dsa_backends.check(config)  # the model hook's DSA backends (s69m)
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
                 and config.max_cudagraph_capture_size is None):

@@ -26,10 +26,11 @@ Why: a DSA line with `--enable-hisparse` can name `--dsa-prefill-backend` /
      fp8_e4m3, any of the three for another dtype (:18-37, 44-61).
 
 A family target's `auto` dtype depends on the GPU: fp8_e4m3 from SM100 on without learnable
-sinks, else bfloat16 (overrides.py:532-538). Where graphfit does not know the capability, or
-the GPU is SM100+ (graphfit does not read `learnable_sink` here), both dtypes are tried
-(fp8_e4m3 first on SM100+, the dtype without sinks, so that its refusal is the one said). A
-line is judged only where both give an answer of the same kind (both refuse, or both plan).
+sinks, else bfloat16 (overrides.py:532-538). config.json's `learnable_sink` is read with the
+backends (`dsa_learnable_sink`, issue 23 s69m). Where graphfit does not know the capability,
+or the GPU is SM100+ and the sinks were not read, both dtypes are tried (fp8_e4m3 first on
+SM100+, the dtype without sinks, so that its refusal is the one said). A line is judged only
+where both give an answer of the same kind (both refuse, or both plan).
 """
 
 from __future__ import annotations
@@ -73,10 +74,11 @@ def dtypes(config: EngineSettings) -> tuple[str, ...]:
     if kv != "auto":
         return (kv,)
     cap = config.gpu_capability
-    if config.gpu_rocm or (cap is not None and cap < 100):
+    sink = config.dsa_learnable_sink  # None where graphfit did not read it (s69m)
+    if config.gpu_rocm or (cap is not None and cap < 100) or sink:
         return ("bfloat16",)  # :532-535 (an MI300X reports capability 9.x)
-    if cap is not None:
-        return ("fp8_e4m3", "bfloat16")  # SM100+: fp8_e4m3 unless the config has sinks
+    if cap is not None:  # SM100+: fp8_e4m3 unless the config has sinks
+        return ("fp8_e4m3",) if sink is False else ("fp8_e4m3", "bfloat16")
     return ("bfloat16", "fp8_e4m3")
 
 

@@ -649,6 +649,11 @@ class SglangOptions(EngineOptions):
         builds its MoE with an FP8 block config instead of none (models/deepseek_nextn.py:
         66-79, deepseek_common/utils.py:126-134; graphfit.planner.engines.
         sglang_draft_nextn_fp4; issue 23 s69d).
+    dsa_learnable_sink: config.json's `learnable_sink` for a local DSA target whose DSA
+        backends are read (graphfit.inputs.sglang_hisparse_class): with sinks SGLang's
+        resolution requires flashmla_sparse for every named backend and keeps a bfloat16
+        cache (overrides.py:524-538, 642-656; graphfit.planner.engines.sglang_dsa_backends;
+        issue 23 s69m). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -846,6 +851,7 @@ class SglangOptions(EngineOptions):
     model_chunk_off: bool | None = None
     dsa_backends: tuple[str | None, str | None] | None = None
     nvfp4_ckpt_fp8_nextn_moe: bool = False
+    dsa_learnable_sink: bool | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1057,6 +1063,8 @@ class SglangOptions(EngineOptions):
         _expert_remap_inputs(self)
         _dsv4_pool_inputs(self)
         true_false("nvfp4_ckpt_fp8_nextn_moe", self.nvfp4_ckpt_fp8_nextn_moe)  # issue 23 s69d
+        if self.dsa_learnable_sink is not None:  # issue 23 s69m
+            true_false("dsa_learnable_sink", self.dsa_learnable_sink)
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
