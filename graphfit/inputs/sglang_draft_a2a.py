@@ -18,6 +18,7 @@ from typing import Any
 
 from graphfit.inputs import (
     sglang_draft_layer_entries,
+    sglang_gelu_target,
     sglang_longcat_rope,
     sglang_mtp_quant,
     sglang_target_layer_entries,
@@ -51,7 +52,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     longcat = [s for s in sglang_longcat_rope.settings(values)
                if not (entries and s.field == "draft_build_failure")]
     return (targets + entries + longcat + _moe_class(values)
-            + sglang_mtp_quant.settings(values))
+            + sglang_mtp_quant.settings(values)
+            + sglang_gelu_target.settings(values))  # s69l: a Gemma 4 MoE target
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

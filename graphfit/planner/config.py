@@ -476,7 +476,8 @@ class EngineConfig:
             target_build_failure: str | None = None,
             model_chunk_off: bool | None = None,
             dsa_backends: tuple[str | None, str | None] | None = None,
-            nvfp4_ckpt_fp8_nextn_moe: bool = False) -> None: ...
+            nvfp4_ckpt_fp8_nextn_moe: bool = False,
+            gelu_moe_target: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1660,6 +1661,11 @@ class EngineConfig:
     def nvfp4_ckpt_fp8_nextn_moe(self) -> bool:
         """SglangOptions.nvfp4_ckpt_fp8_nextn_moe."""
         return cast(bool, self._option("nvfp4_ckpt_fp8_nextn_moe"))
+
+    @property
+    def gelu_moe_target(self) -> bool:
+        """SglangOptions.gelu_moe_target."""
+        return cast(bool, self._option("gelu_moe_target"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -340,6 +340,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_backends": st.sampled_from([None, ("flashmla_kv", None),
                                      (None, "triton"), ("tilelang", "aiter")]),  # s69b
     "nvfp4_ckpt_fp8_nextn_moe": st.booleans(),  # s69d
+    "gelu_moe_target": st.booleans(),  # s69l
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -620,6 +621,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "model_chunk_off": st.sampled_from([1, "true"]),  # s69a
     "dsa_backends": st.sampled_from([("fa3",), ("fa2", None), "flashmla_kv"]),  # s69b
     "nvfp4_ckpt_fp8_nextn_moe": st.sampled_from([None, 1, "true"]),  # s69d
+    "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
 }
 
 
@@ -949,6 +951,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "target_build_failure": None,
         "model_chunk_off": None,
         "dsa_backends": None,
-        "nvfp4_ckpt_fp8_nextn_moe": False}
+        "nvfp4_ckpt_fp8_nextn_moe": False,
+        "gelu_moe_target": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -649,6 +649,11 @@ class SglangOptions(EngineOptions):
         builds its MoE with an FP8 block config instead of none (models/deepseek_nextn.py:
         66-79, deepseek_common/utils.py:126-134; graphfit.planner.engines.
         sglang_draft_nextn_fp4; issue 23 s69d).
+    gelu_moe_target: the target is a Gemma 4 model whose text config sets
+        `enable_moe_block`, so its decoder layers build Gemma4MoE with GELU experts
+        (models/gemma4_causal.py:640-653, 236, 285-295): under a DeepGEMM runner its build
+        meets DeepGemmRunnerCore's SiLU assert (graphfit.planner.engines.
+        sglang_draft_gelu_runner.target_problem; issue 23 s69l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -846,6 +851,7 @@ class SglangOptions(EngineOptions):
     model_chunk_off: bool | None = None
     dsa_backends: tuple[str | None, str | None] | None = None
     nvfp4_ckpt_fp8_nextn_moe: bool = False
+    gelu_moe_target: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1057,6 +1063,7 @@ class SglangOptions(EngineOptions):
         _expert_remap_inputs(self)
         _dsv4_pool_inputs(self)
         true_false("nvfp4_ckpt_fp8_nextn_moe", self.nvfp4_ckpt_fp8_nextn_moe)  # issue 23 s69d
+        true_false("gelu_moe_target", self.gelu_moe_target)  # issue 23 s69l
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
