@@ -479,7 +479,8 @@ class EngineConfig:
             nvfp4_ckpt_fp8_nextn_moe: bool = False,
             moe_disable_alltoallv: str | None = None,
             moe_can_use_deep_ep: str | None = None,
-            dsa_learnable_sink: bool | None = None) -> None: ...
+            dsa_learnable_sink: bool | None = None,
+            gelu_moe_target: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1678,6 +1679,11 @@ class EngineConfig:
     def dsa_learnable_sink(self) -> bool | None:
         """SglangOptions.dsa_learnable_sink."""
         return cast("bool | None", self._option("dsa_learnable_sink"))
+
+    @property
+    def gelu_moe_target(self) -> bool:
+        """SglangOptions.gelu_moe_target."""
+        return cast(bool, self._option("gelu_moe_target"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -70,25 +70,29 @@ def draw(rng: random.Random, paths: dict[str, Path], drafts: tuple[str, ...] = (
     return line, rng.random() < 0.3
 
 
-def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool, gpu: str = "80"
-            ) -> tuple[str | None, tuple[int, str]]:
+def answers(paths: dict[str, Path], line: tuple[str, ...], jit: bool, gpu: str = "80",
+            dense: bool = False) -> tuple[str | None, tuple[int, str]]:
     """(SGLang's refusal or None, graphfit's (exit status, error line)) for one line; `gpu`
-    graphfit's --gpu-memory-gb (s68i: "H100", the oracle's SM90, where JIT DeepGEMM matters)."""
+    graphfit's --gpu-memory-gb (s68i: "H100", the oracle's SM90, where JIT DeepGEMM matters);
+    s69l: `dense`, the dense Llama (paths["llama"]) as the target, which has no MoE block to
+    build (`sglang_oracle.published` seeds no MoE flag for it, as the scheduler)."""
+    target = paths["llama" if dense else "target"]
     draft = line[line.index("--speculative-draft-model-path") + 1]
     with dc._own_build_only():  # resolution alone: which worker SGLang picks
-        r = so.resolve(line, model=str(paths["target"]))
+        r = so.resolve(line, model=str(target))
     record = getattr(r, "record", None)
     context = isinstance(r, so.Resolved) and sdb.enters_context(record)
 
     def block(config: Any, quant: Any) -> None:
         from sglang.srt.runtime_context import get_parallel
 
-        dc._qwen3_block(config, quant)  # the target's model first
+        if not dense:
+            dc._qwen3_block(config, quant)  # the target's model first
         sdb.build_draft(record, draft, context, get_parallel().moe_ep_size, jit,
                         "--quantization" in line)
 
-    theirs = dc.sglang(paths["target"], line, jit, block=block, shared_build=False)
-    return theirs, dc.graphfit(paths["target"], line, jit, gpu)
+    theirs = dc.sglang(target, line, jit, block=block, shared_build=False)
+    return theirs, dc.graphfit(target, line, jit, gpu)
 
 
 def agree(theirs: str | None, code: int, said: str) -> bool:

@@ -146,3 +146,31 @@ def test_gemma4_unified_draft_lines_agree() -> None:
         if said != "agree":
             wrong.append(f"drawn: {said} {detail}")
     assert not wrong, "\n".join(wrong)
+
+
+# s69l: the unified draft with no --speculative-moe-a2a-backend inherits the target's backend
+# and runner (layers/moe/utils.py:463-476); on a dense target no MoE flag is seeded and its
+# runner is auto (:531-539); (a2a, runner, jit, extra, inherited, dense target, SGLang refuses)
+INHERITED_CASES = (
+    ("none", "deep_gemm", False, (), True, False, True),  # the target's runner
+    ("none", "deep_gemm", False, ("--speculative-moe-runner-backend", "triton"), True, False,
+     False),
+    ("deepep", "auto", True, ("--quantization", "fp8"), True, False, True),  # inherited deepep
+    ("deepep", "triton", True, ("--quantization", "fp8"), True, False, False),
+    ("none", "deep_gemm", False, (), True, True, False),  # dense target: runner auto
+    ("none", "deep_gemm", False, (), False, True, False),  # dense target, draft backend none
+)
+
+
+def test_gemma4_unified_draft_inherited_and_dense_lines_agree() -> None:
+    from tests.oracle import sglang_draft_gelu_oracle as go
+
+    wrong = []
+    for a2a, runner, jit, extra, inherited, dense, refuses in INHERITED_CASES:
+        drawn = go.line("unified", a2a, "low_latency", runner, jit, *extra,
+                        inherited=inherited, dense=dense)
+        theirs, (code, said) = go.answers(drawn)
+        if (theirs is not None) != refuses or not go.agree(theirs, code, said):
+            wrong.append(f"{drawn[0]} {drawn[11:]}: SGLang {theirs and theirs[-100:]}; "
+                         f"graphfit {code} {said}")
+    assert not wrong, "\n".join(wrong)

@@ -57,6 +57,7 @@ from graphfit.planner.engines import (
     sglang_first_dispatch,
     sglang_flashinfer_a2a,
     sglang_flashinfer_megamoe,
+    sglang_gelu_target,
     sglang_kimi_megamoe,
     sglang_layernorm_sp,
     sglang_lora_runner,
@@ -814,6 +815,8 @@ class SglangModel:
         sglang_dcp.check(config)  # what graphfit plans under --dcp-size > 1
         if config.target_build_failure:  # s68d: the target's config, its layer 0's attention
             raise ConfigError(config.target_build_failure)
+        # s69l: a Gemma 4 MoE target's runner, made before its dispatcher (layer.py:576, 595)
+        sglang_gelu_target.check(config)
         sglang_dispatch_budget.check_target(config)  # the dispatcher's budget first (s55e)
         sglang_deepep_class.check_line(config)  # the model build (ep_moe/layer.py:168-178)
         # the draft's build after it: its dispatcher (s54e), then its DeepEPMoE body (s61e)

@@ -21,14 +21,24 @@ the draft's a2a backend, quantization or JIT DeepGEMM. The runner is DeepGEMM wh
   (fp8.py:1530-1541).
 
 The draft is built in the worker's runner and a2a contexts (frozen_kv_mtp_worker_v2.py:
-140-158; sglang_draft_dispatch.in_context): outside them (a dense target), not restated.
+140-158; sglang_draft_dispatch.in_context).
+
+s69l: without `--speculative-moe-a2a-backend` / `--speculative-moe-runner-backend` the draft
+inherits the target's backend and runner (`_default_speculative_a2a_backend` /
+`_default_speculative_moe_runner_backend`, layers/moe/utils.py:463-476, seeded by
+`initialize_moe_config`, :479-502): graphfit.inputs.sglang_draft_a2a reads the draft's class
+on such lines too (for `GELU_DRAFTS` only), and the FP8 auto branch reads the inherited
+backend (sglang_moe_a2a.draft_backend). On a dense target the scheduler seeds no MoE flag
+(managers/scheduler.py:991-1008): the runner context reads auto (utils.py:531-539), the a2a
+context none (:541-549), so the draft's runner is never DeepGEMM: `in_context` is false there
+(with a backend given, SglangOptions.dense_model) or the reader sets no class (without one).
 """
 
 from __future__ import annotations
 
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
-from graphfit.planner.engines import sglang_draft_dispatch
+from graphfit.planner.engines import sglang_draft_dispatch, sglang_moe_a2a
 
 # the MoE draft classes whose experts are GELU -> where SGLang passes the activation
 GELU_DRAFTS: dict[str, str] = {
@@ -44,8 +54,10 @@ def deepgemm_runner(config: EngineSettings, runner: str | None) -> bool:
     if runner == "deep_gemm":
         return True
     fp8 = config.draft_quantization == "fp8" and config.draft_quant_config is None
-    return (runner == "auto" and fp8
-            and (config.speculative_moe_a2a_backend or "") in AUTO_DEEPGEMM_A2A
+    # s69l: the draft's backend as given, else the target's it inherits (utils.py:463-468)
+    draft = sglang_moe_a2a.draft_backend(sglang_moe_a2a.runtime_backend(config),
+                                         config.speculative_moe_a2a_backend)
+    return (runner == "auto" and fp8 and draft in AUTO_DEEPGEMM_A2A
             and picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability) is True)
 
 

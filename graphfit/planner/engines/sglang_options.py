@@ -654,6 +654,11 @@ class SglangOptions(EngineOptions):
         resolution requires flashmla_sparse for every named backend and keeps a bfloat16
         cache (overrides.py:524-538, 642-656; graphfit.planner.engines.sglang_dsa_backends;
         issue 23 s69m). None: not read.
+    gelu_moe_target: the target is a Gemma 4 model whose text config sets
+        `enable_moe_block`, so its decoder layers build Gemma4MoE with GELU experts
+        (models/gemma4_causal.py:640-653, 236, 285-295): under a DeepGEMM runner its build
+        meets DeepGemmRunnerCore's SiLU assert (graphfit.planner.engines.
+        sglang_draft_gelu_runner.target_problem; issue 23 s69l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -852,6 +857,7 @@ class SglangOptions(EngineOptions):
     dsa_backends: tuple[str | None, str | None] | None = None
     nvfp4_ckpt_fp8_nextn_moe: bool = False
     dsa_learnable_sink: bool | None = None
+    gelu_moe_target: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1065,6 +1071,7 @@ class SglangOptions(EngineOptions):
         true_false("nvfp4_ckpt_fp8_nextn_moe", self.nvfp4_ckpt_fp8_nextn_moe)  # issue 23 s69d
         if self.dsa_learnable_sink is not None:  # issue 23 s69m
             true_false("dsa_learnable_sink", self.dsa_learnable_sink)
+        true_false("gelu_moe_target", self.gelu_moe_target)  # issue 23 s69l
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:

@@ -1,0 +1,105 @@
+"""SGLang 0.5.23's answer on a Gemma 4 MoE target's build under the MoE runner flags (issue 23,
+s69l; graphfit.planner.engines.sglang_gelu_target), shared by
+tests/oracle/test_sglang_gelu_target_oracle.py and measure_sglang_gelu_target (not a test).
+
+SGLang: its own resolution of the line, then, on the meta device under the published
+record (the MoE flags seeded as the scheduler seeds them), its own Gemma4MoE block where
+its own `Gemma4DecoderLayer._enable_moe_block` says the config has one
+(models/gemma4_causal.py:640-653, 684-685): the harness of
+tests.oracle.test_sglang_deepep_class_oracle.sglang. The target is a Llama-shaped
+config.json under Gemma4ForCausalLM (as tests.oracle.sglang_post_capture_oracle writes one;
+a `gemma4_text` config.json stops the oracle's resolution on transformers' per-layer
+`head_dim` read), with or without the MoE fields. graphfit: its CLI on the pasted line with
+--gpu-memory-gb H100 (the oracle's SM90, which JIT DeepGEMM reads). The two agree where
+both start, or both refuse with graphfit naming deep_gemm.py:352 where SGLang's refusal
+comes from DeepGemmRunnerCore.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import random
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.oracle import sglang_oracle as so
+from tests.oracle import sglang_stubs
+from tests.oracle import test_sglang_deepep_class_oracle as dc
+
+SITE = "moe_runner/deep_gemm.py"  # SGLang's assert; graphfit's reason names deep_gemm.py:352
+MOE_FIELDS = {"enable_moe_block": True, "num_experts": 8, "top_k_experts": 2,
+              "moe_intermediate_size": 64}
+RUNNERS = ("deep_gemm", "deep_gemm", "triton", "auto")
+A2AS = ("none", "none", "deepep", "mooncake")
+
+
+@functools.cache
+def model_dir(moe: bool) -> Path:
+    """A Gemma4ForCausalLM target directory, with MoE blocks or without (module docstring)."""
+    so.oracle()
+    root = Path(tempfile.mkdtemp(prefix="graphfit-gelu-target-")) / "model"
+    sglang_stubs.write_model_dir(root, architecture="Gemma4ForCausalLM")
+    data = json.loads((root / "config.json").read_text())
+    (root / "config.json").write_text(json.dumps({**data, **(MOE_FIELDS if moe else {})}))
+    return root
+
+
+def _block(config: Any, quant: Any) -> None:
+    """SGLang's own Gemma4MoE for layer 0, where its decoder layer builds one."""
+    from sglang.srt.models.gemma4_causal import Gemma4DecoderLayer, Gemma4MoE
+
+    text = getattr(config, "text_config", config)
+    if Gemma4DecoderLayer._enable_moe_block(text):
+        Gemma4MoE(text.hidden_size, 0, text, quant, prefix="model.layers.0.moe")
+
+
+def line(a2a: str, runner: str, jit: bool, moe: bool = True, *extra: str
+         ) -> tuple[str, ...]:
+    """A line, its first word the marker `jit=1` / `jit=0` with `,dense` for the target
+    without MoE blocks (`answers` strips it)."""
+    return (f"jit={int(jit)}{'' if moe else ',dense'}", "--tp-size", "2", "--ep-size", "2",
+            "--moe-a2a-backend", a2a, "--deepep-mode", "low_latency",
+            "--moe-runner-backend", runner, *extra)
+
+
+def draw(rng: random.Random) -> tuple[str, ...]:
+    """One drawn line: the backend, the runner, JIT DeepGEMM, FP8 two times in five, the
+    target without MoE blocks one time in six. JIT DeepGEMM is on under deepep: with it off,
+    the Gemma 4 target's own DeepEPMoE asserts (ep_moe/layer.py:135-178), which graphfit does
+    not restate for this class (graphfit.planner.engines.sglang_deepep_class), come after
+    the runner's and are another rule's."""
+    extra = ("--quantization", "fp8") if rng.random() < 0.4 else ()
+    a2a, runner, jit = rng.choice(A2AS), rng.choice(RUNNERS), rng.random() < 0.5
+    return line(a2a, runner, jit or a2a == "deepep", rng.random() >= 1 / 6, *extra)
+
+
+def answers(drawn: tuple[str, ...]) -> tuple[str | None, tuple[int, str]]:
+    """(SGLang's refusal or None, graphfit's (exit status, error line)) for a `line`."""
+    marks = drawn[0].split(",")
+    jit, model = "jit=1" in marks, model_dir("dense" not in marks)
+    return (dc.sglang(model, drawn[1:], jit, block=_block),
+            dc.graphfit(model, drawn[1:], jit, "H100"))
+
+
+def agree(theirs: str | None, code: int, said: str) -> bool:
+    """Both start, or both refuse, graphfit naming deep_gemm.py:352 where SGLang's refusal
+    is DeepGemmRunnerCore's."""
+    if (theirs is None) != (code == 0):
+        return False
+    return theirs is None or SITE not in theirs or "deep_gemm.py:352" in said
+
+
+def verdict(drawn: tuple[str, ...]) -> tuple[str, str | None]:
+    """("agree" / "differ" / "not modelled", the detail of a difference) for one line."""
+    theirs, (code, said) = answers(drawn)
+    if code != 0 and "not modelled" in said:
+        return "not modelled", None
+    if agree(theirs, code, said):
+        return "agree", None
+    return "differ", f"{drawn}: SGLang {theirs and theirs[-100:]}; graphfit {code} {said[:160]}"
+
+
+__all__ = ["A2AS", "MOE_FIELDS", "RUNNERS", "SITE", "agree", "answers", "draw", "line",
+           "model_dir", "verdict"]

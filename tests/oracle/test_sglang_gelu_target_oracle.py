@@ -1,0 +1,60 @@
+"""A Gemma 4 MoE target under the DeepGEMM MoE runner, graphfit against SGLang 0.5.23's own
+Gemma4MoE build (issue 23, s69l; graphfit.planner.engines.sglang_gelu_target,
+tests.oracle.sglang_gelu_target_oracle)."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("torch")
+
+from tests.oracle import sglang_gelu_target_oracle as gt
+
+# (a2a, runner, jit, MoE blocks, extra, SGLang refuses)
+CASES = (
+    ("none", "deep_gemm", False, True, (), True),  # the runner's SiLU assert
+    ("none", "deep_gemm", True, True, ("--quantization", "fp8"), True),  # FP8's deep_gemm
+    ("deepep", "auto", True, True, ("--quantization", "fp8"), True),  # FP8 auto under deepep
+    ("none", "auto", True, True, ("--quantization", "fp8"), False),  # auto without a2a
+    ("none", "auto", False, True, ("--quantization", "fp8"), False),  # JIT off: triton
+    ("none", "triton", False, True, (), False),
+    ("none", "deep_gemm", False, False, (), False),  # no MoE block: nothing built
+)
+
+
+def test_gemma4_moe_target_lines_agree() -> None:
+    wrong = []
+    for a2a, runner, jit, moe, extra, refuses in CASES:
+        drawn = gt.line(a2a, runner, jit, moe, *extra)
+        theirs, (code, said) = gt.answers(drawn)
+        whole = " ... " not in said  # one error line the CLI did not shorten
+        if (theirs is not None) != refuses or not gt.agree(theirs, code, said) or not whole:
+            wrong.append(f"{drawn}: SGLang {theirs and theirs[-100:]}; graphfit {code} {said}")
+    rng = random.Random(69)
+    for _ in range(4):
+        said, detail = gt.verdict(gt.draw(rng))
+        if said != "agree":
+            wrong.append(f"drawn: {said} {detail}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_reader_reads_nested_text_config_and_overrides(tmp_path: Path) -> None:
+    from graphfit.inputs import sglang_gelu_target
+
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["Gemma4ForConditionalGeneration"],
+        "text_config": {"enable_moe_block": True}}))
+    assert [s.field for s in sglang_gelu_target.settings({"model_path": str(model)})] == [
+        "gelu_moe_target"]
+    off = json.dumps({"text_config": {"enable_moe_block": False}})
+    assert sglang_gelu_target.settings({"model_path": str(model),
+                                        "json_model_override_args": off}) == []
+    (model / "config.json").write_text(json.dumps({
+        "architectures": ["Gemma4ForCausalLM"], "enable_moe_block": False}))
+    assert sglang_gelu_target.settings({"model_path": str(model)}) == []
