@@ -12,6 +12,7 @@ with the loader's quantization config. Its checks all come before `BeamModel` is
 
 from __future__ import annotations
 
+import functools
 import json
 import tempfile
 import traceback
@@ -44,10 +45,12 @@ def _stop(*args: Any, **kwargs: Any) -> Any:
     raise _Reached
 
 
+@functools.cache
 def build(path: str, argv: tuple[str, ...]) -> str | None:
     """SGLang on `--model-path path *argv`: "Rejected: ..." where resolution or
     check_server_args refuses, "NotImplementedError: message @ models/beam.py:N" where
-    Beam's class raises, None where its checks pass."""
+    Beam's class raises, None where its checks pass (once per line and process: the pasted,
+    config-file and not-vacuous tests ask the same lines)."""
     from tests.oracle.sglang_minimax_target_oracle import _quant_config
     from tests.oracle.test_sglang_deepep_class_oracle import lora_check
 
