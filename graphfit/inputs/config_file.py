@@ -18,6 +18,7 @@ from typing import Any
 
 from graphfit.inputs import (
     model_config,
+    sglang_beam_build,
     sglang_context_length,
     sglang_draft_a2a,
     sglang_dsa_backends_file,
@@ -30,6 +31,7 @@ from graphfit.inputs import (
     sglang_ngram,
     sglang_prefill_cp,
     sglang_prefill_cp_bcg,
+    sglang_qwen_moe_experts,
     sglang_server_serving_sources,
     sglang_unified_switches,
     target_overrides,
@@ -308,6 +310,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)
         sglang_minimax_target.line(keys, gpu_later=True)
+        sglang_beam_build.line(keys)  # Beam's class refusals, as on a pasted line (s69n)
+        sglang_qwen_moe_experts.line(keys)  # Qwen MoE: TP above the expert count (s69n)
         # a DFLASH / DSPARK draft's config.json, read as on a pasted line (issue 23 s60m)
         settings = sglang_file_drafts.settings(keys, settings, notes)
     # a MoE draft's class under speculative_moe_a2a_backend, read from the file's

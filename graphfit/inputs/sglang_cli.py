@@ -25,6 +25,7 @@ from typing import Any
 from graphfit.inputs import (
     flagtable,
     sglang_a2a,
+    sglang_beam_build,
     sglang_chunk_off_model,
     sglang_draft,
     sglang_draft_a2a,
@@ -50,6 +51,7 @@ from graphfit.inputs import (
     sglang_prefill_cp_bcg,
     sglang_prefill_cp_family,
     sglang_processor_path,
+    sglang_qwen_moe_experts,
     sglang_rules,
     sglang_runner_backends,
     sglang_server_serving,
@@ -213,6 +215,8 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     sglang_spec_dp.line(sglang_prefill_cp_family.settled(values, family))
     # a MiniMax-M3 target SGLang cannot build (what an AMD GPU changes: at settle, s52e)
     sglang_minimax_target.line(values, gpu_later=True)
+    sglang_beam_build.line(values)  # Beam's class refusals (dense TP 1, EPLB, LoRA; s69n)
+    sglang_qwen_moe_experts.line(values)  # Qwen MoE: TP above the expert count (s69n)
     settings = sglang_uno.line(values, settings)  # UNO's checks on flags the plan lacks
     notes += sglang_uno_moe.line(values)  # UNO's adapter on a MoE model's experts
     frozen, frozen_notes = sglang_draft.frozen_draft_settings(values)  # Gemma 4 drafts

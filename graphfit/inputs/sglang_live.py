@@ -93,7 +93,11 @@ KEYS = ("model_path", "speculative_algorithm", "speculative_draft_model_path",
         # s55e: a MoE draft's dispatcher backend (graphfit.inputs.sglang_draft_a2a)
         "speculative_moe_a2a_backend",
     # s62p: the DeepSeek-family rule's DP LM head (graphfit.inputs.sglang_prefill_cp_family)
-    "enable_dp_lm_head")
+    "enable_dp_lm_head",
+    # s69n: the model-build rules' flags (graphfit.inputs.sglang_minimax_moe's dense MLPs,
+    # sglang_beam_build, sglang_qwen_moe_experts)
+    "moe_dense_tp_size", "enable_eplb", "init_expert_location", "enable_lora", "lora_paths",
+    "elastic_ep_backend")
 TARGET_FIELDS = ("hidden_size", "vocab_size")  # from the target's config.json
 BLOCK_FLAGS = {"DFLASH": "speculative_dflash_block_size",
                "DSPARK": "speculative_dspark_block_size"}

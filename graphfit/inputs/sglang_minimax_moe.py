@@ -24,8 +24,8 @@ read; unfused shared experts build a `MiniMaxM3MLP` of `intermediate_size * n_sh
 
 `MiniMaxM3MLP` (dense layers with `dense_intermediate_size`, :1736-1745, and shared experts):
 reads `hidden_size`, `hidden_act` (:313-314), its gate/up projection asserts the width splits
-over its group (layers/linear.py:693; the dense MLP's group is the TP group,
-`--moe-dense-tp-size` being left at its default), then the activation must be silu or
+over its group (layers/linear.py:693; the dense MLP's group is the TP group, or one rank
+with `--moe-dense-tp-size 1`: `dense_group`, issue 23 s69n), then the activation must be silu or
 swigluoai with `swiglu_alpha` / `swiglu_limit` (:334-354).
 
 A key absent from config.json is the config class's default on a top-level
@@ -153,11 +153,17 @@ class MoeLayout:
     # a named AMD GPU (s52e): `_is_hip` skips both DeepEP asserts (ep_moe/layer.py:53, 142,
     # 172); graphfit.inputs.sglang_minimax_target sets it once the GPU is known
     hip: bool = False
+    # --moe-dense-tp-size as resolved (None: unset). With 1 the dense layers' MLP is built
+    # on a "replicated" group (`is_dense_ffn_fully_dp`, layers/layer_boundary/layout.py:83-84;
+    # minimax_m3.py:1736), so its width is not split over TP (issue 23 s69n)
+    dense_tp: int | None = None
 
     def __post_init__(self) -> None:
         for name in ("tp", "ep", "moe_tp"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1")
+        if self.dense_tp is not None and self.dense_tp < 1:
+            raise ValueError("dense_tp must be at least 1 or None")
         if self.blocks is not None and min(self.blocks) < 1:
             raise ValueError("block sizes must be at least 1")
         if self.redundant < 0:
@@ -214,7 +220,16 @@ def layer_problem(text: Mapping[str, Any], layer: int, nested: bool,
     width = _read(text, "dense_intermediate_size", True)
     if width is _MISSING:
         return _absent("dense_intermediate_size", "models/minimax_m3.py:1741")
-    return mlp_problem(text, nested, width, layout.tp, layout.blocks, layout.fp4)
+    return mlp_problem(text, nested, width, dense_group(layout), layout.blocks, layout.fp4)
+
+
+def dense_group(layout: MoeLayout) -> int:
+    """The ranks a dense layer's `MiniMaxM3MLP` splits its width over: one ("replicated")
+    with --moe-dense-tp-size 1 (minimax_m3.py:1736 -> layers/layer_boundary/layout.py:83-84),
+    else the TP group. Why: graphfit refused a width that does not split over TP on lines
+    SGLang starts with the dense MLPs replicated (issue 23 s69n). The shared experts keep the
+    TP group (:454-468 do not read the flag)."""
+    return 1 if layout.dense_tp == 1 else layout.tp
 
 
 def moe_problem(text: Mapping[str, Any], nested: bool, layout: MoeLayout) -> str | None:
@@ -381,20 +396,21 @@ def build_layout(tp: int, ep: int, moe_dp: int, a2a: str, redundant: int,
                  block: Blocks | None = None, runner: str = "auto",
                  deepep_mode: str = "auto", jit_deepgemm: bool = True,
                  fp4: bool = False, dtype: str | None = None,
-                 hip: bool = False) -> MoeLayout:
+                 hip: bool = False, dense_tp: int | None = None) -> MoeLayout:
     """The layout from the line's resolved sizes (MoE-TP = tp // ep // moe_dp,
     runtime_context.py:154; sizes that do not divide are other rules' business) and the
     loader's fusion gate less the shared-expert count (minimax_m3.py:2021-2043); `hip`: a
-    named AMD GPU (`MoeLayout.hip`)."""
+    named AMD GPU (`MoeLayout.hip`); `dense_tp`: --moe-dense-tp-size (`MoeLayout.dense_tp`)."""
     # a named AMD GPU (MI300X / MI325X, gfx942) never fuses: "validated on gfx950 only"
     # (minimax_m3.py:2040-2041, minimax_m3_vl.py:185-186; s52e)
     gate = (not hip and not fusion_off and quant not in NO_FUSION_QUANTS and ep == 1
             and a2a != "deepep")
     return MoeLayout(tp, ep, max(1, tp // ep // moe_dp), a2a, redundant, gate, block, runner,
-                     quant, deepep_mode, jit_deepgemm, fp4, dtype, hip)
+                     quant, deepep_mode, jit_deepgemm, fp4, dtype, hip, dense_tp)
 
 
-__all__ = ["NO_NORMAL_MODE", "MoeLayout", "build_layout", "deepep_problem", "dispatcher_problem",
+__all__ = ["NO_NORMAL_MODE", "MoeLayout", "build_layout", "deepep_problem", "dense_group",
+           "dispatcher_problem",
            "effective_runner", "fused_count",
            "fusion_problem", "is_moe_layer", "layer_problem", "pplx_problem", "quantization",
            "unquantized_problem"]

@@ -43,6 +43,7 @@ from typing import Any
 
 from graphfit.inputs import sglang_sub_configs
 from graphfit.inputs.model_config import local_config
+from graphfit.inputs.sglang_beam_build import count
 from graphfit.inputs.sglang_draft import overridden, override_args
 from graphfit.inputs.sglang_dspark_env import flag, line_environ
 from graphfit.inputs.sglang_dtype import sglang_dtype
@@ -256,7 +257,7 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any], jit: bool | N
     model override and pplx's pick, `effective_runner`), the loader's dtype,
     `--deepep-mode` and the pasted line's SGLANG_ENABLE_JIT_DEEPGEMM (graphfit.inputs.
     sglang_dspark_env.line_environ: none on a config file or a live check, i.e. on), unless
-    `jit` is given; `hip`: a named AMD GPU (`settle`)."""
+    `jit` is given; `hip`: a named AMD GPU (`settle`); --moe-dense-tp-size (s69n)."""
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
     ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
@@ -271,7 +272,16 @@ def moe_layout(values: Mapping[str, Any], data: Mapping[str, Any], jit: bool | N
     return build_layout(tp, ep, size_or_one(values.get("moe_dp_size")), a2a,
                         _count(values.get("ep_num_redundant_experts")), fusion_off,
                         quant, blocks(quant, data), runner, mode, jit, fp4_linear(quant, data),
-                        sglang_dtype(data, values.get("dtype")), hip)
+                        sglang_dtype(data, values.get("dtype")), hip,
+                        _dense_tp(values.get("moe_dense_tp_size")))
+
+
+def _dense_tp(value: Any) -> int | None:
+    """--moe-dense-tp-size as an int (a config file may write its digits), None where unset
+    or not one (its reader refuses a bad value, graphfit.inputs.sglang._dense_tp;
+    check_server_args its range)."""
+    found = count(value)
+    return found if found is not None and found >= 1 else None
 
 
 def tower_layout(values: Mapping[str, Any], tower_tp: int) -> TowerLayout:

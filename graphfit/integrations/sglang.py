@@ -132,6 +132,7 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     Inside the server (the plugin's hook, the launcher) graphfit asks SGLang's own platform
     probes for them (graphfit.integrations.sglang_platform, issue 23 s50l)."""
     from graphfit.inputs import (
+        sglang_beam_build,
         sglang_live,
         sglang_live_flags,
         sglang_live_graphless,
@@ -139,6 +140,7 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
         sglang_minimax_target,
         sglang_quant_live,
         sglang_qwen3_5_page,
+        sglang_qwen_moe_experts,
     )
     from graphfit.inputs.gpus import gpu_memory_gb, gpu_name
     from graphfit.inputs.sglang_linear_sm100 import live
@@ -170,6 +172,8 @@ def live_overrides(server_args: Any, overrides: Mapping[str, Any],
     # the server's SGLANG_ENABLE_JIT_DEEPGEMM (issue 23 s53m; s52e's settle)
     sglang_minimax_target.settle(values_of(server_args),
                                  os.environ if environ is None else environ, stand_in)
+    sglang_beam_build.line(values_of(server_args))  # Beam's class refusals (issue 23 s69n)
+    sglang_qwen_moe_experts.line(values_of(server_args))  # TP above the expert count (s69n)
     # torch_native / flex_attention: no graphs, the flags' graphs in the default fraction
     # (graphfit.inputs.sglang_live_graphless)
     return {**read, **sglang_live_graphless.settings(server_args, read), **generation,

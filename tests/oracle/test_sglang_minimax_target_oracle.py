@@ -397,3 +397,32 @@ def test_s44n_checks_each_way() -> None:
         _compare({k: v for k, v in fields.items() if k != "quantization_config"}, True, 2, 1,
                  extra, {"wrapper": {"quantization_config": config}} if config else None,
                  jit_deepgemm=False)
+
+
+def test_dense_tp_one_replicates_dense_mlps() -> None:
+    """--moe-dense-tp-size 1 builds a dense layer's MLP on one rank ("replicated",
+    minimax_m3.py:1736 -> layers/layer_boundary/layout.py:83-84; issue 23 s69n): a dense
+    width that does not split over TP 4 starts with it and fails without it or with 4; its
+    activation is still checked; the shared experts keep the TP group (:454-468); block-FP8
+    dense MLPs are checked on one rank."""
+    per_head = {"qk_norm_type": "per_head"}
+    dense = {**per_head, "dense_intermediate_size": 1002}
+    moe = {**per_head, "moe_layer_freq": [1, 1], "num_local_experts": 8,
+           "num_experts_per_tok": 2, **MOE_KEYS[0], "intermediate_size": 1002,
+           "n_shared_experts": 1}
+    block = {"quantization_config": {**_BLOCK, "weight_block_size": [128, 128]}}
+    one = ("--moe-dense-tp-size", "1")
+    for fields, tp, extra in (
+            (dense, 4, one), (dense, 4, ()), (dense, 4, ("--moe-dense-tp-size", "4")),
+            ({**dense, **ACTS[1]}, 4, one), ({**dense, "moe_layer_freq": [0, 1]}, 4, one),
+            (moe, 4, (*one, "--ep-size", "2")),
+            ({**per_head, **block, "dense_intermediate_size": 1000}, 4, one),
+            ({**dense, "dense_intermediate_size": 1000}, 2, (*one, "--attn-dp-size", "2"))):
+        _compare(fields, False, tp, 1, extra)
+    _compare(dense, True, 4, 1, one)
+    # graphfit's own config file reads the flag too (the MoE layout of its keys)
+    from tests.oracle.sglang_quant_gptq_dynamic_compare import planned_file
+
+    path = mo.target_dir({"head_dim": 128, **dense}, False)
+    assert planned_file(path, ("--tp-size", "4", *one), "80") == (0, "")
+    assert "does not split over TP size 4" in planned_file(path, ("--tp-size", "4"), "80")[1]

@@ -1,0 +1,77 @@
+"""SGLang 0.5.23's ValueError when a Qwen MoE target has fewer experts than the ranks its MoE
+block is split over (issue 23, s69n). Every layer of these classes is sparse (`stage_facts`,
+models/qwen3_moe.py:872-885, models/qwen2_moe.py:1051-1065), so the first layer's MoE block
+raises it at model build:
+
+* Qwen3-MoE (`Qwen3MoeForCausalLM`): `Qwen3MoeSparseMoeBlock.__init__` compares the MoE-TP
+  size, tp // ep // moe_dp (runtime_context.py:154), with `num_experts`
+  (qwen3_moe.py:243-250);
+* Qwen2-MoE (`Qwen2MoeForCausalLM`): `Qwen2MoeSparseMoeBlock.__init__` compares the full
+  TP size (qwen2_moe.py:270-277).
+
+Then the block's experts (`FusedMoE`, of `num_experts` + `--ep-num-redundant-experts`,
+qwen3_moe.py:265-266, qwen2_moe.py:325-331 without shared-expert fusion, which Qwen2-MoE's
+decoder layer never asks for, :1026-1033) assert the routed experts split over the EP ranks
+(layers/moe/fused_moe_triton/layer.py:414; an elastic scale-up joiner's storage EP size,
+:405-409, is not judged).
+
+Why: graphfit planned such lines (or refused them later with another reason), where
+SGLang's server does not start (s69g's Left). Only these two classes are judged: the other
+classes reusing the blocks (Qwen3-Next, Qwen3-VL-MoE, Qwen3.5, Qwen4-Exp, Mellum) and the
+other models raising the same sentence are not restated here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from graphfit.inputs.model_config import local_config
+from graphfit.inputs.sglang_beam_build import count
+from graphfit.inputs.sglang_spec_dp import size_or_one
+from graphfit.planner.core.errors import ConfigError, excerpt
+from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
+
+# architecture -> (whether its block reads the MoE-TP size, not the TP size; its site)
+BLOCKS: dict[str, tuple[bool, str]] = {
+    "Qwen3MoeForCausalLM": (True, "models/qwen3_moe.py:246-250"),
+    "Qwen2MoeForCausalLM": (False, "models/qwen2_moe.py:273-277"),
+}
+
+
+def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
+    """SGLang's ValueError for the line's TP / EP sizes on this config.json, or None."""
+    names = data.get("architectures")
+    arch = names[0] if isinstance(names, list) and names else None
+    found = BLOCKS.get(arch) if isinstance(arch, str) else None
+    experts = data.get("num_experts")
+    if found is None or not isinstance(experts, int) or isinstance(experts, bool):
+        return None
+    moe_tp, site = found
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    a2a = str(values.get("moe_a2a_backend") or "none").strip().lower()
+    ep = resolved_ep_size(size_or_one(values.get("ep_size")), tp, a2a)
+    size = max(1, tp // ep // size_or_one(values.get("moe_dp_size"))) if moe_tp else tp
+    if size > experts:
+        return (f"SGLang cannot build {arch}: Tensor parallel size {size} is greater than "
+                f"the number of experts {excerpt(experts, 12)}. (ValueError, {site})")
+    redundant = count(values.get("ep_num_redundant_experts")) or 0
+    routed = experts + max(redundant, 0)
+    if routed % ep and not values.get("elastic_ep_backend"):
+        return (f"SGLang cannot build {arch}: {routed} routed experts do not split over "
+                f"expert-parallel size {ep} (AssertionError, "
+                "layers/moe/fused_moe_triton/layer.py:414)")
+    return None
+
+
+def line(values: Mapping[str, Any]) -> None:
+    """The line's local target (`model_path`): ConfigError with SGLang's reason; nothing for
+    a hub id or another model."""
+    model = values.get("model_path")
+    data = local_config(str(model)) if isinstance(model, str) else None
+    said = None if data is None else problem(values, data)
+    if said is not None:
+        raise ConfigError(said)
+
+
+__all__ = ["BLOCKS", "line", "problem"]
