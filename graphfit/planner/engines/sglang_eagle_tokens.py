@@ -20,11 +20,9 @@ DP LM head keeps the draft's MLP gather (one entry per rank) while the target ke
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from graphfit.planner.core.buffers import KEEP, Axis, BufferSpec
 from graphfit.planner.engines import sglang_moe_a2a
-from graphfit.planner.engines.sglang_mlp_gather import mlp_tp_gather
+from graphfit.planner.engines.sglang_mlp_gather import Gathered, mlp_tp_gather
 
 NAMES = ("global_num_tokens_gpu", "global_num_tokens_for_logprob_gpu")
 # where each EAGLE draft runner allocates them (component name -> file:lines)
@@ -32,20 +30,7 @@ SOURCES = {"drafter": "eagle_draft_cuda_graph_runner.py:235-251",
            "draft_extend": "eagle_draft_extend_cuda_graph_runner.py:215-231"}
 
 
-class _Drafts(Protocol):
-    @property
-    def tp_size(self) -> int: ...
-    @property
-    def attn_dp_size(self) -> int: ...
-    @property
-    def moe_a2a_backend(self) -> str: ...
-    @property
-    def moe_dense_tp_size(self) -> int | None: ...
-    @property
-    def enable_dp_lm_head(self) -> bool: ...
-
-
-def draft_rows(config: _Drafts) -> int | None:
+def draft_rows(config: Gathered) -> int | None:
     """Entries per buffer on the draft runners of `config` (the draft runners' view): None
     where `require_gathered_buffer()` is false (no buffers), the attention-DP size under the
     MLP gather, else 1."""
@@ -54,7 +39,7 @@ def draft_rows(config: _Drafts) -> int | None:
     return 1 if sglang_moe_a2a.attn_tp_gather(config) else None
 
 
-def draft_global_num_tokens(runner: str, config: _Drafts) -> list[BufferSpec]:
+def draft_global_num_tokens(runner: str, config: Gathered) -> list[BufferSpec]:
     """The two buffers on the EAGLE draft runner `runner` ("drafter" or "draft_extend"), or
     none (`draft_rows`); set to the padded token count before each replay (:694-697,
     :608-610), so their padding is kept."""

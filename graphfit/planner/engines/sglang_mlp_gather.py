@@ -37,7 +37,9 @@ def resolved_dense_tp(architecture: str | None, value: int | None) -> int | None
     return value
 
 
-class _Gathered(Protocol):
+class Gathered(Protocol):
+    """What the gather rules read (the target's record, or a draft's view of it)."""
+
     @property
     def tp_size(self) -> int: ...
     @property
@@ -50,7 +52,7 @@ class _Gathered(Protocol):
     def enable_dp_lm_head(self) -> bool: ...
 
 
-def mlp_tp_gather(config: _Gathered) -> bool:
+def mlp_tp_gather(config: Gathered) -> bool:
     """Only under attention DP, and there always unless `--moe-dense-tp-size` is set, the DP
     LM head is on and a live all-to-all backend outside MLP_GATHER_BACKENDS is configured;
     then the MLP input is gathered only if the dense TP width exceeds the attention TP group
