@@ -16,14 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.oracle import sglang_draft_build as sdb
 from tests.oracle import sglang_draft_deepep_oracle as ddo
 from tests.oracle import sglang_mtp_quant_oracle as mq
 
@@ -47,20 +45,9 @@ KEPT = ("ds_fp8",)
 
 
 def dirs(root: Path, names: tuple[str, ...] = tuple(DRAFTS)) -> dict[str, Path]:
-    """The Qwen3-MoE target and the named quantized drafts under `root`."""
-    out = ddo.dirs(root)
-    for name in names:
-        base, config_qc, file_qc = DRAFTS[name]
-        data = json.loads(json.dumps(sdb.NEXTN_DRAFTS[base]))
-        if config_qc is not None:
-            data["quantization_config"] = config_qc
-        folder = root / name
-        folder.mkdir()
-        (folder / "config.json").write_text(json.dumps(data))
-        if file_qc is not None:
-            (folder / "hf_quant_config.json").write_text(json.dumps(file_qc))
-        out[name] = folder
-    return out
+    """The Qwen3-MoE target and the named quantized drafts under `root` (written as the MTP
+    quantization oracle writes its table's drafts)."""
+    return mq.dirs(root, names, DRAFTS)
 
 
 def draw(rng: random.Random, paths: dict[str, Path]
