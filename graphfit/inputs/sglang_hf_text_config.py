@@ -24,6 +24,10 @@ thinker's nested text_config dict then fails (`setattr` on a dict, :593-597).
 plain sub-config dict of another class, or LlavaConfig's own top level for a
 `Llava*ForCausalLM`; measured through SGLang's get_config): a key left out there reads None.
 
+The order is graphfit.inputs.sglang_text_pick's (`PRIORITY`, `first_key`: s69s, one
+statement of it); what this module adds is the reading of the classes that build their own
+sub-configs, which the pick on the written file does not model.
+
 `text_config` returns None wherever the dict is not one graphfit reads (a class default,
 or a load failure another check reports), so its caller does not judge the line.
 """
@@ -33,6 +37,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_text_pick
 from graphfit.inputs.sglang_sub_configs import SUB_CONFIGS
 
 SITE = "utils/hf_transformers/common.py:547-613"
@@ -46,7 +51,7 @@ BUILT: Mapping[str, str] = {
 # null, where transformers' typed classes refuse it at load): bailing_moe_v2.py:157-161,
 # deepseekvl2.py:675-679, InternVL's InternLM2Config (internvl.py:307-311)
 UNTYPED = ("bailingmm_moe_v2_lite", "deepseek_vl_v2")
-ORDER = ("thinker_config", "llm_config", "language_config", "text_config")
+ORDER = sglang_text_pick.PRIORITY  # the pick's priority, stated once there (s69s)
 
 
 def _dict(value: object) -> Mapping[str, Any] | None:
@@ -69,7 +74,7 @@ def text_config(data: Mapping[str, Any]) -> Mapping[str, Any] | None:
     built = BUILT.get(kind) if isinstance(kind, str) else None
     if built is not None and _dict(data.get(built)) is None:
         return None  # the class's own defaults
-    name = next((key for key in ORDER if key in data), None)
+    name = sglang_text_pick.first_key(data)
     if name is None:
         return data
     if name == "text_config":  # read as before issue 23 s54d (transformers classes build it)

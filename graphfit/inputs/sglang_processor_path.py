@@ -22,9 +22,10 @@ A model outside that list is multimodal through its sub-config too (:809-815, is
 `hf_config is not hf_text_config`, i.e. `get_hf_text_config` (utils/hf_transformers/common.py:
 547-613) found a `thinker_config`, `llm_config`, `language_config` or `text_config` (that
 priority, :585-606; the llm/text ones must carry `num_attention_heads`, else SGLang's assert
-stops it first) and the class is not a `Llava*ForCausalLM` (:551-558); or, under --model-impl
-transformers, the config has a `vision_config` or `audio_config`. graphfit reads this off the
-config.json only where the HF parser keeps the JSON's keys as they are: a model type without
+stops it first; the order and the asserted keys are graphfit.inputs.sglang_text_pick's, s69s)
+and the class is not a `Llava*ForCausalLM` (:551-558); or, under --model-impl transformers,
+the config has a `vision_config` or `audio_config`. graphfit reads this off the config.json
+only where the HF parser keeps the JSON's keys as they are: a model type without
 SGLang's own config class (`_CONFIG_REGISTRY`, common.py:117-273, which the parser reloads
 from, config.py:275-292), no `auto_map` (remote code, DeepSeek-OCR, :270-271), not Longcat
 (:225, 251-256) and not the Mistral parser (config.py:372-374, mistral_utils.py:353-363).
@@ -66,6 +67,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from graphfit.inputs import sglang_text_pick
 from graphfit.inputs.model_config import config_path, load_config, looks_local
 from graphfit.inputs.sglang_instance import RUNAI, check_tokenizer, connector
 from graphfit.planner.core.errors import ConfigError, brief, excerpt
@@ -127,10 +129,6 @@ OWN_CONFIG_TYPES = frozenset({
     "muse_glimmer_assistant", "nanbeige", "nemotron_h", "nemotron_h_omni", "nemotron_h_puzzle",
     "olmo3", "qwen3_5", "qwen3_5_moe", "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next",
     "qwen4_exp", "qwen4_exp_text", "spark2_5", "step3_vl", "step3p5", "step3p7", "xllm"})
-# get_hf_text_config's sub-configs in its priority (common.py:585-606); True: asserted to
-# carry num_attention_heads (:596-597, 602-605)
-SUB_CONFIGS = (("thinker_config", False), ("llm_config", True), ("language_config", False),
-               ("text_config", True))
 # is_mistral_model's name markers (utils/hf_transformers/mistral_utils.py:353-363)
 MISTRAL_NAMES = ("mistral-large-3", "mistral-small-4", "leanstral")
 WHERE = "hf_transformers/processor.py:340"  # AutoProcessor.from_pretrained
@@ -152,11 +150,12 @@ def _sub_config(data: Mapping[str, Any], first: str) -> bool:
     """`hf_config is not hf_text_config` (common.py:547-613) for a plain config."""
     if first.startswith("Llava") and first.endswith("ForCausalLM"):
         return False
-    for key, heads in SUB_CONFIGS:
-        if key in data:
-            sub = data[key]
-            return isinstance(sub, dict) and (not heads or "num_attention_heads" in sub)
-    return False
+    key = sglang_text_pick.first_key(data)  # the priority (common.py:585-606), stated once
+    if key is None:
+        return False
+    sub = data[key]  # asserted to carry num_attention_heads (:596-597, 602-605)
+    return isinstance(sub, dict) and (key not in sglang_text_pick.ASSERTED
+                                      or "num_attention_heads" in sub)
 
 
 def dsv41_vision(data: Mapping[str, Any]) -> bool:

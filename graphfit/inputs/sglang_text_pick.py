@@ -29,6 +29,12 @@ Measured through the oracle (tests.oracle.test_sglang_draft_load_oracle) on plai
 judges the classes whose sub-configs stay written dicts (graphfit.inputs.model_config's
 `plain_text_config_failure`); the reads off the picked text config are
 graphfit.inputs.sglang_mla_reads'.
+
+s69s: this module is the one statement of the pick's order (`PRIORITY`, `first_key`) and of
+the sub-configs whose heads are asserted (`ASSERTED`); graphfit.inputs.sglang_hf_text_config
+(the DFLASH layer read) and graphfit.inputs.sglang_processor_path (`hf_config is not
+hf_text_config`) call them instead of holding their own copies, each keeping its own
+judgement of the picked value.
 """
 
 from __future__ import annotations
@@ -44,6 +50,8 @@ PRIORITY = ("thinker_config", "llm_config", "language_config", "text_config")
 # the order of the dict conversion loop (:566)
 CONVERTED = ("text_config", "llm_config", "language_config", "thinker_config")
 SUB_CONFIGS = frozenset(PRIORITY)
+# the sub-configs whose `num_attention_heads` the parser asserts (:597, :605)
+ASSERTED = frozenset({"llm_config", "text_config"})
 BAD_DTYPE = "580"
 _COMMON = "utils/hf_transformers/common.py"
 
@@ -62,6 +70,13 @@ class Pick:
             raise ValueError(f"not a sub-config SGLang picks: {self.key!r}")
         if self.failure is not None and self.key is None:
             raise ValueError("a failure names the sub-config it fails on")
+
+
+def first_key(written: Mapping[str, Any]) -> str | None:
+    """The key `get_hf_text_config` takes (:582-608): the first of PRIORITY the config has,
+    null included (`hasattr`); None where it has none. One order for every caller, so that
+    the pick's priority is stated once (s69s)."""
+    return next((key for key in PRIORITY if key in written), None)
 
 
 def said(value: Any) -> str:
@@ -97,11 +112,11 @@ def pick(written: Mapping[str, Any], kind: str, *, bare: bool = False) -> Pick:
                                   "(hf_transformers/common.py:569)")
         elif sub is not None and dtype:
             return _fails(each, sub, "AttributeError", BAD_DTYPE, kind)
-    key = next((k for k in PRIORITY if k in written), None)
+    key = first_key(written)
     if key is None:
         return Pick(None)
     value = written[key]
-    if key in ("llm_config", "text_config"):  # the heads assert (:597, :605)
+    if key in ASSERTED:  # the heads assert (:597, :605)
         if isinstance(value, dict) and "num_attention_heads" in value:
             return Pick(key)
         return _fails(key, value, "AssertionError", "597", kind)
@@ -115,4 +130,5 @@ def pick(written: Mapping[str, Any], kind: str, *, bare: bool = False) -> Pick:
     return Pick(key)
 
 
-__all__ = ["BAD_DTYPE", "CONVERTED", "PRIORITY", "SUB_CONFIGS", "Pick", "pick", "said"]
+__all__ = ["ASSERTED", "BAD_DTYPE", "CONVERTED", "PRIORITY", "SUB_CONFIGS", "Pick", "first_key",
+           "pick", "said"]

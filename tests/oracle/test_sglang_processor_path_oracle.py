@@ -168,6 +168,12 @@ SUB_CASES = [  # (config.json keys added to a LlamaForCausalLM checkpoint, extra
     ({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": "text"}, ()),
     ({"architectures": ["Gemma3ForConditionalGeneration"], "text_config": "text"},
      ("--enable-multimodal",)),
+    # the pick's order and its asserted keys (graphfit.inputs.sglang_text_pick, s69s): a null
+    # sub-config leaves the top level (common.py:612-613), the first key present wins
+    # (:582-608), and a text_config behind a picked language_config is not asserted (:605)
+    ({"language_config": None}, ()),
+    ({"thinker_config": None, "text_config": "text"}, ("--skip-tokenizer-init",)),
+    ({"language_config": "text", "text_config": {"hidden_size": 8}}, ()),
 ]
 
 
