@@ -51,8 +51,9 @@ DEFAULTS: dict[str, Any] = {
 
 
 def _get(values: Mapping[str, Any], name: str) -> Any:
-    value = values.get(name)
-    return DEFAULTS.get(name) if value is None else value
+    """The value given, the flag table's default where none is (`refusals` says which None
+    is a value: a live record's explicit None is one, issue 23 s69v)."""
+    return values[name] if name in values else DEFAULTS.get(name)
 
 
 def _said(text: str, kind: str, lines: str) -> str:
@@ -172,11 +173,21 @@ def pipeline(values: Mapping[str, Any]) -> str | None:
     return None
 
 
-def refusals(values: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+def refusals(values: Mapping[str, Any], *,
+             as_given: bool = False) -> tuple[tuple[str, str], ...]:
     """(slot, SGLang's first refusal in it) for each slot with one. The rules make SGLang's
     own comparisons in its order, so a live ServerArgs' wrongly typed field (a string for a
     number: a Python caller's, never argparse's) stops them where it stops SGLang's check,
-    with the same TypeError (issue 23 s69j)."""
+    with the same TypeError (issue 23 s69j).
+
+    A None means "not given" on the pasted line and in a file (argparse leaves an unset
+    flag None; its types never make one), so it takes the default. `as_given`: `values` are
+    a live record's fields as it holds them, where a None is the value SGLang's check meets
+    (`ServerArgs(tokenizer_worker_num=None)`: `None > 0`, a TypeError at :273; `port=None`:
+    `--grpc-port (None) must differ from --port (None)`, :359-362; issue 23 s69v); only a
+    field the record lacks takes the default."""
+    if not as_given:
+        values = {k: v for k, v in values.items() if v is not None}
     out = []
     for slot, rule in zip(SLOTS, (pipeline, workers, metrics, ports), strict=True):
         try:

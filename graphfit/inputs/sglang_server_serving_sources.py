@@ -19,7 +19,9 @@ of them is written by a hook before the check.
   checked never holds a refused combination, so nothing is added for it). A Python caller's
   wrongly typed field (a string for a number) stops SGLang's check with a TypeError
   (`cfg.tokenizer_worker_num > 0`, :273); the rules make SGLang's own comparisons, so the
-  same TypeError's words are the refusal, at its slot (issue 23 s69j).
+  same TypeError's words are the refusal, at its slot (issue 23 s69j). An explicit None
+  is such a value (`None > 0`), told apart from an unset pasted flag, which arrives as None
+  too, by the record holding the field (issue 23 s69v).
 
 `--pp-size` from either source reaches the planner's pipeline check as on a pasted line, so
 `--min-free-slots-delay` under PP is refused from both (:165-169). The keys read here are left
@@ -115,12 +117,22 @@ def file(data: Mapping[Any, Any], name: str) -> list[Setting]:
     return _setting(parsed.values, f"{brief(name)}: serving keys")
 
 
+def _holds(server_args: Any, key: str) -> bool:
+    """Whether the record has the field at all (a ServerArgs has every one; a mapping or a
+    stand-in object may lack some)."""
+    if isinstance(server_args, Mapping):
+        return key in server_args
+    return hasattr(server_args, key)
+
+
 def live(server_args: Any) -> dict[str, Any]:
     """`server_flag_refusals` of a live ServerArgs' fields (empty where no slot refuses)."""
     from graphfit.inputs.sglang_live_post_capture import field_value
 
-    values = {key: field_value(server_args, key) for key in KEYS}
-    found = sglang_server_serving.refusals(values)
+    # the fields as the record holds them, an explicit None included (SGLang's check compares
+    # it: `None > 0` raises its TypeError); a field the record lacks takes the default (s69v)
+    values = {key: field_value(server_args, key) for key in KEYS if _holds(server_args, key)}
+    found = sglang_server_serving.refusals(values, as_given=True)
     return {FIELD: found} if found else {}
 
 

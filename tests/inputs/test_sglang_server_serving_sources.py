@@ -41,3 +41,16 @@ def test_read_keys_leave_the_ignored_note() -> None:
     assert [n for n in notes if "ignored" in n] == ["f.yaml: not modelled, ignored: host"]
     _, notes = mapping_settings({"port": 8000, "host": "h"}, "f.yaml")
     assert [n for n in notes if "ignored" in n] == ["f.yaml: not modelled, ignored: port, host"]
+
+
+def test_a_live_record_lacking_a_field_takes_its_default() -> None:
+    """A live record's explicit None is its value (SGLang's comparison raises; the verdicts are
+    the oracle's), a field it lacks the default (issue 23 s69v): the mapping and the object
+    routes of `_holds` alike."""
+    class Lacking:
+        kv_canary_sweep_interval = 5
+
+    assert sss.live(Lacking())[sss.FIELD][0][0] == "ports"  # kv_canary's default, "none"
+    assert sss.live({"tokenizer_worker_num": 2}) == {}
+    said = sss.live({"tokenizer_worker_num": None})[sss.FIELD]
+    assert [slot for slot, _ in said] == ["workers"] and "TypeError" in said[0][1]

@@ -123,3 +123,17 @@ def compare_live(target: Path, data: dict[str, Any]) -> tuple[str, str]:
     return (sao.verdict(theirs, at_check, code, said),
             f"live {json.dumps(data)[:100]}: SGLang {theirs and theirs[:90]}; graphfit {code} "
             f"{said}")
+
+
+# issue 23 s69v: a Python caller's explicit None in a field whose default is not None (SGLang
+# compares it: `None > 0` raises its TypeError; `port=None` meets `--grpc-port (None)`); the
+# live route alone (a file's null is typed by argparse, and an only-`port` file is not read)
+NONE_FIELDS = ("tokenizer_worker_num", "detokenizer_worker_num", "mm_processor_worker_num",
+               "mm_io_worker_num", "schedule_policy", "retraction_policy",
+               "schedule_conservativeness", "tokenizer_metrics_custom_labels_header", "port",
+               "kv_canary_sweep_interval", "kv_canary")
+
+
+def draw_none(rng: random.Random) -> dict[str, Any]:
+    """A MAPPINGS draw with one NONE_FIELDS field set to an explicit None."""
+    return {**draw(rng), rng.choice(NONE_FIELDS): None}

@@ -48,6 +48,15 @@ LIVE_ONLY: list[tuple[dict[str, Any], str | None]] = [
     ({"schedule_conservativeness": "0.3"}, "314-343"),
     ({"gc_threshold": 5}, "359-378"),
     ({"pp_size": 2, "min_free_slots_delay": 3, "gc_threshold": 5}, "165-169"),  # PP's first
+    # a Python caller's explicit None, which SGLang compares (issue 23 s69v)
+    ({"tokenizer_worker_num": None}, "273-306, 385-437"),
+    ({"schedule_conservativeness": None}, "314-343"),
+    ({"kv_canary_sweep_interval": None}, "359-378"),
+    ({"port": None}, "359-362"),
+    ({"kv_canary": None, "kv_canary_sweep_interval": 5}, None),
+    ({"tokenizer_metrics_custom_labels_header": None,
+      "tokenizer_metrics_allowed_custom_labels": ["a"]}, "331-337"),
+    ({"retraction_policy": None, "schedule_policy": None}, None),
 ]
 ONLY = {"file": FILE_ONLY, "live": LIVE_ONLY}
 COMPARES = {"file": sso.compare_file, "live": sso.compare_live}
@@ -81,6 +90,29 @@ def test_drawn_mappings_agree(target: Path) -> None:
                 wrong.append(f"{said}: {line}")
     assert not wrong, "\n".join(wrong)
     assert 1 <= refused <= 7  # the draw reaches both answers
+
+
+def test_drawn_live_none_agree(target: Path) -> None:
+    """A drawn mapping with one field an explicit None, on the live route (issue 23 s69v)."""
+    rng = random.Random(69)
+    wrong, refused = [], 0
+    for _ in range(5):
+        said, line = sso.compare_live(target, sso.draw_none(rng))
+        refused += "SGLang None" not in line
+        if said != "agree":
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+    assert refused >= 1  # mostly refusals: FIXED's None lines SGLang starts hold the rest
+
+
+def test_planted_none_as_default_is_caught(target: Path,
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the live record's explicit None read as the default again (graphfit plans a
+    record SGLang's check refuses with a TypeError)."""
+    real = ss.refusals
+    monkeypatch.setattr(ss, "refusals", lambda values, as_given=False: real(values))
+    said, _ = sso.compare_live(target, {"tokenizer_worker_num": None})
+    assert said == "differ"
 
 
 @pytest.mark.parametrize(("route", "rule", "line"), [
