@@ -53,7 +53,11 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
     ("glm4_moe_lite", 2, {"first_k_dense_replace": 3, "moe_layer_freq": 2},
      ("--tp-size", "4")),
     ("glm4_moe_lite", 8, {}, ("--tp-size", "4")),
+    # the DSA classes building DeepseekV2MoE (deepseek_v2.py:3522, glm4_moe.py:1284)
+    ("deepseek_v32", 2, {}, ("--tp-size", "4")), ("deepseek_v32", 4, {}, ("--tp-size", "4")),
+    ("glm_moe_dsa", 2, {}, ("--tp-size", "4")), ("glm_moe_dsa", 4, {}, ("--tp-size", "4")),
 )
+DEEPSEEK_BLOCK = ("deepseek_v3", "deepseek_v32", "glm_moe_dsa")
 
 
 def model_dir(kind: str, experts: int, fields: dict[str, Any], root: Path) -> Path:
@@ -71,7 +75,7 @@ def _block(kind: str) -> Any:
     """The class's own MoE block on the first layer its decoder layer makes sparse."""
 
     def build(config: Any, quant: Any) -> None:
-        if kind == "deepseek_v3":
+        if kind in DEEPSEEK_BLOCK:
             import sglang.srt.models.deepseek_v2 as m
             layer, block = m.DeepseekV2DecoderLayer, m.DeepseekV2MoE
         elif kind == "glm4_moe":
@@ -132,7 +136,7 @@ def test_fixed_lines_agree(kind: str, experts: int, fields: dict[str, Any],
 def test_fixed_lines_are_not_vacuous(root: Path) -> None:
     """Each class raises on some fixed line and starts on another."""
     answers = [(k, theirs_on(k, model_dir(k, n, f, root), argv)) for k, n, f, argv in FIXED]
-    for kind in KINDS:
+    for kind in (*KINDS, *DEEPSEEK_BLOCK[1:]):
         said = [a for k, a in answers if k == kind]
         assert None in said and any(a and "greater than the number of experts" in a
                                     for a in said), answers
