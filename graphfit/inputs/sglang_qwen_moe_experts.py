@@ -19,11 +19,21 @@ Why: graphfit planned such lines (or refused them later with another reason), wh
 SGLang's server does not start (s69g's Left). Only these two classes are judged: the other
 classes reusing the blocks (Qwen3-Next, Qwen3-VL-MoE, Qwen3.5, Qwen4-Exp, Mellum) and the
 other models raising the same sentence are not restated here.
+
+s69q adds the DeepSeek-V2 family and GLM-4-MoE (`SPARSE`): their MoE blocks compare the full
+TP size with `n_routed_experts` (models/deepseek_v2.py:714-718 in `DeepseekV2MoE`, built by
+DeepseekV2/V3/V32ForCausalLM and GlmMoeDsaForCausalLM, glm4_moe.py:1284;
+glm4_moe.py:422-426 in `Glm4MoeSparseMoeBlock`; glm4_moe_lite.py:193-197). Unlike Qwen,
+their first layers may be dense, so the rule holds only where some layer is sparse (each
+class's `_is_layer_sparse`: deepseek_v2.py:2784-2792, glm4_moe.py:828-834,
+glm4_moe_lite.py:519-527 with `moe_layer_freq` forced to 1, :421, :696). Their experts'
+EP split (with fused shared experts, deepseek_v2.py:694-703) is not restated.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from graphfit.inputs.model_config import local_config
@@ -39,10 +49,70 @@ BLOCKS: dict[str, tuple[bool, str]] = {
 }
 
 
+
+
+@dataclass(frozen=True)
+class Sparse:
+    """A class whose MoE block compares the full TP size with `n_routed_experts`, built only
+    on its sparse layers: those from `first_k_dense_replace` on, every `moe_layer_freq`-th
+    where `freq` says the class reads it (False: every one, glm4_moe.py:833; Glm4MoeLite
+    forces it to 1)."""
+
+    site: str
+    freq: bool
+
+    def __post_init__(self) -> None:
+        if not self.site.startswith("models/"):
+            raise ValueError(f"not an SGLang model site: {self.site!r}")
+
+
+_DEEPSEEK = Sparse("models/deepseek_v2.py:714-718", True)
+# architecture -> its block's check (s69q)
+SPARSE: dict[str, Sparse] = {
+    "DeepseekV2ForCausalLM": _DEEPSEEK, "DeepseekV3ForCausalLM": _DEEPSEEK,
+    "DeepseekV32ForCausalLM": _DEEPSEEK, "GlmMoeDsaForCausalLM": _DEEPSEEK,
+    "Glm4MoeForCausalLM": Sparse("models/glm4_moe.py:422-426", False),
+    "Glm4MoeLiteForCausalLM": Sparse("models/glm4_moe_lite.py:193-197", False),
+}
+
+
+def _whole(data: Mapping[str, Any], key: str, default: int) -> int | None:
+    """An int field of config.json (its default where absent); None where it is not one."""
+    value = data.get(key, default)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def has_sparse_layer(block: Sparse, data: Mapping[str, Any]) -> bool:
+    """Whether some layer of the target builds the MoE block (unreadable fields: assume so,
+    SGLang's own build then decides)."""
+    first = _whole(data, "first_k_dense_replace", 0)
+    freq = _whole(data, "moe_layer_freq", 1) if block.freq else 1
+    layers = _whole(data, "num_hidden_layers", 0)
+    if first is None or freq is None or freq < 1 or layers is None:
+        return True
+    return any(layer % freq == 0 for layer in range(max(first, 0), layers))
+
+
+def sparse_problem(arch: str, values: Mapping[str, Any], data: Mapping[str, Any]
+                   ) -> str | None:
+    """The DeepSeek-V2 family's / GLM-4-MoE's ValueError, or None (s69q)."""
+    block = SPARSE.get(arch)
+    experts = data.get("n_routed_experts")
+    if block is None or not isinstance(experts, int) or isinstance(experts, bool):
+        return None
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    if tp > experts and has_sparse_layer(block, data):
+        return (f"SGLang cannot build {arch}: Tensor parallel size {tp} is greater than "
+                f"the number of experts {excerpt(experts, 12)}. (ValueError, {block.site})")
+    return None
+
+
 def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     """SGLang's ValueError for the line's TP / EP sizes on this config.json, or None."""
     names = data.get("architectures")
     arch = names[0] if isinstance(names, list) and names else None
+    if isinstance(arch, str) and arch in SPARSE:
+        return sparse_problem(arch, values, data)
     found = BLOCKS.get(arch) if isinstance(arch, str) else None
     experts = data.get("num_experts")
     if found is None or not isinstance(experts, int) or isinstance(experts, bool):
@@ -74,4 +144,5 @@ def line(values: Mapping[str, Any]) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["BLOCKS", "line", "problem"]
+__all__ = ["BLOCKS", "SPARSE", "Sparse", "has_sparse_layer", "line", "problem",
+           "sparse_problem"]
