@@ -6,7 +6,9 @@ before building any layer, in this order:
    :1296-1300): no quantization (BF16) is supported; only compressed-tensors FP8 and
    ModelOpt NVFP4 read off a checkpoint's own quantization config are, so a line's
    `--quantization` over a checkpoint with none (no `quantization_config` in config.json,
-   no hf_quant_config.json) is refused; a quantized checkpoint's format is not judged;
+   no hf_quant_config.json) is refused; so is a checkpoint's own `quantization_config`
+   (config.json, the line giving no `--quantization`) in any other format (s69u, see
+   `unsupported_format`);
 2. `--moe-dense-tp-size 1` (:1302-1306): Beam shards its dense MLPs over the whole TP group
    (other models replicate them with 1, `is_dense_ffn_fully_dp`,
    layers/layer_boundary/layout.py:83-84);
@@ -48,6 +50,9 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any],
         return (f"SGLang cannot build {BEAM}: --quantization {excerpt(given, 20)} without a "
                 "checkpoint's FP8 / NVFP4 config: Beam supports BF16, compressed-tensors FP8 "
                 "or ModelOpt NVFP4 (NotImplementedError, models/beam.py:1296-1300)")
+    if not given and (said := unsupported_format(data.get("quantization_config"))):
+        return (f"SGLang cannot build {BEAM}: checkpoint quantization {said} unsupported "
+                "(NotImplementedError, models/beam.py:1296-1300)")
     found = _checks(values)
     if found is None:
         return None
@@ -55,6 +60,38 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any],
     quantized = bool(given) or checkpoint
     return (f"SGLang cannot build {BEAM}: {said} (NotImplementedError, models/beam.py:{lines}"
             f"{FIRST if quantized else ''})")
+
+
+def unsupported_format(quant: Any) -> str | None:
+    """config.json's `quantization_config` where `get_beam_quantization` (models/beam.py:
+    1236-1272) returns None for the config SGLang's loader builds from it: a short name of
+    the format, or None (no such config, one Beam supports, or one not judged). Judged:
+    compressed-tensors whose `format` is not float-quantized, that carries a
+    `linear_fp8_config`, or that has no config group (:1240-1245, :1264); ModelOpt whose
+    `quant_algo` does not name serialized W4A4 NVFP4 (NVFP4_AWQ, W4A16_NVFP4, FP8, ...:
+    `ModelOptFp4Config` only for NVFP4 names, :1265-1271, layers/quantization/
+    modelopt_quant.py:1673-1701); every other method (fp8, awq, gptq, ...), which builds a
+    config class Beam does not accept. Not judged: a float-quantized compressed-tensors
+    group's scheme (:1246-1263), whose fields compressed-tensors' own QuantizationArgs parses
+    (its defaults are not restated, and the oracle stubs that library). Why: s69n left an
+    unsupported quantized checkpoint planned where SGLang's class raises."""
+    if not isinstance(quant, Mapping):
+        return None
+    method = str(quant.get("quant_method", "")).lower()
+    if method == "compressed-tensors":
+        groups = quant.get("config_groups")
+        if quant.get("format") != "float-quantized":
+            return f"compressed-tensors {excerpt(quant.get('format'), 20)}"
+        if "linear_fp8_config" in quant:
+            return "compressed-tensors with linear_fp8_config"
+        return None if isinstance(groups, Mapping) and groups else (
+            "compressed-tensors without config groups")
+    if method == "modelopt":
+        algo = str(quant.get("quant_algo", ""))
+        if "NVFP4" in algo and "AWQ" not in algo and algo != "W4A16_NVFP4":
+            return None
+        return f"modelopt {excerpt(algo, 20)}"
+    return excerpt(method or "without quant_method", 30)
 
 
 def _checks(values: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -95,4 +132,4 @@ def line(values: Mapping[str, Any]) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["BEAM", "count", "line", "problem"]
+__all__ = ["BEAM", "count", "line", "problem", "unsupported_format"]
