@@ -36,13 +36,16 @@ A2AS = ("none", "none", "deepep", "mooncake")
 
 
 @functools.cache
-def model_dir(moe: bool) -> Path:
-    """A Gemma4ForCausalLM target directory, with MoE blocks or without (module docstring)."""
+def model_dir(moe: bool, block: bool = True) -> Path:
+    """A Gemma4ForCausalLM target directory, with MoE blocks or without (module docstring);
+    `block` False: the MoE fields with `enable_moe_block` false (s69w: SGLang builds no
+    Gemma4MoE, graphfit's config still reads MoE fields)."""
     so.oracle()
     root = Path(tempfile.mkdtemp(prefix="graphfit-gelu-target-")) / "model"
     sglang_stubs.write_model_dir(root, architecture="Gemma4ForCausalLM")
     data = json.loads((root / "config.json").read_text())
-    (root / "config.json").write_text(json.dumps({**data, **(MOE_FIELDS if moe else {})}))
+    off = {} if block else {"enable_moe_block": False}
+    (root / "config.json").write_text(json.dumps({**data, **(MOE_FIELDS if moe else {}), **off}))
     return root
 
 
@@ -80,10 +83,13 @@ DEEPEP_RUNNERS = ("auto", "auto", "triton", "deep_gemm")
 MODES = ("low_latency", "low_latency", "auto", "normal")
 
 
-def deepep_line(a2a: str, runner: str, jit: bool, moe: bool, mode: str, *extra: str
+def deepep_line(a2a: str, runner: str, jit: bool, moe: bool | None, mode: str, *extra: str
                 ) -> tuple[str, ...]:
-    """`line` with --deepep-mode `mode` (issue 23, s69w)."""
-    drawn = list(line(a2a, runner, jit, moe, *extra))
+    """`line` with --deepep-mode `mode` (issue 23, s69w); `moe` None: the MoE fields with
+    `enable_moe_block` false (marker `,noblock`)."""
+    drawn = list(line(a2a, runner, jit, moe is not False, *extra))
+    if moe is None:
+        drawn[0] += ",noblock"
     drawn[drawn.index("--deepep-mode") + 1] = mode
     return tuple(drawn)
 
@@ -103,7 +109,7 @@ def draw_deepep(rng: random.Random) -> tuple[str, ...]:
 def answers(drawn: tuple[str, ...]) -> tuple[str | None, tuple[int, str]]:
     """(SGLang's refusal or None, graphfit's (exit status, error line)) for a `line`."""
     marks = drawn[0].split(",")
-    jit, model = "jit=1" in marks, model_dir("dense" not in marks)
+    jit, model = "jit=1" in marks, model_dir("dense" not in marks, "noblock" not in marks)
     return (dc.sglang(model, drawn[1:], jit, block=_block),
             dc.graphfit(model, drawn[1:], jit, "H100"))
 

@@ -50,6 +50,8 @@ DEEPEP_CASES = (
     ("nixl", "triton", False, True, "low_latency", ("--quantization", "fp8"), True),
     ("deepep", "auto", False, True, "normal", ("--quantization", "fp8"), False),  # no LL
     ("deepep", "auto", False, False, "low_latency", ("--quantization", "fp8"), False),  # dense
+    # MoE fields, enable_moe_block false: no Gemma4MoE is built
+    ("deepep", "auto", False, None, "low_latency", ("--quantization", "fp8"), False),
 )
 
 
