@@ -36,13 +36,16 @@ A2AS = ("none", "none", "deepep", "mooncake")
 
 
 @functools.cache
-def model_dir(moe: bool) -> Path:
-    """A Gemma4ForCausalLM target directory, with MoE blocks or without (module docstring)."""
+def model_dir(moe: bool, block: bool = True) -> Path:
+    """A Gemma4ForCausalLM target directory, with MoE blocks or without (module docstring);
+    `block` False: the MoE fields with `enable_moe_block` false (s69w: SGLang builds no
+    Gemma4MoE, graphfit's config still reads MoE fields)."""
     so.oracle()
     root = Path(tempfile.mkdtemp(prefix="graphfit-gelu-target-")) / "model"
     sglang_stubs.write_model_dir(root, architecture="Gemma4ForCausalLM")
     data = json.loads((root / "config.json").read_text())
-    (root / "config.json").write_text(json.dumps({**data, **(MOE_FIELDS if moe else {})}))
+    off = {} if block else {"enable_moe_block": False}
+    (root / "config.json").write_text(json.dumps({**data, **(MOE_FIELDS if moe else {}), **off}))
     return root
 
 
@@ -67,27 +70,57 @@ def line(a2a: str, runner: str, jit: bool, moe: bool = True, *extra: str
 def draw(rng: random.Random) -> tuple[str, ...]:
     """One drawn line: the backend, the runner, JIT DeepGEMM, FP8 two times in five, the
     target without MoE blocks one time in six. JIT DeepGEMM is on under deepep: with it off,
-    the Gemma 4 target's own DeepEPMoE asserts (ep_moe/layer.py:135-178), which graphfit does
-    not restate for this class (graphfit.planner.engines.sglang_deepep_class), come after
-    the runner's and are another rule's."""
+    the Gemma 4 target's own DeepEPMoE asserts (ep_moe/layer.py:135-178) come after the
+    runner's and are another rule's (s69w: `draw_deepep`)."""
     extra = ("--quantization", "fp8") if rng.random() < 0.4 else ()
     a2a, runner, jit = rng.choice(A2AS), rng.choice(RUNNERS), rng.random() < 0.5
     return line(a2a, runner, jit or a2a == "deepep", rng.random() >= 1 / 6, *extra)
 
 
+DEEPEP_SITE = "ep_moe/layer.py"  # DeepEPMoE's asserts (s69w)
+DEEPEP_A2AS = ("deepep", "deepep", "nixl", "mooncake", "none")
+DEEPEP_RUNNERS = ("auto", "auto", "triton", "deep_gemm")
+MODES = ("low_latency", "low_latency", "auto", "normal")
+
+
+def deepep_line(a2a: str, runner: str, jit: bool, moe: bool | None, mode: str, *extra: str
+                ) -> tuple[str, ...]:
+    """`line` with --deepep-mode `mode` (issue 23, s69w); `moe` None: the MoE fields with
+    `enable_moe_block` false (marker `,noblock`)."""
+    drawn = list(line(a2a, runner, jit, moe is not False, *extra))
+    if moe is None:
+        drawn[0] += ",noblock"
+    drawn[drawn.index("--deepep-mode") + 1] = mode
+    return tuple(drawn)
+
+
+def draw_deepep(rng: random.Random) -> tuple[str, ...]:
+    """One drawn line for the Gemma 4 MoE target's own DeepEPMoE asserts (s69w,
+    graphfit.planner.engines.sglang_deepep_class.GEMMA4_MOE): a legacy a2a backend four
+    times in five, JIT DeepGEMM off three times in four, FP8 three times in four (the
+    low-latency assert needs a quantization), the DeepEP mode, the target without MoE
+    blocks one time in six."""
+    a2a, runner, mode = rng.choice(DEEPEP_A2AS), rng.choice(DEEPEP_RUNNERS), rng.choice(MODES)
+    jit, moe = rng.random() < 0.25, rng.random() >= 1 / 6
+    extra = ("--quantization", "fp8") if rng.random() < 0.75 else ()
+    return deepep_line(a2a, runner, jit, moe, mode, *extra)
+
+
 def answers(drawn: tuple[str, ...]) -> tuple[str | None, tuple[int, str]]:
     """(SGLang's refusal or None, graphfit's (exit status, error line)) for a `line`."""
     marks = drawn[0].split(",")
-    jit, model = "jit=1" in marks, model_dir("dense" not in marks)
+    jit, model = "jit=1" in marks, model_dir("dense" not in marks, "noblock" not in marks)
     return (dc.sglang(model, drawn[1:], jit, block=_block),
             dc.graphfit(model, drawn[1:], jit, "H100"))
 
 
 def agree(theirs: str | None, code: int, said: str) -> bool:
     """Both start, or both refuse, graphfit naming deep_gemm.py:352 where SGLang's refusal
-    is DeepGemmRunnerCore's."""
+    is DeepGemmRunnerCore's and ep_moe/layer.py:1xx where it is DeepEPMoE's (s69w)."""
     if (theirs is None) != (code == 0):
         return False
+    if theirs is not None and DEEPEP_SITE in theirs:  # s69w: DeepEPMoE's asserts
+        return "ep_moe/layer.py:1" in said
     return theirs is None or SITE not in theirs or "deep_gemm.py:352" in said
 
 
@@ -101,5 +134,6 @@ def verdict(drawn: tuple[str, ...]) -> tuple[str, str | None]:
     return "differ", f"{drawn}: SGLang {theirs and theirs[-100:]}; graphfit {code} {said[:160]}"
 
 
-__all__ = ["A2AS", "MOE_FIELDS", "RUNNERS", "SITE", "agree", "answers", "draw", "line",
+__all__ = ["A2AS", "DEEPEP_A2AS", "DEEPEP_RUNNERS", "DEEPEP_SITE", "MODES", "MOE_FIELDS",
+           "RUNNERS", "SITE", "agree", "answers", "deepep_line", "draw", "draw_deepep", "line",
            "model_dir", "verdict"]

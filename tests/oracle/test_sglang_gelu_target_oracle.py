@@ -1,6 +1,7 @@
 """A Gemma 4 MoE target under the DeepGEMM MoE runner, graphfit against SGLang 0.5.23's own
 Gemma4MoE build (issue 23, s69l; graphfit.planner.engines.sglang_gelu_target,
-tests.oracle.sglang_gelu_target_oracle)."""
+tests.oracle.sglang_gelu_target_oracle), and its DeepEPMoE asserts with JIT DeepGEMM off
+(s69w; graphfit.planner.engines.sglang_deepep_class.GEMMA4_MOE)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,33 @@ def test_gemma4_moe_target_lines_agree() -> None:
     rng = random.Random(69)
     for _ in range(4):
         said, detail = gt.verdict(gt.draw(rng))
+        if said != "agree":
+            wrong.append(f"drawn: {said} {detail}")
+    assert not wrong, "\n".join(wrong)
+
+
+# s69w: the target's own DeepEPMoE asserts, JIT DeepGEMM off
+# (a2a, runner, jit, MoE blocks, mode, extra, SGLang refuses)
+DEEPEP_CASES = (
+    ("deepep", "auto", False, True, "low_latency", ("--quantization", "fp8"), True),
+    ("nixl", "triton", False, True, "low_latency", ("--quantization", "fp8"), True),
+    ("deepep", "auto", False, True, "normal", ("--quantization", "fp8"), False),  # no LL
+    ("deepep", "auto", False, False, "low_latency", ("--quantization", "fp8"), False),  # dense
+    # MoE fields, enable_moe_block false: no Gemma4MoE is built
+    ("deepep", "auto", False, None, "low_latency", ("--quantization", "fp8"), False),
+)
+
+
+def test_gemma4_moe_target_deepep_lines_agree() -> None:
+    wrong = []
+    for a2a, runner, jit, moe, mode, extra, refuses in DEEPEP_CASES:
+        drawn = gt.deepep_line(a2a, runner, jit, moe, mode, *extra)
+        theirs, (code, said) = gt.answers(drawn)
+        if (theirs is not None) != refuses or not gt.agree(theirs, code, said):
+            wrong.append(f"{drawn}: SGLang {theirs and theirs[-100:]}; graphfit {code} {said}")
+    rng = random.Random(70)
+    for _ in range(2):
+        said, detail = gt.verdict(gt.draw_deepep(rng))
         if said != "agree":
             wrong.append(f"drawn: {said} {detail}")
     assert not wrong, "\n".join(wrong)

@@ -42,6 +42,11 @@ SGLang (paths under sglang/srt/):
   package (token_dispatcher/moriep.py:957-962), while on ROCm HIP skips the assert (:172).
 * A named AMD GPU: SGLANG_ENABLE_JIT_DEEPGEMM is not read there and both asserts skip HIP;
   graphfit.inputs.sglang_rocm_deepgemm drops the variable's "off" on such a line.
+* A Gemma 4 target with MoE blocks (GEMMA4_MOE, s69w): Gemma4MoE makes its experts through
+  get_moe_impl_class (models/gemma4_causal.py:285-295), so the same asserts hold. Its GELU
+  experts meet DeepGemmRunnerCore's SiLU assert first under a DeepGEMM runner (FusedMoE's
+  constructor, before DeepEPMoE's body; graphfit.planner.engines.sglang_gelu_target, checked
+  before this module), so what is left here is a quantized target on another runner.
 
 Not restated (answered as planned, see docs/engines/sglang-coverage.md, s45e / s47e /
 s50e): a runner graphfit cannot resolve. A draft's MoE under --speculative-moe-a2a-backend
@@ -102,6 +107,31 @@ ARCHITECTURES: dict[str, str] = {
 }
 
 
+# s69w: the Gemma 4 targets whose decoder layers make Gemma4MoE's experts through
+# get_moe_impl_class (models/gemma4_causal.py:285-295) only where the text config sets
+# `enable_moe_block` (:640-653, 684-685; SglangOptions.gelu_moe_target): so they are
+# DeepEP-class on such a line only (`listed`). The names are
+# graphfit.planner.engines.sglang_gelu_target.GELU_TARGETS' (that module imports this one
+# through the draft rules, so the set is restated here).
+GEMMA4_MOE: dict[str, str] = {
+    "Gemma4ForCausalLM": "gemma4_causal.py:285",
+    "Gemma4ForConditionalGeneration": "gemma4_causal.py:285 (gemma4_mm.py:63)",
+    "Gemma4UnifiedForConditionalGeneration": "gemma4_causal.py:285 (gemma4_unified.py:53)",
+}
+
+
+def listed(config: EngineSettings) -> str | None:
+    """The architecture whose MoE layers SGLang builds as DeepEPMoE under a legacy backend,
+    or None: ARCHITECTURES, or a Gemma 4 target with MoE blocks (GEMMA4_MOE; s69w: graphfit
+    planned these under deepep with JIT DeepGEMM off, SGLang asserts)."""
+    architecture = config.architecture
+    if architecture in ARCHITECTURES:
+        return architecture
+    if architecture in GEMMA4_MOE and config.gelu_moe_target:
+        return architecture
+    return None
+
+
 # MoE classes whose experts are no FusedMoE (so no a2a dispatcher is made): DBRX calls the
 # fused_moe kernel itself (models/dbrx.py:123, 155, 190-195)
 NO_DISPATCHER = frozenset({"DbrxForCausalLM"})
@@ -143,8 +173,10 @@ def problem(architecture: str | None, a2a: str, mode: str, quant: str | None,
     restate it). `a2a`: the backend the model sees (after Waterfill); `mode`: --deepep-mode
     as given; `quant`: the quantization config's name handed to the layer (None: none);
     `runner`: --moe-runner-backend after the class's override; `jit_deepgemm`: False only
-    where JIT DeepGEMM is known to be off."""
-    if architecture not in ARCHITECTURES or a2a not in LEGACY_A2A:
+    where JIT DeepGEMM is known to be off. A GEMMA4_MOE name counts as listed: the caller
+    (`check_line`, through `listed`) passes it only where the target has MoE blocks."""
+    if (architecture not in ARCHITECTURES and architecture not in GEMMA4_MOE) \
+            or a2a not in LEGACY_A2A:
         return None
     said = mooncake_problem(architecture, a2a, mode)
     if said or quant is None:
@@ -169,7 +201,8 @@ def unquantized_problem(architecture: str | None, a2a: str, quant: str | None, r
     DEEP_GEMM_RUNNERS), a2a deepep or pplx, CUDA, and JIT
     DeepGEMM off. The earlier branches (:101-134) all need deepep_v2, humming, ROCm/NPU, JIT
     on or a quantization, so none takes such a line first."""
-    if architecture not in ARCHITECTURES or a2a not in UNQUANTIZED_A2A or quant is not None:
+    if (architecture not in ARCHITECTURES and architecture not in GEMMA4_MOE) \
+            or a2a not in UNQUANTIZED_A2A or quant is not None:
         return None
     if runner not in DEEP_GEMM_RUNNERS or dtype != "bfloat16" or jit_deepgemm is not False:
         return None
@@ -197,7 +230,8 @@ def check_line(config: EngineSettings) -> None:
     said = mooncake_problem(config.architecture, a2a, config.deepep_mode)
     if said:
         raise ConfigError(said)
-    if config.architecture not in ARCHITECTURES or not sglang_quantization.flag_known(config):
+    architecture = listed(config)  # a Gemma 4 target only with MoE blocks (s69w)
+    if architecture is None or not sglang_quantization.flag_known(config):
         return
     known, runner = sglang_quantization.class_runner(config)
     if not known:
@@ -206,12 +240,12 @@ def check_line(config: EngineSettings) -> None:
         runner = "deep_gemm"  # handle_a2a_moe's pplx pick (arg_groups/moe_hook.py:603-609)
     quant = sglang_quantization.verified_quant(config)
     jit = picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability)
-    said = unquantized_problem(config.architecture, a2a, quant, runner, config.dtype, jit)
+    said = unquantized_problem(architecture, a2a, quant, runner, config.dtype, jit)
     if said:
         raise ConfigError(said)
-    check(config.architecture, a2a, config.deepep_mode, quant, runner, jit)
+    check(architecture, a2a, config.deepep_mode, quant, runner, jit)
 
 
-__all__ = ["ARCHITECTURES", "DEEP_GEMM_RUNNERS", "LEGACY_A2A", "NO_DISPATCHER",
-           "NO_NORMAL_MODE", "UNQUANTIZED_A2A", "check", "check_line", "mooncake_problem",
-           "problem", "unquantized_problem"]
+__all__ = ["ARCHITECTURES", "DEEP_GEMM_RUNNERS", "GEMMA4_MOE", "LEGACY_A2A", "NO_DISPATCHER",
+           "NO_NORMAL_MODE", "UNQUANTIZED_A2A", "check", "check_line", "listed",
+           "mooncake_problem", "problem", "unquantized_problem"]
