@@ -80,14 +80,16 @@ def compare(target: Path, argv: tuple[str, ...], file: bool = False) -> tuple[st
 
 def draw(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     """(target name, line after --model-path) on the H100: `--dcp-size` 2 oftener than 1, now
-    and then HiSparse (with the radix cache off, as SGLang needs), a PD mode, or EAGLE with a
-    topk of 1 or 2 (its draft the target's own MTP head)."""
+    and then HiSparse (with the radix cache off, as SGLang needs), HiCache, a PD mode, or a
+    `--speculative-eagle-topk` of 1 or 2 (no algorithm: SGLang's override reads the flag)."""
     name = rng.choice(("v32", "v32", "glm", "nextn", "mla", "sink"))
     argv: list[str] = ["--dcp-size", rng.choice(("2", "2", "1"))]
     pick = rng.random()
-    if pick < 0.25:
+    if pick < 0.2:
         argv += ["--enable-hisparse", "--disable-radix-cache"]
-    elif pick < 0.5:
+    elif pick < 0.35:
+        argv += [rng.choice(("--enable-hierarchical-cache", "--enable-hicache"))]
+    elif pick < 0.55:
         argv += ["--disaggregation-mode", rng.choice(PD)]
     elif pick < 0.75:
         argv += ["--speculative-eagle-topk", rng.choice(("1", "2"))]

@@ -29,6 +29,10 @@ SAYS = {"his": "DSA DCP does not support HiSparse", "pd": "DSA DCP does not supp
 FIXED: list[tuple[str, str, tuple[str, ...], str | None]] = [
     ("hisparse", "v32", (*DCP, *HIS), "his"),
     ("hisparse dcp 1", "v32", ("--dcp-size", "1", *HIS), None),
+    ("hicache", "v32", (*DCP, "--enable-hierarchical-cache"), "his"),
+    ("hicache glm", "glm", (*DCP, "--enable-hicache"), "his"),
+    ("hicache dcp 1", "v32", ("--enable-hierarchical-cache",), None),
+    ("hicache not dsa", "mla", (*DCP, "--enable-hierarchical-cache"), None),
     ("hisparse not dsa", "mla", ("--dcp-size", "1", *HIS), "not dsa"),
     ("pd prefill", "v32", (*DCP, "--disaggregation-mode", "prefill"), "pd"),
     ("pd decode glm", "glm", (*DCP, "--disaggregation-mode", "decode"), "pd"),
@@ -41,7 +45,8 @@ FIXED: list[tuple[str, str, tuple[str, ...], str | None]] = [
     ("topk 2 dcp 1", "glm", ("--speculative-eagle-topk", "2"), None),
     ("dcp alone", "v32", DCP, None),
 ]
-FILE_LINES = ("hisparse", "hisparse not dsa", "pd prefill", "pd not dsa", "topk 2", "topk 1")
+FILE_LINES = ("hisparse", "hicache", "hicache glm", "hicache not dsa", "hisparse not dsa",
+              "pd prefill", "pd not dsa", "topk 2", "topk 1")
 
 
 @pytest.fixture(scope="module")
