@@ -1,6 +1,7 @@
 """graphfit == SGLang 0.5.23 on a DSA line under `--dcp-size` (issue 23, s69r;
 graphfit.planner.engines.sglang_dsa_dcp): the DeepSeek family's `_dsa_dcp_overrides`
-(arg_groups/model_overrides/deepseek_v2.py:18-34) refuses HiSparse, PD disaggregation and an
+(arg_groups/model_overrides/deepseek_v2.py:18-34) refuses HiSparse / HiCache (graphfit.inputs.
+sglang_dsa_dcp_hicache), PD disaggregation and an
 EAGLE topk other than 1 under `--dcp-size` above 1. Fixed lines and a small draw on the H100
 (tests.oracle.sglang_dsa_dcp_oracle), pasted and as graphfit's own config file. Plants: each
 refusal off, and the DSA / DCP guards off."""

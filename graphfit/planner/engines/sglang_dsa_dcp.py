@@ -6,8 +6,8 @@ Why: the DeepSeek family's config-time override `_dsa_dcp_overrides`
 three things before it fills the DSA backends with trtllm (graphfit.planner.engines.
 sglang_dsa_backends.given), in this order:
 
-* HiSparse or HiCache (:21-22). graphfit reads HiSparse; `--enable-hierarchical-cache` is not
-  one of its settings, so only HiSparse is judged here (docs, Left);
+* HiSparse or HiCache (:21-22). HiSparse is judged here; HiCache is not one of graphfit's
+  settings, so graphfit.inputs.sglang_dsa_dcp_hicache refuses it where the flags are read;
 * PD disaggregation, any `--disaggregation-mode` but `null` (:23-24);
 * an EAGLE `--speculative-eagle-topk` other than 1, where one is given (:25-26).
 
