@@ -22,6 +22,7 @@ from graphfit.inputs import (
     sglang_context_length,
     sglang_draft_a2a,
     sglang_dsa_backends_file,
+    sglang_dsa_dcp_hicache,
     sglang_file_choices,
     sglang_file_drafts,
     sglang_file_dtype,
@@ -306,6 +307,7 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     # the DSA backends, read as on a pasted line (issue 23 s69m)
     settings += sglang_dsa_backends_file.settings(keys, brief(name))
     sglang_dsa_backends_file.kv_asserts(keys)  # and the DSA dtype asserts (s69m)
+    sglang_dsa_dcp_hicache.check(keys)  # HiCache under DSA DCP (s69r)
     if "model_path" in keys:  # SGLang's spelling: a MiniMax-M3 target it cannot build
         # (json_model_override_args read with it); a GPU-dependent answer is settled on
         # the GPU (sglang_minimax_target.settle_file, issue 23 s53m)

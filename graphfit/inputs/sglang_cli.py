@@ -32,6 +32,7 @@ from graphfit.inputs import (
     sglang_draft_load,
     sglang_draft_quant,
     sglang_draft_shape,
+    sglang_dsa_dcp_hicache,
     sglang_dspark,
     sglang_dspark_mask,
     sglang_dsv4,
@@ -243,6 +244,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     a2a += sglang_line_auto_dtype.line(values)  # --dtype auto over a file's dtype (s46f)
     a2a += sglang_server_serving.settings(values)  # check_server_args' serving flags (s68b)
     a2a += sglang_hisparse_class.settings(values)  # HiSparse's model-class assert (s68b)
+    sglang_dsa_dcp_hicache.check(values)  # HiCache under DSA DCP (s69r)
     a2a += sglang_chunk_off_model.settings(values)  # model hooks' chunking off (s69a)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)

@@ -34,8 +34,9 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
     """`dsa_backends` (and `dsa_checkpoint`, `dsa_learnable_sink` for a local target) from
     the file's normalized
     `keys` (its `model_path` filled in from graphfit's flag); none where the file names no
-    backend and `dcp_size` is not above 1. ConfigError where a value is not one of the
-    flags' choices."""
+    backend, `dcp_size` is not above 1 and `enable_hisparse` is not true (s69r: HiSparse's
+    DSA class assert reads the checkpoint, as on a pasted line). ConfigError where a value
+    is not one of the flags' choices."""
     pair: list[str | None] = []
     for key in KEYS:
         value = keys.get(key)
@@ -45,7 +46,8 @@ def settings(keys: Mapping[str, Any], name: str) -> list[Setting]:
         pair.append(value)
     dcp = keys.get("dcp_size")  # DCP names trtllm for unset sides (sglang_dsa_backends.given)
     wide = str(dcp).isdigit() and int(str(dcp)) > 1
-    if pair == [None, None] and not wide:
+    hisparse = keys.get("enable_hisparse") is True
+    if pair == [None, None] and not wide and not hisparse:
         return []
     found = ([Setting("dsa_backends", tuple(pair), f"{name}: {' / '.join(KEYS)}", FILE)]
              if pair != [None, None] else [])

@@ -49,6 +49,7 @@ from graphfit.planner.engines import (
     sglang_draft_deepep,
     sglang_draft_quant,
     sglang_dsa_backends,
+    sglang_dsa_dcp,
     sglang_dsv4_plan,
     sglang_dwdp,
     sglang_elastic_ep,
@@ -740,6 +741,7 @@ class SglangModel:
         sglang_elastic_ep.check(config)  # handle_elastic_ep before scale-up
         sglang_flashinfer_megamoe.check(config)  # handle_moe_kernel_config / handle_a2a_moe
         sglang_dsv4_plan.check(config)  # the decode radix cache (handle_pd_disaggregation)
+        sglang_dsa_dcp.check(config)  # the family's DSA DCP override (s69r)
         sglang_dsa_backends.check(config)  # the model hook's DSA backends (s69m)
         given_s = config.max_num_seqs
         if (given_s is not None and config.cudagraph_capture_sizes is None
