@@ -15,6 +15,7 @@ import json
 import random
 import shutil
 from pathlib import Path
+from types import ModuleType
 
 from tests.oracle import sglang_lora_runner_oracle as lro
 from tests.oracle import sglang_oracle as so
@@ -98,3 +99,28 @@ def draw(rng: random.Random) -> tuple[str, tuple[str, ...], str]:
     if rng.random() < 0.1:
         argv.append("--enable-mixed-chunk")
     return name, tuple(argv), gpu
+
+
+def fixed_wrong(oracle: ModuleType, targets: dict[str, Path],
+                fixed: list[tuple[str, str, str, tuple[str, ...], str | None]],
+                says: dict[str, str]) -> list[str]:
+    """The fixed lines (name, target, GPU, line, a `says` key or None) where `oracle`'s
+    compare differs, or SGLang's refusal is not the one named (this oracle's and the DSA
+    backend oracle's fixed tests)."""
+    wrong = []
+    for name, target, gpu, argv, where in fixed:
+        theirs, _ = oracle.sglang(targets[target], argv, gpu)
+        said, line = oracle.compare(targets[target], argv, gpu)
+        if said != "agree" or (where is None) != (theirs is None) or (
+                where is not None and says[where] not in (theirs or "")):
+            wrong.append(f"{name}: {said}: {line}")
+    return wrong
+
+
+def drawn_wrong(oracle: ModuleType, targets: dict[str, Path], seed: int, count: int
+                ) -> list[str]:
+    """`count` lines `oracle` draws from `seed` where its compare does not agree."""
+    rng = random.Random(seed)
+    return [line for said, line in (oracle.compare(targets[n], a, g)
+                                    for n, a, g in (oracle.draw(rng) for _ in range(count)))
+            if said != "agree"]

@@ -7,7 +7,6 @@ config file. Plants: each rule off, or what it reads."""
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ require("sglang")
 
 from graphfit.planner.engines import sglang_dsa_backends as dsa  # noqa: E402
 from tests.oracle import sglang_dsa_backends_oracle as dbo  # noqa: E402
+from tests.oracle import sglang_hisparse_dsa_oracle as hdo  # noqa: E402
 
 FP8 = ("--kv-cache-dtype", "fp8_e4m3")
 DEC = "--dsa-decode-backend"
@@ -64,21 +64,12 @@ def _line(name: str) -> tuple[str, str, tuple[str, ...]]:
 
 
 def test_fixed_lines_agree(targets: dict[str, Path]) -> None:
-    wrong = []
-    for name, target, gpu, argv, where in FIXED:
-        theirs, _ = dbo.sglang(targets[target], argv, gpu)
-        said, line = dbo.compare(targets[target], argv, gpu)
-        if said != "agree" or (where is None) != (theirs is None) or (
-                where is not None and SAYS[where] not in (theirs or "")):
-            wrong.append(f"{name}: {said}: {line}")
+    wrong = hdo.fixed_wrong(dbo, targets, FIXED, SAYS)
     assert not wrong, "\n".join(wrong)
 
 
 def test_drawn_lines_agree(targets: dict[str, Path]) -> None:
-    rng = random.Random(69)
-    wrong = [line for said, line in (dbo.compare(targets[n], a, g)
-                                     for n, a, g in (dbo.draw(rng) for _ in range(8)))
-             if said != "agree"]
+    wrong = hdo.drawn_wrong(dbo, targets, 69, 8)
     assert not wrong, "\n".join(wrong)
 
 

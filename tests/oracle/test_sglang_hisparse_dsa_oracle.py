@@ -6,7 +6,6 @@ targets and four GPUs (tests.oracle.sglang_hisparse_dsa_oracle). Plants: each ru
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
@@ -60,21 +59,12 @@ def _line(name: str) -> tuple[str, str, tuple[str, ...]]:
 
 
 def test_fixed_lines_agree(targets: dict[str, Path]) -> None:
-    wrong = []
-    for name, target, gpu, argv, where in FIXED:
-        theirs, _ = hdo.sglang(targets[target], argv, gpu)
-        said, line = hdo.compare(targets[target], argv, gpu)
-        if said != "agree" or (where is None) != (theirs is None) or (
-                where is not None and SAYS[where] not in (theirs or "")):
-            wrong.append(f"{name}: {said}: {line}")
+    wrong = hdo.fixed_wrong(hdo, targets, FIXED, SAYS)
     assert not wrong, "\n".join(wrong)
 
 
 def test_drawn_lines_agree(targets: dict[str, Path]) -> None:
-    rng = random.Random(69)
-    wrong = [line for said, line in (hdo.compare(targets[n], a, g)
-                                     for n, a, g in (hdo.draw(rng) for _ in range(12)))
-             if said != "agree"]
+    wrong = hdo.drawn_wrong(hdo, targets, 69, 12)
     assert not wrong, "\n".join(wrong)
 
 
