@@ -83,8 +83,17 @@ def compare(kind: str, experts: int, argv: tuple[str, ...], root: Path) -> str |
     """Assert both sides agree; SGLang's answer."""
     model = model_dir(kind, experts, root)
     theirs = dc.sglang(model, argv, True, block=_block(kind))
+    judged(model, argv, theirs, (kind, experts))
+    return theirs
+
+
+def judged(model: Path, argv: tuple[str, ...], theirs: str | None,
+           case: tuple[Any, ...]) -> None:
+    """Assert graphfit starts where SGLang does and otherwise refuses in one line, naming
+    the class and citing the site SGLang's build refusal names (this module's and the
+    sparse-MoE experts module's comparisons)."""
     code, said = dc.graphfit(model, argv, True)
-    case = (kind, experts, argv, theirs, code, said)
+    case = (*case, argv, theirs, code, said)
     if theirs is None:
         assert code == 0, case
     else:
@@ -92,7 +101,6 @@ def compare(kind: str, experts: int, argv: tuple[str, ...], root: Path) -> str |
     if theirs is not None and theirs.startswith("build: ") and " @ " in theirs:
         kind_said = theirs.removeprefix("build: ").split(":", 1)[0]
         assert f"({kind_said}, " in said and cites(said, theirs.rsplit(" @ ", 1)[1]), case
-    return theirs
 
 
 @pytest.fixture(scope="module")

@@ -32,7 +32,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
 from tests.oracle.sglang_draft_build import NEXTN_DRAFTS  # noqa: E402
-from tests.oracle.test_sglang_minimax_target_oracle import cites  # noqa: E402
+from tests.oracle.test_sglang_qwen_moe_experts_oracle import judged  # noqa: E402
 
 KINDS = ("deepseek_v3", "glm4_moe", "glm4_moe_lite")
 _DRAWN = tempfile.TemporaryDirectory(prefix="graphfit-sparse-moe-experts-")
@@ -109,15 +109,7 @@ def compare(kind: str, experts: int, fields: dict[str, Any], argv: tuple[str, ..
     """Assert both sides agree; SGLang's answer."""
     model = model_dir(kind, experts, fields, root)
     theirs = theirs_on(kind, model, argv)
-    code, said = dc.graphfit(model, argv, True)
-    case = (kind, experts, fields, argv, theirs, code, said)
-    if theirs is None:
-        assert code == 0, case
-    else:
-        assert code == 2 and len(said) <= 200, case
-    if theirs is not None and theirs.startswith("build: ") and " @ " in theirs:
-        kind_said = theirs.removeprefix("build: ").split(":", 1)[0]
-        assert f"({kind_said}, " in said and cites(said, theirs.rsplit(" @ ", 1)[1]), case
+    judged(model, argv, theirs, (kind, experts, fields))
     return theirs
 
 
