@@ -190,6 +190,31 @@ def child_before_after(body: str, count: int, seed: int, *, differs: bool = True
                  for tree in (frozen(os.environ.get("GRAPHFIT_BEFORE", "/work/main")), here))
 
 
+GENERATED_CHILD = """from tests.oracle import {oracle} as oracle
+
+out = Counter()
+for case in oracle.generate({count}, {seed}):
+    outcome, diffs = oracle.compare(case)
+    out[outcome] += 1
+    if outcome in {shown}:
+        print("DIFFERS", case, diffs[:1])
+print("RESULT", json.dumps(dict(sorted(out.items()))))
+"""
+
+
+def main_generated(oracle: str, argv: list[str], default_count: int, noun: str,
+                   shown: tuple[str, ...] = ("differs", "other refusal")) -> None:
+    """`[COUNT] [SEED]`: `tests.oracle.<oracle>`'s `generate(count, seed)` cases, each
+    `compare`d, counted by outcome before (GRAPHFIT_BEFORE's graphfit) and after (this tree's)
+    in child processes (`child_before_after`); the `shown` outcomes' first difference
+    printed. The generated-line measures' one main (kv auto, skip-softmax, prefill-CP LM head)."""
+    count, seed = count_seed(argv, default_count, 0)
+    was, now = child_before_after(GENERATED_CHILD, count, seed, oracle=oracle,
+                                  shown=repr(shown))
+    print(f"{count} {noun} (seed {seed})")
+    print("before:", was)
+    print("after: ", now)
+
 def tally(counts: dict[str, int], lines: list[str], agree: bool, said: str,
           differs: str) -> None:
     """Count one line of the agree / differ / not-modelled scripts (`print_counts`): agreed,

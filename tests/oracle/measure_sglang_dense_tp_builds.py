@@ -100,12 +100,7 @@ def qwen_line(rng: random.Random) -> tuple[str, str]:
     if tp % (moe_dp * ep) == 0 and moe_dp > 1:
         argv += ("--moe-dp-size", str(moe_dp))
     model = tq.model_dir(kind, experts, Path(_DIRS.name))
-    theirs = dc.sglang(model, argv, True, block=tq._block(kind))
-    code, said = dc.graphfit(model, argv, True)
-    if theirs is not None and theirs.startswith("build: "):
-        theirs = theirs.removeprefix("build: ")
-    elif theirs is not None:
-        theirs = f"Rejected: {theirs}"
+    theirs, code, said = dc.build_answers(model, argv, tq._block(kind))
     return (_verdict(theirs, code, said),
             f"{kind} experts={experts} {argv} SGLang {theirs} graphfit {code} {said}")
 

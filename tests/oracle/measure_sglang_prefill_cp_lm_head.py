@@ -11,27 +11,8 @@ from __future__ import annotations
 
 import sys
 
-from tests.oracle.measure_root import child_before_after, count_seed
-
-CHILD = """from tests.oracle import sglang_prefill_cp_lm_head_oracle as oracle
-
-out = Counter()
-for case in oracle.generate({count}, {seed}):
-    outcome, diffs = oracle.compare(case)
-    out[outcome] += 1
-    if outcome == "differs":
-        print("DIFFERS", case, diffs[:1])
-print("RESULT", json.dumps(dict(sorted(out.items()))))
-"""
-
-
-def main() -> None:
-    count, seed = count_seed(sys.argv[1:], 40, 0)
-    was, now = child_before_after(CHILD, count, seed)
-    print(f"{count} DeepSeek-family prefill-CP lines with the DP LM head (seed {seed})")
-    print("before:", was)
-    print("after: ", now)
-
+from tests.oracle.measure_root import main_generated
 
 if __name__ == "__main__":
-    main()
+    main_generated("sglang_prefill_cp_lm_head_oracle", sys.argv[1:], 40,
+                   "DeepSeek-family prefill-CP lines with the DP LM head", shown=("differs",))

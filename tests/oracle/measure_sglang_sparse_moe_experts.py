@@ -35,12 +35,7 @@ def sparse_line(rng: random.Random) -> tuple[str, str]:
     if tp % ep == 0 and ep > 1:
         argv += ("--ep-size", str(ep))
     model = ts.model_dir(kind, experts, fields, Path(_DIRS.name))
-    theirs = dc.sglang(model, argv, True, block=ts._block(kind))
-    code, said = dc.graphfit(model, argv, True)
-    if theirs is not None and theirs.startswith("build: "):
-        theirs = theirs.removeprefix("build: ")
-    elif theirs is not None:
-        theirs = f"Rejected: {theirs}"
+    theirs, code, said = dc.build_answers(model, argv, ts._block(kind))
     return (_verdict(theirs, code, said),
             f"{kind} experts={experts} {fields} {argv} SGLang {theirs} graphfit {code} {said}")
 

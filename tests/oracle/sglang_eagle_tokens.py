@@ -79,16 +79,7 @@ def draw(rng: Any) -> tuple[str, ...]:
 def verdict(argv: tuple[str, ...]) -> tuple[str, str]:
     """("agree" | "differ" | "other", the line and what differs): the a2a oracle's aspects,
     then `rows`; "other" where graphfit refuses as not modelled a line SGLang starts."""
-    diffs = mc.compare(argv)
-    sg, gf = mc.sglang(argv), mc.graphfit_cli(argv)
-    text = " ".join(w for w in argv if not w.startswith("/"))
-    said = f"{text} :: SGLang {sg.rejected and str(sg.rejected)[:80]}"
-    found = [d.detail for ds in diffs.values() for d in ds] + rows(sg, gf)
-    if not found:
-        return "agree", said
-    if sg.rejected is None and gf.rejected is not None and "not modelled" in gf.rejected:
-        return "other", f"{said} / graphfit {gf.rejected[:120]}"
-    return "differ", f"{said} / {found[0][:200]}"
+    return mc.verdict_with(argv, rows)
 
 
 __all__ = ["DENSE", "NAMES", "draw", "eagle", "rows", "verdict"]

@@ -20,6 +20,7 @@ import functools
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -283,6 +284,23 @@ def compare(argv: tuple[str, ...], gpu_mem_gb: float | str = 80
         out["prefill"] = _prefill(argv, gpu_mem_gb)
     return out
 
+
+def verdict_with(argv: tuple[str, ...], more: Callable[[Any, Any], list[str]]
+                 ) -> tuple[str, str]:
+    """("agree" | "differ" | "other", the line and what differs): every `compare` aspect, then
+    `more(sglang answer, graphfit answer)`'s differences; "other" where graphfit refuses as not
+    modelled a line SGLang starts (the gather measures' verdict: `--moe-dense-tp-size`, EAGLE
+    draft entries)."""
+    diffs = compare(argv)
+    sg, gf = sglang(argv), graphfit_cli(argv)
+    text = " ".join(w for w in argv if not w.startswith("/"))
+    said = f"{text} :: SGLang {sg.rejected and str(sg.rejected)[:80]}"
+    found = [d.detail for ds in diffs.values() for d in ds] + more(sg, gf)
+    if not found:
+        return "agree", said
+    if sg.rejected is None and gf.rejected is not None and "not modelled" in gf.rejected:
+        return "other", f"{said} / graphfit {gf.rejected[:120]}"
+    return "differ", f"{said} / {found[0][:200]}"
 
 def draw(rng: Any, backend: str | None = None) -> tuple[str, ...]:
     """One command line from the space the tests and the measurement share (`rng`: a

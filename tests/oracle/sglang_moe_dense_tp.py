@@ -66,16 +66,7 @@ def verdict(argv: tuple[str, ...]) -> tuple[str, str]:
     """("agree" | "differ" | "other", the line and what differs): "other" where graphfit
     refuses as not modelled a line SGLang starts (a backend graphfit does not model, or the
     flag itself before s69c). The a2a oracle's aspects, then `global_rows`."""
-    diffs = mc.compare(argv)
-    sg, gf = mc.sglang(argv), mc.graphfit_cli(argv)
-    text = " ".join(w for w in argv if not w.startswith("/"))
-    said = f"{text} :: SGLang {sg.rejected and str(sg.rejected)[:80]}"
-    found = [d.detail for ds in diffs.values() for d in ds] + global_rows(sg, gf)
-    if not found:
-        return "agree", said
-    if sg.rejected is None and gf.rejected is not None and "not modelled" in gf.rejected:
-        return "other", f"{said} / graphfit {gf.rejected[:120]}"
-    return "differ", f"{said} / {found[0][:200]}"
+    return mc.verdict_with(argv, global_rows)
 
 
 __all__ = ["FLAG", "LM_HEAD", "draw", "global_rows", "tp_size", "verdict"]

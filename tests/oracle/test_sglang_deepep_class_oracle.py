@@ -198,6 +198,20 @@ def graphfit(model: Path, argv: tuple[str, ...], jit: bool, gpu: str = "80"
     return code, errors[-1] if errors else ""
 
 
+def build_answers(model: Path, argv: tuple[str, ...], block: Any
+                  ) -> tuple[str | None, int, str]:
+    """(SGLang's refusal with its "build: " mark dropped or "Rejected: " put before a start-up
+    refusal, None where it starts; graphfit's exit code and words) for one line with JIT on
+    (the dense-TP and sparse-MoE build measures' answers)."""
+    theirs = sglang(model, argv, True, block=block)
+    code, said = graphfit(model, argv, True)
+    if theirs is not None and theirs.startswith("build: "):
+        theirs = theirs.removeprefix("build: ")
+    elif theirs is not None:
+        theirs = f"Rejected: {theirs}"
+    return theirs, code, said
+
+
 def line(rng: random.Random) -> tuple[tuple[str, ...], bool]:
     """One drawn line and whether JIT DeepGEMM is on."""
     tp = rng.choice((2, 4))
