@@ -4013,3 +4013,39 @@ def moe_wideep_method(forced: str | None, attention_dp: bool, tp: int, ep: int,
     if os_environ_get(can_use_deep_ep, "0") == "1":
         return "MNNVL|DeepEP"
     return "MNNVL|NotEnabled"
+
+
+# The same copy (issue 23, s70f): past MNNVL, under TRTLLM_CAN_USE_DEEP_EP "1", a DeepEP method
+# only when deep_ep_installed and dtype == torch.bfloat16 (301-302), DeepEP when
+# is_deepep_feasible(moe_ep_size) (303-305), else DeepEPLowLatency (306); otherwise NotEnabled
+# (308). is_deepep_feasible (268-280): local_mpi_size() as mpi_size; True when num_ranks ==
+# mpi_size and num_ranks is in {2, 4, 8}; else False unless mpi_size == 8 and
+# num_ranks // mpi_size is in {2, 4, 8, 16}. The constructor passes its `dtype` (187-189).
+CITES.update({
+    "moe_wideep_deep_ep": ("fused_moe_wide_ep", "WideEPMoE.select_alltoall_method_type: DeepEP "
+                           "or DeepEPLowLatency for bfloat16 with DeepEP installed", 0),
+    "moe_wideep_feasible": ("fused_moe_wide_ep", "select_alltoall_method_type's "
+                            "is_deepep_feasible", 0),
+})
+LINES.update({"moe_wideep_deep_ep": (301, 308), "moe_wideep_feasible": (268, 280)})
+
+
+def moe_wideep_deepep_feasible(num_ranks: int, mpi_size: int) -> bool:
+    """`is_deepep_feasible(num_ranks)` with `local_mpi_size()` == `mpi_size`
+    (`cite_fact("moe_wideep_feasible")`)."""
+    if num_ranks == mpi_size and num_ranks in {2, 4, 8}:
+        return True
+    if mpi_size != 8:
+        return False
+    return num_ranks // mpi_size in {2, 4, 8, 16}
+
+
+def moe_wideep_deep_ep(ep: int, dtype: str | None, installed: bool, mpi_size: int) -> str:
+    """WideEPMoE's method past MNNVL with TRTLLM_CAN_USE_DEEP_EP "1"
+    (`cite_fact("moe_wideep_deep_ep")`): `dtype` is the name of the torch dtype the layer gets
+    (None: an untyped checkpoint), `installed` deep_ep_installed, `mpi_size` local_mpi_size()."""
+    if installed and dtype == "bfloat16":
+        if moe_wideep_deepep_feasible(ep, mpi_size):
+            return "DeepEP"
+        return "DeepEPLowLatency"
+    return "NotEnabled"
