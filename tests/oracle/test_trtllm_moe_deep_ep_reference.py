@@ -17,12 +17,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from graphfit import plan
 from graphfit.cli.options import build_config
 from graphfit.inputs.trtllm_a2a import dtype_name
+from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines.trtllm_options import A2A_DTYPES, TrtllmOptions
 from tests.oracle import trtllm_reference as ref
 
 WHY = (ref.cite_fact("moe_wideep_deep_ep"), ref.cite_fact("moe_wideep_feasible"))
@@ -82,6 +85,7 @@ def test_deep_ep_methods_are_the_engines(tmp_path_factory: Any, ep: int, dtype: 
 # feasible, an internode size, and the dtypes that are not bfloat16
 FIXED: list[tuple[int, str | None, set[str]]] = [
     (4, "bfloat16", {"DeepEP", "DeepEPLowLatency", "NotEnabled"}),
+    (8, "bfloat16", {"DeepEP", "DeepEPLowLatency", "NotEnabled"}),
     (6, "bfloat16", {"DeepEPLowLatency", "NotEnabled"}),
     (12, "bfloat16", {"DeepEPLowLatency", "NotEnabled"}),
     (16, "bfloat16", {"DeepEP", "DeepEPLowLatency", "NotEnabled"}),
@@ -117,3 +121,12 @@ def test_the_dtype_name_is_read() -> None:
     assert dtype_name({**base, "torch_dtype": None}) == "untyped"
     assert dtype_name(base) == "untyped"
     assert dtype_name({**base, "torch_dtype": "int8"}) is None
+
+
+def test_the_dtype_option_is_validated() -> None:
+    """`moe_a2a_dtype` takes the reader's names only (a frozen option, checked when built)."""
+    for name in A2A_DTYPES:
+        assert TrtllmOptions(moe_a2a_dtype=name).moe_a2a_dtype == name
+    for bad in ("bf16", "", "torch.bfloat16", 2):
+        with pytest.raises(ConfigError, match="moe_a2a_dtype"):
+            TrtllmOptions(moe_a2a_dtype=bad)
