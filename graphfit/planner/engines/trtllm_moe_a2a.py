@@ -155,6 +155,7 @@ trtllm_moe_float32: TRTLLMGenFusedMoE asserts bfloat16), and says "not read" oth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
@@ -171,6 +172,7 @@ from graphfit.planner.engines.trtllm_moe_cls import (
     moe_class,
     unread_reason,
 )
+from graphfit.planner.engines.trtllm_moe_factory_fallback import clause as factory_clause
 from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
 from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
 from graphfit.planner.engines.trtllm_moe_trtllm_gen import BAR as TRTLLM_GEN_BAR
@@ -674,13 +676,15 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     checkpoint also tells the class a named backend builds (`legacy_class`, s67t).
     `wide_ep_env`: WideEPMoE's two switches (`_shown`, s69o); `dtype` the checkpoint's
     dtype name (s70f)."""
+    fallback = _factory(ep_size, backend, configurable_raw, comm_raw, eplb_experts,
+                        auto_checkpoint, sm_version, wide_ep_env[1], dtype)
     if backend not in (None, AUTO) or auto_checkpoint is None:
         text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                       backend, eplb, comm_raw, eplb_experts, auto_checkpoint, sm_version,
                       wide_ep_env, dtype)
-        return _float32(_trtllm_gen(text, backend, configurable_raw, auto_checkpoint,
-                                    sm_version), token, backend, configurable_raw,
-                        auto_checkpoint, sm_version)
+        return fallback(_float32(_trtllm_gen(text, backend, configurable_raw,
+                                             auto_checkpoint, sm_version), token, backend,
+                                 configurable_raw, auto_checkpoint, sm_version))
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         if trtllm_gen_raises(sm_version) and _classes(
@@ -697,7 +701,24 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                   None, eplb, comm_raw, eplb_experts)
     text = _trtllm_gen(f"{text}; {clause}", backend, configurable_raw, auto_checkpoint,
                        sm_version)
-    return _float32(text, token, backend, configurable_raw, auto_checkpoint, sm_version)
+    return fallback(_float32(text, token, backend, configurable_raw, auto_checkpoint,
+                             sm_version))
+
+
+def _factory(ep_size: int, backend: str | None, configurable_raw: str | None,
+             comm_raw: str | None, experts: int | None, checkpoint: tuple[str, str] | None,
+             sm_version: int | None, deep_ep_raw: str | None, dtype: str | None
+             ) -> Callable[[str], str]:
+    """What `shown` appends to a line that gives bytes where ConfigurableMoE's factory
+    selects unforced: its fallback after NVLinkOneSided (graphfit.planner.engines.
+    trtllm_moe_factory_fallback, s70f); a bare class selecting its own all-to-all, a forced
+    TRTLLM_FORCE_COMM_METHOD or WIDEEP get nothing."""
+    wrapped = not legacy(configurable_raw) or _wrapped_on_legacy(
+        backend, configurable_raw, checkpoint, sm_version)
+    if backend == "WIDEEP" or comm_raw is not None or not wrapped:
+        return lambda text: text
+    tail = factory_clause(ep_size, experts, deep_ep_raw, dtype)
+    return lambda text: f"{text}; {tail}" if _sized(text) else text
 
 
 def _trtllm_gen(text: str, backend: str | None, configurable_raw: str | None,
