@@ -36,13 +36,6 @@ BFLOAT16 = "bfloat16"
 INSTALLED = "where the deep_ep package is installed (deep_ep_installed)"
 
 
-def feasible(ep_size: int, mpi_size: int) -> bool:
-    """`is_deepep_feasible(ep_size)` on a node of `mpi_size` MPI ranks (module doc)."""
-    if ep_size == mpi_size and ep_size in INTRANODE_RANKS:
-        return True
-    return mpi_size == LOCAL_MPI_SIZE and ep_size // mpi_size in INTERNODE_NODES
-
-
 def fallback(ep_size: int, dtype: str | None) -> str:
     """What the line says WideEPMoE picks after MNNVL under TRTLLM_CAN_USE_DEEP_EP "1":
     NotEnabled for a checkpoint dtype (`dtype`, `moe_a2a_dtype`; None: not read) other than
@@ -67,4 +60,4 @@ def fallback(ep_size: int, dtype: str | None) -> str:
 
 
 __all__ = ["BFLOAT16", "INSTALLED", "INTERNODE_NODES", "INTRANODE_RANKS", "LOCAL_MPI_SIZE",
-           "fallback", "feasible"]
+           "fallback"]
