@@ -268,6 +268,20 @@ def token_size(data: Mapping[str, Any]) -> tuple[int, int, int] | None:
     return hidden, top_k, 2 if dtype is None else DTYPE_ITEMSIZE[dtype]
 
 
+def dtype_name(data: Mapping[str, Any]) -> str | None:
+    """The dtype name of a checkpoint `token_size` reads ("untyped": no dtype key, or null),
+    kept apart from its itemsize because WideEPMoE picks a DeepEP method only for bfloat16,
+    and float16 has the same itemsize (graphfit.planner.engines.trtllm_moe_deep_ep, issue 23,
+    s70f); None where `token_size` reads none."""
+    if token_size(data) is None:
+        return None
+    text = data
+    if "num_experts_per_tok" not in data and isinstance(data.get("text_config"), dict):
+        text = data["text_config"]
+    dtype = text.get("torch_dtype", text.get("dtype"))
+    return "untyped" if dtype is None else str(dtype).removeprefix("torch.")
+
+
 def eplb_experts(data: Mapping[str, Any]) -> tuple[str, int] | None:
     """(key, count): the expert count the first architecture's MoE class passes as
     num_experts (module doc); None for another architecture or a missing count."""
@@ -437,6 +451,8 @@ def token_settings(model: str) -> list[Setting]:
     if found is not None:
         out.append(Setting("moe_a2a_token", list(found), f"{shown_path(path)}: hidden_size, "
                            f"num_experts_per_tok, torch_dtype", FILE, weak=True))
+        out.append(Setting("moe_a2a_dtype", dtype_name(data), f"{shown_path(path)}: "
+                           f"torch_dtype", FILE, weak=True))
     experts = eplb_experts(data)
     if experts is not None:
         out.append(Setting("moe_eplb_experts", experts[1], f"{shown_path(path)}: {experts[0]}",
@@ -453,5 +469,6 @@ __all__ = ["ALGO_QUANTIZATIONS", "COMPRESSED", "DTYPES_JSON", "DTYPE_ITEMSIZE",
            "ENV_WIDE_EP",
            "EXPERT_KEYS", "HF_QUANT_CONFIG", "METHOD_QUANTIZATIONS", "NEITHER_METHODS",
            "TEXT_CONFIG_EXPERTS", "auto_checkpoint", "compressed_quantization", "eplb_experts",
-           "environment", "inline_quantization", "is_modelopt", "modelopt_quantization",
+           "dtype_name", "environment", "inline_quantization", "is_modelopt",
+           "modelopt_quantization",
            "moe_config", "token_settings", "token_size"]

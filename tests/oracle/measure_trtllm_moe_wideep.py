@@ -28,7 +28,7 @@ TOKENS = 8192
 # what the line names for each outcome of ref.moe_wideep_method
 OUTCOMES = {"NotEnabled": "so its method is NotEnabled",
             "MNNVL|NotEnabled": "where MNNVL is supported, else NotEnabled",
-            "MNNVL|DeepEP": "where MNNVL is supported, else DeepEP or DeepEPLowLatency"}
+            "MNNVL|DeepEP": "where MNNVL is supported, else DeepEP"}
 
 
 def _print(label: str, c: list[int]) -> None:

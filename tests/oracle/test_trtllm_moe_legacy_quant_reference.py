@@ -297,7 +297,7 @@ SWITCHES = (None, "1", "0", "", " 1", "true")
 WIDEEP_OUTCOMES = {  # what the line names for each outcome of ref.moe_wideep_method
     "NotEnabled": "so its method is NotEnabled",
     "MNNVL|NotEnabled": "where MNNVL is supported, else NotEnabled",
-    "MNNVL|DeepEP": "where MNNVL is supported, else DeepEP or DeepEPLowLatency"}
+    "MNNVL|DeepEP": "where MNNVL is supported, else DeepEP"}
 
 
 @settings(max_examples=24, deadline=None)

@@ -3117,6 +3117,38 @@ def moe_comm_forced(value: str) -> str:
     return method
 
 
+# The same copy, past NVLinkOneSided (issue 23, s70f): its constructor's exception is caught
+# (191-192); num_experts not a multiple of moe_ep_size gives AllGatherReduceScatter (194-200);
+# else NVLinkTwoSided is tried (202-224), NcclEP where its prerequisites hold (226-252),
+# DeepEP (256-269) and DeepEPLowLatency (271-287) only when
+# os.environ.get("TRTLLM_CAN_USE_DEEP_EP", "1") == "1" and act_dtype == torch.bfloat16 (255),
+# and AllGatherReduceScatter last (289-292). act_dtype is model_config.torch_dtype (129).
+CITES["moe_factory_fallback"] = ("communication_factory", "CommunicationFactory."
+                                 "create_strategy past NVLinkOneSided", 0)
+LINES["moe_factory_fallback"] = (191, 292)
+
+
+def moe_factory_after_one_sided(num_experts: int, ep: int, can_use_deep_ep: str | None,
+                                act_dtype: str) -> tuple[str, ...]:
+    """The strategies `create_strategy` tries, in order, once NVLinkOneSided's constructor
+    has raised (`cite_fact("moe_factory_fallback")`); the last always builds.
+    `can_use_deep_ep` is TRTLLM_CAN_USE_DEEP_EP (None: unset), `act_dtype` the name of
+    ModelConfig.torch_dtype."""
+    if num_experts % ep != 0:
+        return ("AllGatherReduceScatter",)
+    tried = ["NVLinkTwoSided", "NcclEP"]
+    if os_environ_get(can_use_deep_ep, "1") == "1" and act_dtype == "bfloat16":
+        tried += ["DeepEP", "DeepEPLowLatency"]
+    return (*tried, "AllGatherReduceScatter")
+
+
+def model_config_torch_dtype(checkpoint_dtype: str | None) -> str:
+    """ModelConfig.torch_dtype for a checkpoint whose dtype is `checkpoint_dtype` (None:
+    untyped): `pretrained_config.torch_dtype or torch.bfloat16`
+    (`cite_fact("model_config_torch_dtype")`)."""
+    return checkpoint_dtype or "bfloat16"
+
+
 def moe_a2a_backend_sized(backend: str | None, enable_configurable_moe: str | None) -> bool:
     """Whether the one-sided workspace of a line whose `moe_config.backend` is `backend`
     (None: not given, CUTLASS assumed) is the one restated here: CutlassFusedMoE's own
@@ -4013,3 +4045,39 @@ def moe_wideep_method(forced: str | None, attention_dp: bool, tp: int, ep: int,
     if os_environ_get(can_use_deep_ep, "0") == "1":
         return "MNNVL|DeepEP"
     return "MNNVL|NotEnabled"
+
+
+# The same copy (issue 23, s70f): past MNNVL, under TRTLLM_CAN_USE_DEEP_EP "1", a DeepEP method
+# only when deep_ep_installed and dtype == torch.bfloat16 (301-302), DeepEP when
+# is_deepep_feasible(moe_ep_size) (303-305), else DeepEPLowLatency (306); otherwise NotEnabled
+# (308). is_deepep_feasible (268-280): local_mpi_size() as mpi_size; True when num_ranks ==
+# mpi_size and num_ranks is in {2, 4, 8}; else False unless mpi_size == 8 and
+# num_ranks // mpi_size is in {2, 4, 8, 16}. The constructor passes its `dtype` (187-189).
+CITES.update({
+    "moe_wideep_deep_ep": ("fused_moe_wide_ep", "WideEPMoE.select_alltoall_method_type: DeepEP "
+                           "or DeepEPLowLatency for bfloat16 with DeepEP installed", 0),
+    "moe_wideep_feasible": ("fused_moe_wide_ep", "select_alltoall_method_type's "
+                            "is_deepep_feasible", 0),
+})
+LINES.update({"moe_wideep_deep_ep": (301, 308), "moe_wideep_feasible": (268, 280)})
+
+
+def moe_wideep_deepep_feasible(num_ranks: int, mpi_size: int) -> bool:
+    """`is_deepep_feasible(num_ranks)` with `local_mpi_size()` == `mpi_size`
+    (`cite_fact("moe_wideep_feasible")`)."""
+    if num_ranks == mpi_size and num_ranks in {2, 4, 8}:
+        return True
+    if mpi_size != 8:
+        return False
+    return num_ranks // mpi_size in {2, 4, 8, 16}
+
+
+def moe_wideep_deep_ep(ep: int, dtype: str | None, installed: bool, mpi_size: int) -> str:
+    """WideEPMoE's method past MNNVL with TRTLLM_CAN_USE_DEEP_EP "1"
+    (`cite_fact("moe_wideep_deep_ep")`): `dtype` is the name of the torch dtype the layer gets
+    (None: an untyped checkpoint), `installed` deep_ep_installed, `mpi_size` local_mpi_size()."""
+    if installed and dtype == "bfloat16":
+        if moe_wideep_deepep_feasible(ep, mpi_size):
+            return "DeepEP"
+        return "DeepEPLowLatency"
+    return "NotEnabled"

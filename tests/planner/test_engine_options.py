@@ -344,6 +344,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_can_use_deep_ep": st.sampled_from([None, "", "1", "0", "true"]),  # s69o
     "dsa_learnable_sink": st.sampled_from([None, True, False]),  # s69m
     "gelu_moe_target": st.booleans(),  # s69l
+    "moe_a2a_dtype": st.sampled_from([None, "bfloat16", "float16", "untyped"]),  # s70f
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -628,6 +629,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_can_use_deep_ep": st.sampled_from([1, True, b"1"]),  # s69o
     "dsa_learnable_sink": st.sampled_from([1, "true"]),  # s69m
     "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
+    "moe_a2a_dtype": st.sampled_from(["bf16", "", 2]),  # s70f
 }
 
 

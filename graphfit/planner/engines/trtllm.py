@@ -646,7 +646,8 @@ def _inputs(config: EngineSettings) -> tuple[tuple[str, str], ...]:
             config.moe_configurable, config.trtllm_moe_backend, config.moe_load_balancer,
             config.moe_comm_force_method, config.moe_eplb_experts,
             config.moe_auto_checkpoint, config.sm_version,
-            (config.moe_disable_alltoallv, config.moe_can_use_deep_ep))))
+            (config.moe_disable_alltoallv, config.moe_can_use_deep_ep),
+            config.moe_a2a_dtype)))
     if config.prefill_cuda_graph_backend != "disabled":
         kept, _ = prefill_counts(config)
         shown = (f"{len(kept)} token counts {kept[0]}..{kept[-1]}" if kept

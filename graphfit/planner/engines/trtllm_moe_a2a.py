@@ -155,6 +155,7 @@ trtllm_moe_float32: TRTLLMGenFusedMoE asserts bfloat16), and says "not read" oth
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from graphfit.planner.core.errors import ConfigError
@@ -171,6 +172,7 @@ from graphfit.planner.engines.trtllm_moe_cls import (
     moe_class,
     unread_reason,
 )
+from graphfit.planner.engines.trtllm_moe_factory_fallback import clause as factory_clause
 from graphfit.planner.engines.trtllm_moe_float32 import FLOAT32_ITEMSIZE
 from graphfit.planner.engines.trtllm_moe_float32 import note as float32_note
 from graphfit.planner.engines.trtllm_moe_trtllm_gen import BAR as TRTLLM_GEN_BAR
@@ -466,7 +468,8 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
            eplb: bool = False, comm_raw: str | None = None,
            eplb_experts: int | None = None,
            checkpoint: tuple[str, str] | None = None, sm_version: int | None = None,
-           wide_ep_env: tuple[str | None, str | None] = (None, None)) -> str:
+           wide_ep_env: tuple[str | None, str | None] = (None, None),
+           dtype: str | None = None) -> str:
     """The plan's `moe_a2a_workspace` line: `A2aWorkspace.describe` with, when the
     checkpoint's (hidden_size, top_k, itemsize) are known, the exact payload and total, and
     the environment's override as the engine reads it. `force_raw`, a set
@@ -479,11 +482,12 @@ def _shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None
     `checkpoint` (`moe_auto_checkpoint`, s67t) tells the class the legacy route builds
     (`legacy_class`): a bare one selects its own all-to-all, CuteDslFusedMoE is wrapped.
     `wide_ep_env` (TRTLLM_MOE_DISABLE_ALLTOALLV, TRTLLM_CAN_USE_DEEP_EP as written, s69o)
-    finishes a WIDEEP line's selection (trtllm_moe_wide_ep)."""
+    finishes a WIDEEP line's selection (trtllm_moe_wide_ep), with the checkpoint's `dtype`
+    name (`moe_a2a_dtype`, s70f)."""
     if backend == "WIDEEP":  # its own selection on this line (trtllm_moe_wide_ep, s69h)
         top_k = None if token is None else token[1]
         return (f"where attention DP spans ranks and MoE TP is 1: "
-                f"{wide_ep_line(force_raw, ep_size, top_k, *wide_ep_env)}")
+                f"{wide_ep_line(force_raw, ep_size, top_k, *wide_ep_env, dtype)}")
     note = _backend_note(backend, configurable_raw, checkpoint, sm_version)
     if note is not None:
         return f"where attention DP spans ranks and MoE TP is 1: {note}"
@@ -661,7 +665,8 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
           eplb_experts: int | None = None,
           auto_checkpoint: tuple[str, str] | None = None,
           sm_version: int | None = None,
-          wide_ep_env: tuple[str | None, str | None] = (None, None)) -> str:
+          wide_ep_env: tuple[str | None, str | None] = (None, None),
+          dtype: str | None = None) -> str:
     """`_shown`, with `moe_config.backend` AUTO, or not given (TensorRT-LLM's default
     AUTO), resolved as `resolve_moe_backend` does when the checkpoint was read
     (`auto_checkpoint`, s64t): the workspace where every backend it may resolve to builds
@@ -669,14 +674,17 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
     modelled. A named GPU's `sm_version` (s64g) resolves it for that GPU alone. Without the
     checkpoint, AUTO is not modelled and no backend is CUTLASS. On the legacy route the
     checkpoint also tells the class a named backend builds (`legacy_class`, s67t).
-    `wide_ep_env`: WideEPMoE's two switches (`_shown`, s69o)."""
+    `wide_ep_env`: WideEPMoE's two switches (`_shown`, s69o); `dtype` the checkpoint's
+    dtype name (s70f)."""
+    fallback = _factory(ep_size, backend, configurable_raw, comm_raw, eplb_experts,
+                        auto_checkpoint, sm_version, wide_ep_env[1], dtype)
     if backend not in (None, AUTO) or auto_checkpoint is None:
         text = _shown(ep_size, max_num_tokens, token, env_raw, force_raw, configurable_raw,
                       backend, eplb, comm_raw, eplb_experts, auto_checkpoint, sm_version,
-                      wide_ep_env)
-        return _float32(_trtllm_gen(text, backend, configurable_raw, auto_checkpoint,
-                                    sm_version), token, backend, configurable_raw,
-                        auto_checkpoint, sm_version)
+                      wide_ep_env, dtype)
+        return fallback(_float32(_trtllm_gen(text, backend, configurable_raw,
+                                             auto_checkpoint, sm_version), token, backend,
+                                 configurable_raw, auto_checkpoint, sm_version))
     sized, clause = _auto(auto_checkpoint, backend is not None, configurable_raw, sm_version)
     if not sized:
         if trtllm_gen_raises(sm_version) and _classes(
@@ -693,7 +701,24 @@ def shown(ep_size: int, max_num_tokens: int, token: tuple[int, int, int] | None 
                   None, eplb, comm_raw, eplb_experts)
     text = _trtllm_gen(f"{text}; {clause}", backend, configurable_raw, auto_checkpoint,
                        sm_version)
-    return _float32(text, token, backend, configurable_raw, auto_checkpoint, sm_version)
+    return fallback(_float32(text, token, backend, configurable_raw, auto_checkpoint,
+                             sm_version))
+
+
+def _factory(ep_size: int, backend: str | None, configurable_raw: str | None,
+             comm_raw: str | None, experts: int | None, checkpoint: tuple[str, str] | None,
+             sm_version: int | None, deep_ep_raw: str | None, dtype: str | None
+             ) -> Callable[[str], str]:
+    """What `shown` appends to a line that gives bytes where ConfigurableMoE's factory
+    selects unforced: its fallback after NVLinkOneSided (graphfit.planner.engines.
+    trtllm_moe_factory_fallback, s70f); a bare class selecting its own all-to-all, a forced
+    TRTLLM_FORCE_COMM_METHOD or WIDEEP get nothing."""
+    wrapped = not legacy(configurable_raw) or _wrapped_on_legacy(
+        backend, configurable_raw, checkpoint, sm_version)
+    if backend == "WIDEEP" or comm_raw is not None or not wrapped:
+        return lambda text: text
+    tail = factory_clause(ep_size, experts, deep_ep_raw, dtype)
+    return lambda text: f"{text}; {tail}" if _sized(text) else text
 
 
 def _trtllm_gen(text: str, backend: str | None, configurable_raw: str | None,

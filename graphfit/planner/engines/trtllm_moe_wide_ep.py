@@ -23,7 +23,9 @@ trtllm_a2a reads them as written), each compared with `os.environ.get(name, "0")
 - above top-k, MNNVL comes first where MNNVL is supported (:298-299, the hardware's: not
   read); else TRTLLM_CAN_USE_DEEP_EP "1" gives DeepEP or DeepEPLowLatency where DeepEP is
   installed and the layer's dtype is bfloat16 (:301-306; which of the two by the local MPI
-  size, :268-280), and anything else (unset included) NotEnabled (:308).
+  size, :268-280, narrowed by the EP size and the checkpoint's dtype name in
+  graphfit.planner.engines.trtllm_moe_deep_ep, s70f), and anything else (unset included)
+  NotEnabled (:308).
 
 So the line names one outcome per case it can see: NotEnabled, or MNNVL where supported and
 else the one fallback that TRTLLM_CAN_USE_DEEP_EP leaves.
@@ -34,6 +36,7 @@ None of its methods is the one-sided `MoeAlltoAll` workspace (trtllm_moe_cls.WID
 from __future__ import annotations
 
 from graphfit.planner.engines.trtllm_moe_cls import WIDE_EP
+from graphfit.planner.engines.trtllm_moe_deep_ep import fallback as deep_ep_fallback
 
 # WideEPMoE's AlltoallMethodType members (module doc)
 WIDE_EP_METHODS = ("NotEnabled", "MNNVL", "DeepEP", "DeepEPLowLatency")
@@ -50,11 +53,13 @@ def _switch(name: str, raw: str | None) -> str:
 
 
 def line(force_raw: str | None, ep_size: int, top_k: int | None,
-         disable_raw: str | None = None, deep_ep_raw: str | None = None) -> str:
+         disable_raw: str | None = None, deep_ep_raw: str | None = None,
+         dtype: str | None = None) -> str:
     """The WIDEEP line: the forced method's outcome; NotEnabled under
     TRTLLM_MOE_DISABLE_ALLTOALLV "1" (`disable_raw`) or at an EP size of at most `top_k`
     (None: the checkpoint's top-k not read); else MNNVL where supported and the fallback
-    TRTLLM_CAN_USE_DEEP_EP (`deep_ep_raw`) gives (module doc)."""
+    TRTLLM_CAN_USE_DEEP_EP (`deep_ep_raw`) gives, narrowed by the checkpoint's `dtype` name
+    and the EP size (graphfit.planner.engines.trtllm_moe_deep_ep, s70f)."""
     head = f"moe_config backend WIDEEP builds {WIDE_EP}, not wrapped in ConfigurableMoE"
     if force_raw is not None:
         given = f"TRTLLM_FORCE_ALLTOALL_METHOD={force_raw!r}"
@@ -77,10 +82,9 @@ def line(force_raw: str | None, ep_size: int, top_k: int | None,
              f"NotEnabled)")
     switches = f"{_switch(DISABLE, disable_raw)}, {_switch(DEEP_EP, deep_ep_raw)}"
     if deep_ep_raw == ON:
-        fallback = ("else DeepEP or DeepEPLowLatency (a DeepEP buffer) where DeepEP is "
-                    "installed and the layer's dtype is bfloat16, else NotEnabled")
+        fallback = deep_ep_fallback(ep_size, dtype)
     else:
-        fallback = f"else NotEnabled (no all-to-all: DeepEP only with {DEEP_EP}='1')"
+        fallback = f"else NotEnabled (no all-to-all: {DEEP_EP} is not '1')"
     return (f"{head}: {above} ({switches}), so its method is MNNVL (the two-sided MnnvlMoe "
             f"workspaces; their size is not modelled) where MNNVL is supported, {fallback}; "
             f"{NEVER}")

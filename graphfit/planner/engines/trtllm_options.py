@@ -35,6 +35,9 @@ CP_TYPES = ("ulysses", "star", "ring", "helix")
 AUTO_QUANTIZATIONS = ("none", "fp8_block", "w4a16_nvfp4", "unknown", "other", "nvfp4", "mxfp4",
                       "w4a8_nvfp4_fp8", "fp8", "w4a8_awq", "modeless")
 
+# the checkpoint dtype names `moe_a2a_dtype` takes ("untyped": no dtype key, or null; s70f)
+A2A_DTYPES = ("bfloat16", "float16", "float32", "untyped")
+
 
 @dataclass(frozen=True)
 class TrtllmOptions(EngineOptions):
@@ -214,6 +217,12 @@ class TrtllmOptions(EngineOptions):
         :301): the first makes it NotEnabled before its top-k test, the second lets it pick
         DeepEP where MNNVL is not supported. Read for a WIDEEP line's all-to-all only
         (graphfit.planner.engines.trtllm_moe_wide_ep, issue 23, s69o).
+    moe_a2a_dtype: the local checkpoint's dtype name as the MoE layer receives it (bfloat16,
+        float16, float32, or "untyped" for no dtype key / null; None: not read). WideEPMoE
+        picks a DeepEP method only for bfloat16
+        (tensorrt_llm/_torch/modules/fused_moe/fused_moe_wide_ep.py@99bca89296:301-306), which
+        the itemsize of `moe_a2a_token` cannot tell from float16 (graphfit.planner.engines.
+        trtllm_moe_deep_ep, issue 23, s70f).
     """
 
     engine: ClassVar[str] = "trtllm"
@@ -258,6 +267,7 @@ class TrtllmOptions(EngineOptions):
     sm_version: int | None = None
     moe_disable_alltoallv: str | None = None
     moe_can_use_deep_ep: str | None = None
+    moe_a2a_dtype: str | None = None
 
     @property
     def attention_dp_ranks(self) -> int:
@@ -342,6 +352,9 @@ class TrtllmOptions(EngineOptions):
             if getattr(self, name) is not None and not isinstance(getattr(self, name), str):
                 raise ConfigError(f"{name}: expected a string (the environment's value), got "
                                   f"{excerpt(getattr(self, name))}")
+        if self.moe_a2a_dtype is not None and self.moe_a2a_dtype not in A2A_DTYPES:
+            raise ConfigError(f"moe_a2a_dtype: expected one of {', '.join(A2A_DTYPES)}, got "
+                              f"{excerpt(self.moe_a2a_dtype)}")
 
 
 def _auto_checkpoint(value: object) -> tuple[str, str]:
