@@ -10,8 +10,8 @@ AttributeError. A value that is not a string is kept as written.
 
 graphfit imports no torch, so the names that convert are torch 2.13's dtype attributes
 (`TORCH_DTYPES`, every `torch.<name>` that is a `torch.dtype`). A string naming a torch
-attribute that is not a dtype ("nn") converts there and is refused here: not drawn (Left in
-docs/engines/sglang-coverage.md).
+attribute that is not a dtype ("nn") converts there and is refused here (beside the pick,
+SGLang refuses it later too, probed; Left in docs/engines/sglang-coverage.md).
 """
 
 from __future__ import annotations
