@@ -693,8 +693,10 @@ def _fp4_experts(path: Path, quant: dict[str, Any]) -> list[Setting]:
 def _dtype(origin: str, data: dict[str, Any], prefix: str) -> str | None:
     """The checkpoint dtype under torch_dtype (or transformers' newer `dtype`): one of the
     floating types graphfit sizes buffers with, "torch." allowed; anything else names the
-    key."""
-    for key in ("torch_dtype", "dtype"):
+    key. s70e: a non-null `dtype` is the one transformers keeps beside a `torch_dtype`
+    (configuration_utils.py:440-442), so it is read first."""
+    keys = ("dtype", "torch_dtype") if data.get("dtype") is not None else ("torch_dtype", "dtype")
+    for key in keys:
         if key not in data:
             continue
         value = data[key]

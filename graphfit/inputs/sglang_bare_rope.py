@@ -24,15 +24,17 @@ and `rope_parameters` are set as written, in the dict's order (the later one win
 Unlike transformers' own classes (graphfit.inputs.sglang_own_rope, sglang_context_length's
 `standardized`), nothing is filled in: `max_position_embeddings` written beside a yarn dict
 does not stand in for its `original_max_position_embeddings`. Measured through the oracle
-(tests.oracle.test_sglang_text_values_oracle). Not restated: per-layer-type nested dicts, and
-the TypeErrors of values of the wrong type inside a dict (a string factor compared, a null
-length divided).
+(tests.oracle.test_sglang_text_values_oracle). s70e: per-layer-type nested dicts, the
+`layer_types` check, and the values of the wrong type inside a dict
+(graphfit.inputs.sglang_bare_rope_values).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
+
+from graphfit.inputs import sglang_bare_rope_values
 
 # the keys each `_validate_<type>_rope_parameters` requires besides `rope_type`
 # (modeling_rope_utils.py:938-1136; "axial" is validated as "default", :933-936)
@@ -94,16 +96,38 @@ def failure(sub: Mapping[str, Any]) -> str | None:
                     "(AttributeError)")
         key, rope = ("rope_parameters", sub["rope_parameters"]) if "rope_parameters" in sub \
             else ("rope_scaling", {**scaling, "rope_theta": scaling.get("rope_theta", theta)})
-    if not rope:
-        return None
+    why = _rope_failure(key, rope, sub) if rope else None
+    return why or sglang_bare_rope_values.layer_types_failure(sub)
+
+
+def _rope_failure(key: str | None, rope: object, sub: Mapping[str, Any]) -> str | None:
+    """The RoPE dict left once set (`key` names it): flat, or nested per layer type (s70e:
+    each nested dict validated as a flat one, a null one skipped; modeling_rope_utils.py:
+    895-909, graphfit.inputs.sglang_bare_rope_values)."""
     if not isinstance(rope, dict):
         return f"{key} as a JSON {type(rope).__name__} (AttributeError)"
-    layers = sub.get("layer_types")
-    if isinstance(layers, list) and any(name in layers for name in rope):
-        return None  # nested per layer type: not restated
+    layers = sglang_bare_rope_values.nested(sub, rope)
+    if layers is None:
+        return None  # layer_types not a list of strings: not judged
+    if not layers:
+        return _flat(key, rope, sub)
+    for layer in layers:
+        each = rope[layer]
+        if each is not None and not isinstance(each, dict):
+            return f"{key}.{layer} as a JSON {type(each).__name__} (AttributeError)"
+        why = None if each is None else _flat(f"{key}.{layer}", each, sub)
+        if why is not None:
+            return why
+    return None
+
+
+def _flat(key: str | None, rope: Mapping[str, Any], sub: Mapping[str, Any]) -> str | None:
+    """One flat RoPE dict's validation (module docstring); s70e: the values computed with
+    (graphfit.inputs.sglang_bare_rope_values.check), and the even-width check for a type
+    with no validation function too (:915-931)."""
     kind = rope_type(rope)
     if not isinstance(kind, str) or kind not in REQUIRED:
-        return None
+        return sglang_bare_rope_values.head_dim_failure(rope, sub)
     missing = REQUIRED[kind] - set(rope)
     if missing:
         return f"{kind} {key} lacks {', '.join(sorted(missing))} (KeyError)"
@@ -113,13 +137,7 @@ def failure(sub: Mapping[str, Any]) -> str | None:
     absent = [name for name in needs if name not in sub]
     if absent:
         return f"{kind} {key}, no {absent[0]} (AttributeError)"
-    head_dim = sub.get("head_dim")
-    factor = rope.get("partial_rotary_factor", 1.0)
-    if (isinstance(head_dim, int) and not isinstance(head_dim, bool) and head_dim > 4
-            and head_dim % 2 and isinstance(factor, (int, float))
-            and int(head_dim * factor) == head_dim):
-        return f"odd head_dim {head_dim} with a {key} (ValueError)"
-    return None
-
+    why = sglang_bare_rope_values.check(kind, rope, sub)
+    return None if why is None else f"{key}: {why}"
 
 __all__ = ["REQUIRED", "STANDARDIZED_LENGTH", "failure", "loaded_rope", "rope_type"]

@@ -43,7 +43,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from graphfit.inputs import sglang_bare_rope
+from graphfit.inputs import sglang_bare_dtype, sglang_bare_rope
 
 # the priority of `get_hf_text_config` (:582-605)
 PRIORITY = ("thinker_config", "llm_config", "language_config", "text_config")
@@ -106,7 +106,9 @@ def pick(written: Mapping[str, Any], kind: str, *, bare: bool = False) -> Pick:
     for each in CONVERTED:  # the conversion loop (:566-580)
         sub = written.get(each)
         if isinstance(sub, dict):
-            why = sglang_bare_rope.failure(sub) if bare else None
+            # s70e: the dtype string converted first (graphfit.inputs.sglang_bare_dtype)
+            why = (sglang_bare_dtype.failure(sub) or sglang_bare_rope.failure(sub)) if bare \
+                else None
             if why is not None:
                 return Pick(each, f"{each}: {why}; SGLang fails to load it "
                                   "(hf_transformers/common.py:569)")
