@@ -39,6 +39,7 @@ from typing import Any
 from graphfit.inputs import sglang_sparse_moe_split as split
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_beam_build import count
+from graphfit.inputs.sglang_qwen_block_reusers import REUSERS
 from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -115,7 +116,7 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     arch = names[0] if isinstance(names, list) and names else None
     if isinstance(arch, str) and arch in SPARSE:
         return sparse_problem(arch, values, data)
-    found = BLOCKS.get(arch) if isinstance(arch, str) else None
+    found = (BLOCKS.get(arch) or REUSERS.get(arch)) if isinstance(arch, str) else None
     experts = data.get("num_experts")
     if found is None or not isinstance(experts, int) or isinstance(experts, bool):
         return None

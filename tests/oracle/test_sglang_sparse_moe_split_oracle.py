@@ -11,6 +11,10 @@ or both start the line.
 Fixed lines each way (expert counts that are not powers of two, redundant experts that GLM-4-
 MoE's block leaves out, configs without the field); drawn: class x experts x the field (absent
 or a value) x layers x TP x EP x redundant experts.
+
+Qwen3-Next (graphfit.inputs.sglang_qwen_block_reusers): fixed lines against its own
+`Qwen2MoeSparseMoeBlock`, built as its decoder layer builds it (models/qwen3_next.py:549-558):
+TP above `num_experts` (qwen2_moe.py:273-277) and the experts' EP split.
 """
 
 from __future__ import annotations
@@ -65,6 +69,14 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
 )
 
 
+# Qwen3-Next: (experts, argv)
+QWEN3_NEXT: tuple[tuple[int, tuple[str, ...]], ...] = (
+    (2, ("--tp-size", "4")), (4, ("--tp-size", "4")),
+    (2, ("--tp-size", "4", "--ep-size", "2")), (6, _EP4), (8, _EP4), (8, (*_EP4, *_RED2)),
+    (6, (*_EP4, *_RED2)),
+)
+
+
 def model_dir(kind: str, experts: int, fields: dict[str, Any], root: Path) -> Path:
     """A small config.json of the class (the oracle's NextN draft shapes; DeepSeek-V2 as V3's
     with its own model type) with `experts` routed experts, `fields` over them (ABSENT
@@ -101,6 +113,24 @@ def compare(kind: str, experts: int, fields: dict[str, Any], argv: tuple[str, ..
     return theirs
 
 
+def qwen3_next_dir(experts: int, root: Path) -> Path:
+    """A small Qwen3-Next config.json (the oracle's NextN draft shape) with `experts`."""
+    folder = root / f"qwen3_next-{experts}"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {**NEXTN_DRAFTS["qwen3_next"], "num_experts": experts}
+    (folder / "config.json").write_text(json.dumps(data))
+    return folder
+
+
+def _qwen3_next_block(config: Any, quant: Any) -> None:
+    """Layer 0's MoE block as Qwen3-Next's decoder layer builds it (qwen3_next.py:549-558)."""
+    import sglang.srt.models.qwen2_moe as q2
+
+    q2.Qwen2MoeSparseMoeBlock(layer_id=0, config=config, quant_config=quant,
+                              prefix="model.layers.0.mlp", support_shared_expert_fusion=True,
+                              enable_cuda_shared_expert_fusion=True, reduce_results=False)
+
+
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     so.oracle()
@@ -122,6 +152,22 @@ def test_fixed_lines_are_not_vacuous(root: Path) -> None:
         assert None in said and any(a and "AssertionError" in a for a in said), answers
     missing = [a for _, f, a in answers if f.get("first_k_dense_replace", 0) is ABSENT]
     assert None in missing and any(a and "greater than the number" in a for a in missing)
+
+
+@pytest.mark.parametrize(("experts", "argv"), QWEN3_NEXT)
+def test_qwen3_next_lines_agree(experts: int, argv: tuple[str, ...], root: Path) -> None:
+    model = qwen3_next_dir(experts, root)
+    if (model, argv) not in _SAID:
+        _SAID[model, argv] = dc.sglang(model, argv, True, block=_qwen3_next_block)
+    judged(model, argv, _SAID[model, argv], ("qwen3_next", experts))
+
+
+def test_qwen3_next_lines_are_not_vacuous(root: Path) -> None:
+    """Both refusals and a start among the Qwen3-Next lines."""
+    said = [_SAID.get((qwen3_next_dir(n, root), argv)) or dc.sglang(
+        qwen3_next_dir(n, root), argv, True, block=_qwen3_next_block) for n, argv in QWEN3_NEXT]
+    assert None in said and any(a and "greater than the number" in a for a in said) and any(
+        a and "AssertionError" in a for a in said), said
 
 
 @settings(max_examples=8, deadline=None)
