@@ -27,7 +27,7 @@ glm4_moe.py:422-426 in `Glm4MoeSparseMoeBlock`; glm4_moe_lite.py:193-197). Unlik
 their first layers may be dense, so the rule holds only where some layer is sparse (each
 class's `_is_layer_sparse`: deepseek_v2.py:2784-2792, glm4_moe.py:828-834,
 glm4_moe_lite.py:519-527 with `moe_layer_freq` forced to 1, :421, :696). Their experts'
-EP split (with fused shared experts, deepseek_v2.py:694-703) is not restated.
+EP split and missing-field layer defaults: `sglang_sparse_moe_split` (s70c).
 """
 
 from __future__ import annotations
@@ -36,8 +36,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.inputs import sglang_sparse_moe_split as split
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_beam_build import count
+from graphfit.inputs.sglang_qwen_block_reusers import REUSERS
 from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 from graphfit.planner.engines.sglang_eplb_checks import resolved_ep_size
@@ -100,11 +102,12 @@ def sparse_problem(arch: str, values: Mapping[str, Any], data: Mapping[str, Any]
     experts = data.get("n_routed_experts")
     if block is None or not isinstance(experts, int) or isinstance(experts, bool):
         return None
+    data = split.with_class_defaults(data)  # s70c: the config class's first_k_dense_replace
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
     if tp > experts and has_sparse_layer(block, data):
         return (f"SGLang cannot build {arch}: Tensor parallel size {tp} is greater than "
                 f"the number of experts {excerpt(experts, 12)}. (ValueError, {block.site})")
-    return None
+    return split.split_problem(arch, values, data) if has_sparse_layer(block, data) else None
 
 
 def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
@@ -113,7 +116,7 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     arch = names[0] if isinstance(names, list) and names else None
     if isinstance(arch, str) and arch in SPARSE:
         return sparse_problem(arch, values, data)
-    found = BLOCKS.get(arch) if isinstance(arch, str) else None
+    found = (BLOCKS.get(arch) or REUSERS.get(arch)) if isinstance(arch, str) else None
     experts = data.get("num_experts")
     if found is None or not isinstance(experts, int) or isinstance(experts, bool):
         return None
