@@ -1,11 +1,12 @@
 """SGLang 0.5.23's ValueError "Tensor parallel size N is greater than the number of experts
-M" in five more model files (issue 23, s70b), after s69n's Qwen and s69q's DeepSeek / GLM
+M" in six more model files (issue 23, s70b), after s69n's Qwen and s69q's DeepSeek / GLM
 classes (graphfit.inputs.sglang_qwen_moe_experts, whose `problem` dispatches here).
 
 Each block below compares the FULL TP size (`get_parallel().tp_size`: EP and MoE DP do not
 narrow it) with the config's routed-expert count in its `__init__`, and SGLang builds it on
-every decoder layer from `first_k_dense_replace` on (Cohere2-MoE, default 0) or on every
-layer (the others), so the server does not start where TP is above the count:
+every decoder layer from `first_k_dense_replace` on (Cohere2-MoE, default 0), on the layers
+its `moe_layers_enum` names (Step3.5) or on every layer (the others), so the server does
+not start where TP is above the count:
 
 * MiniMax-M2 `MiniMaxM2MoE`, `num_local_experts` (models/minimax_m2.py:520-524; built on every
   layer, :849-854);
@@ -16,7 +17,10 @@ layer (the others), so the server does not start where TP is above the count:
 * Mixtral-quant `MixtralMoE`, `num_local_experts` (models/mixtral_quant.py:113-117; every
   layer, :276-280);
 * Cohere2-MoE `Cohere2MoeSparseMoeBlock`, `num_experts` (models/cohere2_moe.py:241-245),
-  dense below `first_k_dense_replace` (:387-405).
+  dense below `first_k_dense_replace` (:387-405);
+* Step3.5 `Step3p5MoEMLP`, `moe_num_experts` (models/step3p5.py:133-137), built on the layers
+  whose index the comma-separated `moe_layers_enum` lists (`_is_moe_layer`, :543-546;
+  :475-480) among `num_hidden_layers` (:609-611).
 
 Why: graphfit planned these lines where SGLang's model build raises. A field absent from
 config.json is not judged (SGLang would read the HF config class's default): this module
@@ -37,12 +41,14 @@ from graphfit.planner.core.errors import excerpt
 class Block:
     """One class's MoE block check: the config field holding its expert count; whether
     `first_k_dense_replace` makes the first layers dense; whether the block is built only
-    for a count above 1 (Hunyuan's `_is_moe`); the ValueError's site."""
+    for a count above 1 (Hunyuan's `_is_moe`); whether only the layers `moe_layers_enum`
+    lists build it (Step3.5); the ValueError's site."""
 
     experts: str
     site: str
     dense_prefix: bool = False
     above_one: bool = False
+    listed: bool = False
 
     def __post_init__(self) -> None:
         if not self.site.startswith("models/"):
@@ -60,6 +66,7 @@ BLOCKS: dict[str, Block] = {
     "QuantMixtralForCausalLM": Block("num_local_experts", "models/mixtral_quant.py:113-117"),
     "Cohere2MoeForCausalLM": Block("num_experts", "models/cohere2_moe.py:241-245",
                                    dense_prefix=True),
+    "Step3p5ForCausalLM": Block("moe_num_experts", "models/step3p5.py:133-137", listed=True),
 }
 
 
@@ -69,6 +76,19 @@ def _count(data: Mapping[str, Any], key: str) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def _listed(enum: Any, layers: int) -> bool:
+    """Whether Step3.5's comma-separated MoE layer list names a built layer; a list SGLang
+    cannot read (absent: the config class's tuple default has no `split`; a token that is
+    no int) is not judged."""
+    if not isinstance(enum, str):
+        return False
+    try:
+        named = {int(token) for token in enum.split(",")}
+    except ValueError:
+        return False
+    return any(0 <= index < layers for index in named)
+
+
 def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
     """Whether some decoder layer builds the block, as far as config.json says (absent
     layer count: not judged)."""
@@ -76,6 +96,8 @@ def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
     experts = _count(data, block.experts)
     if layers is None or experts is None or (block.above_one and experts <= 1):
         return False
+    if block.listed:
+        return _listed(data.get("moe_layers_enum"), layers)
     first = _count(data, "first_k_dense_replace") if block.dense_prefix else 0
     if first is None:
         return "first_k_dense_replace" not in data and layers > 0

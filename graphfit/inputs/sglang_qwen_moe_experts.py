@@ -115,7 +115,7 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     arch = names[0] if isinstance(names, list) and names else None
     if isinstance(arch, str) and arch in SPARSE:
         return sparse_problem(arch, values, data)
-    if isinstance(arch, str) and arch in MORE:  # s70b: five more classes' blocks
+    if isinstance(arch, str) and arch in MORE:  # s70b: more classes' blocks
         return more_problem(arch, values, data)
     found = BLOCKS.get(arch) if isinstance(arch, str) else None
     experts = data.get("num_experts")

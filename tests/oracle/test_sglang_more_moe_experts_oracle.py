@@ -1,4 +1,4 @@
-"""MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE and LongCat-Flash targets with fewer
+"""MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE, LongCat-Flash and Step3.5 targets with fewer
 experts than TP ranks (graphfit.inputs.sglang_more_moe_experts, issue 23 s70b), against
 SGLang's own resolution and model layers built on the meta device under the published layout
 (tests/oracle/test_sglang_deepep_class_oracle.py's `sglang`):
@@ -10,10 +10,13 @@ SGLang's own resolution and model layers built on the meta device under the publ
 * LongCat-Flash: its decoder layer's rotary embedding needs CUDA before the MoE block is
   built, so the oracle builds `LongcatFlashMoE` on each layer, as the decoder layer does
   unconditionally (models/longcat_flash.py:421-425).
+* Step3.5: `Step3p5MoEMLP` on each layer the decoder layer's own `_is_moe_layer` picks
+  (models/step3p5.py:543-546, :475-480), the way the decoder layer builds it.
 
 Both sides refuse (graphfit with SGLang's ValueError and its line) or both start the line.
 Fixed lines each way (EP does not narrow the TP size these blocks read; Hunyuan's one-expert
-dense form; Cohere2-MoE's all-dense prefix); drawn: class x experts x TP x EP (x dense prefix).
+dense form; Cohere2-MoE's all-dense prefix; a Step3.5 MoE layer list naming no built layer);
+drawn: class x experts x TP x EP (x dense prefix / MoE layer list).
 """
 
 from __future__ import annotations
@@ -66,7 +69,20 @@ KINDS: dict[str, tuple[dict[str, Any], str]] = {
                        "zero_expert_num": 0,
                        "rope_scaling": {"rope_type": "default", "rope_theta": 10000}},
                       "n_routed_experts"),
+    "step3p5": ({"architectures": ["Step3p5ForCausalLM"], "model_type": "step3p5",
+                 "hidden_size": 1024, "intermediate_size": 2048, "num_attention_heads": 16,
+                 "num_attention_groups": 4, "head_dim": 64, "num_hidden_layers": 4,
+                 "vocab_size": 32000, "moe_intermediate_size": 256, "moe_top_k": 2,
+                 "max_position_embeddings": 40960, "share_expert_dims": 256,
+                 "torch_dtype": "bfloat16", "need_fp32_gate": True,
+                 "moe_router_scaling_factor": 1.0, "use_moe_router_bias": True,
+                 "moe_layers_enum": "1,2,3", "use_head_wise_attn_gate": False,
+                 "swiglu_limits": [0.0] * 4, "swiglu_limits_shared": [0.0] * 4,
+                 "layer_types": ["full_attention"] * 4, "rope_theta": 10000,
+                 "tie_word_embeddings": False}, "moe_num_experts"),
 }
+# Step3.5's MoE layer lists for the drawn dense-prefix values
+_ENUMS = {0: "0,1,2,3", 2: "2,3", 4: "4,5"}
 # kind -> (module, decoder layer class)
 LAYERS = {"minimax_m2": ("minimax_m2", "MiniMaxM2DecoderLayer"),
           "hunyuan": ("hunyuan", "HunYuanDecoderLayer"),
@@ -84,6 +100,8 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
     ("cohere2_moe", 2, {"first_k_dense_replace": 3}, _T4),
     ("longcat_flash", 2, {}, _T4), ("longcat_flash", 2, {}, _T4E2),
     ("longcat_flash", 4, {}, _T4),
+    ("step3p5", 2, {}, _T4), ("step3p5", 4, {}, _T4), ("step3p5", 2, {}, _T4E2),
+    ("step3p5", 2, {"moe_layers_enum": "5,6"}, _T4),
 )
 
 
@@ -121,6 +139,14 @@ def _block(kind: str) -> Any:
             for i in range(config.num_hidden_layers):
                 lc.LongcatFlashMoE(layer_id=i, config=config, quant_config=quant,
                                    prefix=f"model.layers.{i}.mlp")
+            return
+        if kind == "step3p5":
+            import sglang.srt.models.step3p5 as st3
+
+            for i in range(config.num_hidden_layers):
+                if st3.Step3p5DecoderLayer._is_moe_layer(config, i):
+                    st3.Step3p5MoEMLP(config, layer_id=i, quant_config=quant,
+                                      prefix=f"model.layers.{i}.mlp")
             return
         from sglang.srt.layers.layer_boundary.factories import layer_stack
 
@@ -177,12 +203,14 @@ def test_fixed_lines_are_not_vacuous(root: Path) -> None:
 @given(st.sampled_from(tuple(KINDS)), st.sampled_from((2, 4, 8)), st.sampled_from((1, 2, 4, 8)),
        st.sampled_from((1, 2, 4)), st.sampled_from((0, 2, 4)))
 def test_drawn_lines_agree(kind: str, experts: int, tp: int, ep: int, first: int) -> None:
-    """Class x experts x TP x EP (kept where it divides TP) x Cohere2-MoE's dense prefix."""
+    """Class x experts x TP x EP (kept where it divides TP) x Cohere2-MoE's dense prefix /
+    Step3.5's MoE layer list."""
     argv: tuple[str, ...] = ("--tp-size", str(tp))
     if tp % ep == 0 and ep > 1:
         argv += ("--ep-size", str(ep))
     so.oracle()
-    fields = {"first_k_dense_replace": first} if kind == "cohere2_moe" else {}
+    fields = ({"first_k_dense_replace": first} if kind == "cohere2_moe" else
+              {"moe_layers_enum": _ENUMS[first]} if kind == "step3p5" else {})
     compare(kind, experts, fields, argv, Path(_DRAWN.name))
 
 
