@@ -39,6 +39,8 @@ from typing import Any
 from graphfit.inputs import sglang_sparse_moe_split as split
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_beam_build import count
+from graphfit.inputs.sglang_more_moe_experts import BLOCKS as MORE
+from graphfit.inputs.sglang_more_moe_experts import problem as more_problem
 from graphfit.inputs.sglang_qwen_block_reusers import REUSERS
 from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
@@ -116,6 +118,8 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
     arch = names[0] if isinstance(names, list) and names else None
     if isinstance(arch, str) and arch in SPARSE:
         return sparse_problem(arch, values, data)
+    if isinstance(arch, str) and arch in MORE:  # s70b: more classes' blocks
+        return more_problem(arch, values, data)
     found = (BLOCKS.get(arch) or REUSERS.get(arch)) if isinstance(arch, str) else None
     experts = data.get("num_experts")
     if found is None or not isinstance(experts, int) or isinstance(experts, bool):

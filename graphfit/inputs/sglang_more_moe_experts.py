@@ -1,0 +1,121 @@
+"""SGLang 0.5.23's ValueError "Tensor parallel size N is greater than the number of experts
+M" in six more model files (issue 23, s70b), after s69n's Qwen and s69q's DeepSeek / GLM
+classes (graphfit.inputs.sglang_qwen_moe_experts, whose `problem` dispatches here).
+
+Each block below compares the FULL TP size (`get_parallel().tp_size`: EP and MoE DP do not
+narrow it) with the config's routed-expert count in its `__init__`, and SGLang builds it on
+every decoder layer from `first_k_dense_replace` on (Cohere2-MoE, default 0), on the layers
+its `moe_layers_enum` names (Step3.5) or on every layer (the others), so the server does
+not start where TP is above the count:
+
+* MiniMax-M2 `MiniMaxM2MoE`, `num_local_experts` (models/minimax_m2.py:520-524; built on every
+  layer, :849-854);
+* LongCat-Flash `LongcatFlashMoE`, `n_routed_experts` (models/longcat_flash.py:272-276; every
+  layer, :421-425, over `num_hidden_layers`, :584);
+* Hunyuan `HunYuanSparseMoeBlock`, `num_experts` (models/hunyuan.py:127-131), built only where
+  `_is_moe` holds, an int count above 1 (:61-68, :435-441), for both entry classes (:804);
+* Mixtral-quant `MixtralMoE`, `num_local_experts` (models/mixtral_quant.py:113-117; every
+  layer, :276-280);
+* Cohere2-MoE `Cohere2MoeSparseMoeBlock`, `num_experts` (models/cohere2_moe.py:241-245),
+  dense below `first_k_dense_replace` (:387-405);
+* Step3.5 `Step3p5MoEMLP`, `moe_num_experts` (models/step3p5.py:133-137), built on the layers
+  whose index the comma-separated `moe_layers_enum` lists (`_is_moe_layer`, :543-546;
+  :475-480) among `num_hidden_layers` (:609-611).
+
+Why: graphfit planned these lines where SGLang's model build raises. A field absent from
+config.json is not judged (SGLang would read the HF config class's default): this module
+reads only what the file says. Their experts' EP split is not restated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from graphfit.inputs.sglang_spec_dp import size_or_one
+from graphfit.planner.core.errors import excerpt
+
+
+@dataclass(frozen=True)
+class Block:
+    """One class's MoE block check: the config field holding its expert count; whether
+    `first_k_dense_replace` makes the first layers dense; whether the block is built only
+    for a count above 1 (Hunyuan's `_is_moe`); whether only the layers `moe_layers_enum`
+    lists build it (Step3.5); the ValueError's site."""
+
+    experts: str
+    site: str
+    dense_prefix: bool = False
+    above_one: bool = False
+    listed: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.site.startswith("models/"):
+            raise ValueError(f"not an SGLang model site: {self.site!r}")
+        if not self.experts.isidentifier():
+            raise ValueError(f"not a config field: {self.experts!r}")
+
+
+_HUNYUAN = Block("num_experts", "models/hunyuan.py:127-131", above_one=True)
+# architecture -> its MoE block's check
+BLOCKS: dict[str, Block] = {
+    "MiniMaxM2ForCausalLM": Block("num_local_experts", "models/minimax_m2.py:520-524"),
+    "LongcatFlashForCausalLM": Block("n_routed_experts", "models/longcat_flash.py:272-276"),
+    "HunYuanMoEV1ForCausalLM": _HUNYUAN, "HunYuanDenseV1ForCausalLM": _HUNYUAN,
+    "QuantMixtralForCausalLM": Block("num_local_experts", "models/mixtral_quant.py:113-117"),
+    "Cohere2MoeForCausalLM": Block("num_experts", "models/cohere2_moe.py:241-245",
+                                   dense_prefix=True),
+    "Step3p5ForCausalLM": Block("moe_num_experts", "models/step3p5.py:133-137", listed=True),
+}
+
+
+def _count(data: Mapping[str, Any], key: str) -> int | None:
+    """An int field of config.json, None where absent or not an int."""
+    value = data.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _listed(enum: Any, layers: int) -> bool:
+    """Whether Step3.5's comma-separated MoE layer list names a built layer; a list SGLang
+    cannot read (absent: the config class's tuple default has no `split`; a token that is
+    no int) is not judged."""
+    if not isinstance(enum, str):
+        return False
+    try:
+        named = {int(token) for token in enum.split(",")}
+    except ValueError:
+        return False
+    return any(0 <= index < layers for index in named)
+
+
+def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
+    """Whether some decoder layer builds the block, as far as config.json says (absent
+    layer count: not judged)."""
+    layers = _count(data, "num_hidden_layers")
+    experts = _count(data, block.experts)
+    if layers is None or experts is None or (block.above_one and experts <= 1):
+        return False
+    if block.listed:
+        return _listed(data.get("moe_layers_enum"), layers)
+    first = _count(data, "first_k_dense_replace") if block.dense_prefix else 0
+    if first is None:
+        return "first_k_dense_replace" not in data and layers > 0
+    return max(first, 0) < layers
+
+
+def problem(arch: str | None, values: Mapping[str, Any], data: Mapping[str, Any]
+            ) -> str | None:
+    """SGLang's ValueError for the line's TP size on this config.json, or None."""
+    block = BLOCKS.get(arch) if isinstance(arch, str) else None
+    if block is None or not builds_block(block, data):
+        return None
+    experts = data[block.experts]
+    tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    if tp > experts:
+        return (f"SGLang cannot build {arch}: Tensor parallel size {tp} is greater than "
+                f"the number of experts {excerpt(experts, 12)}. (ValueError, {block.site})")
+    return None
+
+
+__all__ = ["BLOCKS", "Block", "builds_block", "problem"]

@@ -1,0 +1,56 @@
+"""TP above the expert count in MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE,
+LongCat-Flash and Step3.5 targets (issue 23, s70b): drawn targets (class x 2-8 experts,
+Cohere2-MoE's dense prefix, Step3.5's MoE layer list) under TP x EP, graphfit's pasted-line
+answer against SGLang 0.5.23's own layers / blocks built on the meta device
+(tests.oracle.test_sglang_more_moe_experts_oracle); BEFORE_ROOT's graphfit on the same draw
+in a child process (measure_root.main_with_before, through before_tree.frozen). Verdicts as
+measure_sglang_dense_tp_builds's.
+
+    python -m tests.oracle.measure_sglang_more_moe_experts [COUNT] [SEED] [BEFORE_ROOT]
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import sys
+import tempfile
+from pathlib import Path
+
+from tests.oracle.measure_root import main_with_before, print_agreement
+
+_DIRS = tempfile.TemporaryDirectory(prefix="graphfit-measure-more-experts-")
+
+
+def more_line(rng: random.Random) -> tuple[str, str]:
+    """One drawn line: (verdict, its text)."""
+    from tests.oracle import test_sglang_deepep_class_oracle as dc
+    from tests.oracle import test_sglang_more_moe_experts_oracle as tm
+    from tests.oracle.measure_sglang_dense_tp_builds import _verdict
+
+    kind, experts = rng.choice(tuple(tm.KINDS)), rng.choice((2, 4, 8))
+    first = rng.choice((0, 2, 4))
+    fields = ({"first_k_dense_replace": first} if kind == "cohere2_moe" else
+              {"moe_layers_enum": tm._ENUMS[first]} if kind == "step3p5" else {})
+    tp, ep = rng.choice((1, 2, 4, 8)), rng.choice((1, 2, 4))
+    argv: tuple[str, ...] = ("--tp-size", str(tp))
+    if tp % ep == 0 and ep > 1:
+        argv += ("--ep-size", str(ep))
+    model = tm.model_dir(kind, experts, fields, Path(_DIRS.name))
+    theirs, code, said = dc.build_answers(model, argv, tm._block(kind))
+    return (_verdict(theirs, code, said),
+            f"{kind} experts={experts} {fields} {argv} SGLang {theirs} graphfit {code} {said}")
+
+
+def measure(count: int, seed: int) -> dict[str, int]:
+    from tests.oracle import sglang_oracle as so
+
+    logging.disable(logging.WARNING)
+    so.oracle()
+    rng = random.Random(seed)
+    return print_agreement(count, lambda: more_line(rng))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main_with_before("measure_sglang_more_moe_experts", measure,
+                                      sys.argv[1:], 40, "lines"))
