@@ -32,12 +32,12 @@ from typing import Any
 
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json
-from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.core.errors import ConfigError, excerpt
 
 BACKBONE, CLEF_CLASS, KEV_BACKBONE = "Qwen3_5Model", "Qwen3_5ForConditionalGeneration", \
     "Qwen3_5TextModel"
 NONCAUSAL = "noncausal_full_attention"  # configs/model_config.py:260
-MODES = ("causal", NONCAUSAL)  # :283
+MODES = ("causal", NONCAUSAL)  # :282-283
 CONFIG = "configs/model_config.py"
 HOOK = "arg_groups/model_hook.py"
 
@@ -67,18 +67,18 @@ def _decision(folder: Path) -> bool | None:
     if not path.is_file():
         return None
     data = load_json(path, "decision config")
-    where = f"{path.name}"
+    where = path.name
     if not isinstance(data, dict) or "format_version" not in data:
         raise ConfigError(f"{where} has no format_version (KeyError, {CONFIG}:276)")
     if data["format_version"] != 1:
-        raise ConfigError(f"{where} format_version {data['format_version']!r} is not "
+        raise ConfigError(f"{where} format_version {excerpt(data['format_version'])} is not "
                           f"supported, only version 1 is (ValueError, {CONFIG}:276-280)")
     mode = data.get("attention_mode", "causal")
     if mode not in MODES:
-        raise ConfigError(f"{where} attention_mode {mode!r} is not supported (ValueError, "
+        raise ConfigError(f"{where} attention_mode {excerpt(mode)} is not supported (ValueError, "
                           f"{CONFIG}:282-286)")
     if data.get("pooling", "last") != "last":
-        raise ConfigError(f"{where} pooling {data.get('pooling')!r} is not supported, only "
+        raise ConfigError(f"{where} pooling {excerpt(data.get('pooling'))} is not supported, only "
                           f"'last' is (ValueError, {CONFIG}:287-291)")
     return bool(mode == NONCAUSAL)
 

@@ -72,3 +72,21 @@ def draw(rng: random.Random) -> tuple[str, tuple[str, ...]]:
     if rng.random() < 0.15:
         line += ["--pp-size", "2"]
     return name, tuple(line)
+
+
+def draw_file(rng: random.Random) -> tuple[str, dict[str, object]]:
+    """(a tests.oracle.sglang_chunk_off_hooks_oracle target, a config file's keys): the
+    multimodal switch (false, true or absent), `language_model_only`, PD multiplexing and the
+    overlap schedule (no page: graphfit's file side names no GPU)."""
+    name = rng.choice(sorted([*hooks.TARGETS, "dense"]))
+    data: dict[str, object] = {}
+    switch = rng.choice((False, True, None))
+    if switch is not None:
+        data["enable_multimodal"] = switch
+    if rng.random() < 0.2:
+        data["language_model_only"] = True
+    if rng.random() < 0.7:
+        data["enable_pdmux"] = True
+    if rng.random() < 0.7:
+        data["disable_overlap_schedule"] = True
+    return name, data
