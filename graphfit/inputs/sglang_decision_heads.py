@@ -14,12 +14,14 @@ whose config.json names exactly one class:
 
 The hooks then (arg_groups/model_hook.py): a decision checkpoint with noncausal full attention
 turns radix cache and chunked prefill off (:206-221); a Clef or Kev checkpoint refuses a TP or
-PP size other than 1 and turns chunked prefill, radix cache and CUDA graphs off (:990-1021).
+PP size other than 1 and turns chunked prefill, radix cache and CUDA graphs off (:990-1021);
+head.pt's `option_isolation` / `special_embeddings` are refused (configs/model_config.py:342-344,
+read without torch by graphfit.inputs.torch_pickle_meta).
 
 Why: graphfit judged the given chunk on these checkpoints (it refused `--page-size 64
 --chunked-prefill-size 96`, which SGLang starts with the hook's -1) and planned Clef / Kev
-lines at `--tp-size 2`, which SGLang refuses. Not read: head.pt's contents (a torch pickle:
-`option_isolation` / `special_embeddings` refusals, :335-345), a Kev LoRA checkpoint resolved
+lines at `--tp-size 2`, which SGLang refuses. Not read: a head.pt in torch's legacy format, a Kev
+LoRA checkpoint resolved
 through its base (`POINTER_ADAPTER_BASES`, :628-634) and hub ids.
 """
 
@@ -32,12 +34,14 @@ from typing import Any
 
 from graphfit.inputs.model_config import config_path, local_config
 from graphfit.inputs.reading import load_json
+from graphfit.inputs.torch_pickle_meta import plain_entries
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 BACKBONE, CLEF_CLASS, KEV_BACKBONE = "Qwen3_5Model", "Qwen3_5ForConditionalGeneration", \
     "Qwen3_5TextModel"
 NONCAUSAL = "noncausal_full_attention"  # configs/model_config.py:260
 MODES = ("causal", NONCAUSAL)  # :282-283
+SWITCHES = ("option_isolation", "special_embeddings")  # head.pt's refused switches (:342)
 CONFIG = "configs/model_config.py"
 HOOK = "arg_groups/model_hook.py"
 
@@ -83,6 +87,15 @@ def _decision(folder: Path) -> bool | None:
     return bool(mode == NONCAUSAL)
 
 
+def _pointer_switches(path: Path) -> None:
+    """ConfigError where head.pt sets a switch `load_pointer_head` refuses (:342-344), read
+    without torch (graphfit.inputs.torch_pickle_meta; an unreadable file is not judged)."""
+    entries = plain_entries(path) or {}
+    for name in SWITCHES:
+        if entries.get(name):
+            raise ConfigError(f"head.pt {name} is not supported (ValueError, {CONFIG}:342-344)")
+
+
 def heads(model: str) -> Heads | None:
     """The side files of a local checkpoint (module docstring); None where none applies."""
     path = config_path(model)
@@ -101,6 +114,7 @@ def heads(model: str) -> Heads | None:
         head = "Clef"
     elif names == [KEV_BACKBONE] and (path.parent / "head.pt").is_file():
         head = "Kev"
+        _pointer_switches(path.parent / "head.pt")
     if not noncausal and head is None:
         return None
     return Heads(noncausal, head)

@@ -34,6 +34,10 @@ TARGETS: dict[str, tuple[str, bool, dict[str, Any]]] = {
                                               "decision_config.json": NONCAUSAL}),
     "kev": ("Qwen3_5TextModel", True, {"head.pt": {"head_dim": 256}}),
     "kev_no_head": ("Qwen3_5TextModel", True, {}),
+    # head.pt's refused switches beside a weight tensor (configs/model_config.py:342-344)
+    "kev_isolated": ("Qwen3_5TextModel", True, {"head.pt": {"option_isolation": True,
+                                                            "weight": "tensor"}}),
+    "kev_special": ("Qwen3_5TextModel", True, {"head.pt": {"special_embeddings": True}}),
     "qwen35": ("Qwen3_5ForConditionalGeneration", False, {}),
 }
 # the hooks' models: SGLang starts the chunk-off lines on them (hooks.PAGE, hooks.PDMUX)
@@ -55,7 +59,8 @@ def targets(root: Path) -> dict[str, Path]:
         (folder / "config.json").write_text(json.dumps(config))
         for file, body in files.items():
             if file.endswith(".pt"):
-                torch.save(body, folder / file)
+                torch.save({k: torch.zeros(2, 2) if v == "tensor" else v
+                            for k, v in body.items()}, folder / file)
             else:
                 (folder / file).write_text(json.dumps(body))
         out[name] = folder

@@ -24,7 +24,10 @@ from tests.oracle import sglang_decision_heads_oracle as dh  # noqa: E402
 from tests.oracle import sglang_lora_runner_oracle as lro  # noqa: E402
 from tests.oracle import sglang_server_args_oracle as sao  # noqa: E402
 
-REFUSED_TP2 = ("clef", "clef_decision", "kev", "decision_v2", "decision_mode", "decision_pool")
+REFUSED_TP2 = ("clef", "clef_decision", "kev", "decision_v2", "decision_mode", "decision_pool",
+               "kev_isolated", "kev_special")
+# refused on every line (SGLang's ModelConfig raises before any flag is read)
+REFUSED = ("decision_v2", "decision_mode", "decision_pool", "kev_isolated", "kev_special")
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +45,8 @@ def test_fixed_lines_agree(targets: dict[str, Path]) -> None:
             theirs, at_check = lro.sglang(targets[name], argv, {})
             code, line = sao.graphfit(targets[name], argv, {})
             said = sao.verdict(theirs, at_check, code, line)
-            expect = name in REFUSED_TP2 if argv == dh.TP2 else name not in dh.OFF
+            expect = (name in REFUSED_TP2 if argv == dh.TP2
+                      else name in REFUSED or name not in dh.OFF)
             if said != "agree" or (theirs is not None) != expect:
                 wrong.append(f"{said}: {name} {' '.join(argv)}: SGLang {theirs}; {line}")
     assert not wrong, "\n".join(wrong)
@@ -70,6 +74,7 @@ def _causal(model: str) -> sglang_decision_heads.Heads | None:
     ("check", lambda values: None, "kev", dh.TP2),  # the heads' TP / PP refusal dropped
     ("MODES", ("causal", "noncausal_full_attention", "bidirectional"), "decision_mode",
      dh.TP2),  # an unknown attention mode read as causal
+    ("SWITCHES", (), "kev_isolated", hooks.PAGE),  # head.pt's switches unread
 ])
 def test_plants_are_caught(targets: dict[str, Path], monkeypatch: pytest.MonkeyPatch,
                            attr: str, value: object, name: str, argv: tuple[str, ...]) -> None:
