@@ -670,6 +670,12 @@ def resolve_values(values: Mapping[str, Any], environ: Mapping[str, str] | None 
         resolved = replaced(resolved, notes=(*resolved.notes, *sglang_file_tokenizer.note(
             read_mapping(config_file), resolved.values.get("engine"),
             pasted.values if pasted is not None else None)))
+        from graphfit.inputs import sglang_file_chunk_off
+
+        # the model hooks' chunking off / Clef-Kev TP on the file and line (issue 23, s70a)
+        resolved = sglang_file_chunk_off.settle(
+            read_mapping(config_file), pasted.values if pasted is not None else None,
+            resolved, values.get("model_path"))
     if pasted is None and config_file is not None:
         from dataclasses import replace
 

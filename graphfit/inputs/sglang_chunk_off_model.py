@@ -11,7 +11,10 @@ model (issue 23, s69a). Each declares `chunked_prefill_size=-1` over any given v
 * a multimodal model SGLang serves without chunked prefill (`is_multimodal` and not
   `is_multimodal_chunked_prefill_supported`, configs/model_config.py:820-828, 867-870,
   2553-2566; model_hook.py:1024-1032): one of those six classes, served as multimodal
-  (graphfit.inputs.sglang_processor_path.served_multimodal: not `language_model_only`).
+  (graphfit.inputs.sglang_processor_path.served_multimodal: not `language_model_only`, nor
+  `enable_multimodal` false);
+* a Qwen3.5 decision checkpoint with noncausal full attention (:206-221) and a Clef / Kev
+  checkpoint (:990-1021), read by graphfit.inputs.sglang_decision_heads (issue 23, s70a).
 
 Why: graphfit judged the given chunk (or its memory default) against the page and PD
 multiplexing where SGLang reads -1, so it refused lines SGLang starts (EmbeddingGemma2's
@@ -27,6 +30,7 @@ from typing import Any
 
 from graphfit.inputs.model_config import local_config
 from graphfit.inputs.settings import COMMAND_LINE, Setting
+from graphfit.inputs.sglang_decision_heads import heads
 from graphfit.inputs.sglang_processor_path import served_multimodal
 
 HRM_TEXT = "HrmTextForCausalLM"
@@ -55,6 +59,10 @@ def chunk_off(values: Mapping[str, Any], data: Mapping[str, Any]) -> bool | None
         hooked.append(bool(data.get("use_bidirectional_attention", False)))
     if MULTIMODAL_UNCHUNKED & set(names):
         hooked.append(served_multimodal(values))
+    model = values.get("model_path")
+    found = heads(model) if isinstance(model, str) else None
+    if found is not None and found.chunk_off:
+        hooked.append(True)
     return any(hooked) if hooked else None
 
 

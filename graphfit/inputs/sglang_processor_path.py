@@ -187,6 +187,8 @@ def served_multimodal(values: Mapping[str, Any]) -> bool:
             or (plain and impl == "transformers"
                 and ("vision_config" in data or "audio_config" in data))):
         return False
+    if values.get("enable_multimodal") is False:  # a file's or a caller's false: `is_multimodal`
+        return False  # is `enable_multimodal and ...` (model_config.py:820-828; issue 23, s70a)
     if values.get("enable_multimodal") is True:  # :688: set, so the defaults below do not run
         return True
     if names[0] in MULTIMODAL_OFF and impl != "transformers":
