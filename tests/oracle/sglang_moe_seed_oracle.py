@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import tempfile
 import types
 from pathlib import Path
@@ -80,4 +81,38 @@ def draw(rng: random.Random) -> tuple[tuple[str, str, str | None], bool]:
     return rng.choice(KINDS), rng.random() < 0.4
 
 
-__all__ = ["KINDS", "draw", "model_dir", "seeds"]
+def draw_words(rng: random.Random) -> tuple[str, ...]:
+    """`draw` as words (model_type, architecture, nested model_type or "", "topk" or "")
+    for measure_sglang_moe_seed."""
+    (model_type, arch, nested), topk = draw(rng)
+    return model_type, arch, nested or "", "topk" if topk else ""
+
+
+def verdict(words: tuple[str, ...]) -> tuple[str, str | None]:
+    """("agree" / "differ", the detail) for `draw_words`' words: SGLang seeds the MoE flags
+    exactly where graphfit's dense_model says not dense."""
+    from graphfit.inputs.sglang_a2a import dense_model
+
+    model = model_dir((words[0], words[1], words[2] or None), words[3] == "topk")
+    seeded, dense = seeds(model), dense_model(str(model))
+    if seeded != dense:
+        return "agree", None
+    return "differ", f"{words}: SGLang seeds {seeded}, graphfit dense {dense}"
+
+
+def gemma4_dense_target(llama: Path) -> Path:
+    """A dense Gemma 4 target beside the oracle's dense Llama target directory: its files,
+    its config.json nested as a `gemma4` config's `gemma4_text` text config (no MoE
+    fields), for the draft oracle (tests.oracle.sglang_draft_deepep_oracle.answers)."""
+    root = llama.parent / "gemma4-dense"
+    if not root.exists():
+        shutil.copytree(llama, root)
+        data = json.loads((root / "config.json").read_text())
+        text = {k: v for k, v in data.items() if k not in ("architectures", "model_type")}
+        (root / "config.json").write_text(json.dumps({
+            "architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4",
+            "text_config": {**text, "model_type": "gemma4_text"}}))
+    return root
+
+
+__all__ = ["KINDS", "draw", "draw_words", "gemma4_dense_target", "model_dir", "seeds", "verdict"]

@@ -30,3 +30,19 @@ def test_dense_model_agrees_with_sglang_moe_seed() -> None:
     # the case this restates: a dense Gemma 4 config.json, seeded all the same
     gemma = ms.model_dir(ms.KINDS[0], False)
     assert ms.seeds(gemma) and not dense_model(str(gemma))
+
+
+def test_unified_draft_on_dense_gemma4_target_agrees() -> None:
+    """End to end: a unified assistant draft naming no draft a2a backend on a dense Gemma 4
+    target under deep_gemm. The target is seeded, so the draft inherits the runner and its
+    GELU experts meet DeepGemmRunnerCore's assert (graphfit.planner.engines.
+    sglang_draft_gelu_runner via graphfit.inputs.sglang_draft_a2a.dense_target)."""
+    from tests.oracle import sglang_draft_deepep_oracle as ddo
+    from tests.oracle import sglang_draft_gelu_oracle as dg
+
+    paths = dict(dg.paths())
+    paths["llama"] = ms.gemma4_dense_target(paths["llama"])
+    drawn = dg.line("unified", "none", "low_latency", "deep_gemm", True, inherited=True,
+                    dense=True)
+    theirs, (code, said) = ddo.answers(paths, drawn[1:], True, "H100", dense=True)
+    assert theirs is not None and dg.agree(theirs, code, said), (theirs, code, said)

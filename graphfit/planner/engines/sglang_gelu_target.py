@@ -17,7 +17,7 @@ resolved runner (sglang_quantization.class_runner) is deep_gemm, for an unquanti
 (quantization/unquant.py:1183-1184) or an FP8 one (fp8.py:1528-1529); or an FP8 target's
 runner is auto under a deepep / mooncake / nixl backend with JIT DeepGEMM on
 (fp8.py:1530-1541). s70h: pplx turns runner auto into deep_gemm at resolution
-(arg_groups/moe_hook.py:603-609), so any target under pplx meets the assert; and a LoRA MoE
+(arg_groups/moe_hook.py:603-609), so an unquantized or FP8 target under pplx meets it; a LoRA MoE
 runner (lora_triton / lora_marlin / lora_cutedsl) gives an UNquantized FusedMoE DeepGEMM
 ("Unquantized BF16 LoRA uses DeepGEMM's resident weight layout", fused_moe_triton/layer.py:
 438-442, unquant.py:1183-1184); an FP8 target's method picks its own runner there and SGLang
