@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from graphfit.inputs import model_config
+from graphfit.inputs import model_config, sglang_topk_default
 from graphfit.inputs.settings import Setting
 from graphfit.inputs.values import as_str
 from graphfit.planner.core.errors import ConfigError
@@ -76,7 +76,9 @@ def model_known(model: Any) -> bool:
 
 def dense_model(model: Any) -> bool:
     """Whether a pasted line's local model config.json (its text config where nested) names
-    no per-token expert count: SGLang's graph runners then never see the backend."""
+    no per-token expert count, nor is of a config type whose text config declares one
+    (graphfit.inputs.sglang_topk_default, s70h): SGLang's graph runners then never see the
+    backend."""
     if not isinstance(model, str):
         return False
     data = model_config.local_config(model)
@@ -84,7 +86,8 @@ def dense_model(model: Any) -> bool:
         return False
     text = data.get("text_config")
     keys = set(data) | (set(text) if isinstance(text, dict) else set())
-    return not keys & set(MOE_TOPK_KEYS)
+    # s70h: a Gemma 4 text config declares top_k_experts (SGLang reads it with hasattr)
+    return not keys & set(MOE_TOPK_KEYS) and not sglang_topk_default.declared(data)
 
 
 def graphs_off(values: Mapping[str, Any]) -> tuple[list[Setting], list[str]]:

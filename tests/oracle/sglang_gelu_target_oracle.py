@@ -21,6 +21,7 @@ import functools
 import json
 import random
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -106,11 +107,64 @@ def draw_deepep(rng: random.Random) -> tuple[str, ...]:
     return deepep_line(a2a, runner, jit, moe, mode, *extra)
 
 
+# s70h: pplx (needs attention DP, arg_groups/moe_hook.py:588-594; its per-rank dispatch
+# tokens within 128, :611-621 and token_dispatcher/pplx.py:290-295), the LoRA MoE runners
+# (they need --lora-backend triton_v2, arg_groups/lora_hook.py:204-207) and an override of
+# `enable_moe_block`
+PPLX = ("--enable-dp-attention", "--attn-dp-size", "2", "--chunked-prefill-size", "-1",
+        "--cuda-graph-max-bs-decode", "64")
+LORA = ("--enable-lora", "--max-lora-rank", "8", "--lora-target-modules", "all",
+        "--lora-backend", "triton_v2")
+LORA_RUNNERS = ("lora_triton", "lora_marlin", "lora_cutedsl", "triton", "auto")
+OVERRIDE = "--json-model-override-args"
+
+
+def draw_runner(rng: random.Random) -> tuple[str, ...]:
+    """One drawn line for s70h's three cases, a third each: pplx (runner auto / deep_gemm),
+    a LoRA runner, or `enable_moe_block` switched by --json-model-override-args (on a target
+    with the MoE fields and the block off, or on, under deep_gemm / triton / auto); FP8 two
+    times in five where the case allows it; the target with MoE blocks, without (`,noblock`)
+    or dense."""
+    case, fp8 = rng.randrange(3), rng.random() < 0.4
+    extra: tuple[str, ...] = ("--quantization", "fp8") if fp8 else ()
+    moe = rng.choice((True, True, None, False))
+    jit = rng.random() < 0.5
+    if case == 0:
+        return deepep_line("pplx", rng.choice(("auto", "deep_gemm")), jit, moe,
+                           "low_latency", *PPLX, *extra)
+    if case == 1:
+        return deepep_line("none", rng.choice(LORA_RUNNERS), jit, moe, "low_latency",
+                           *LORA, *extra)
+    on = rng.random() < 0.5
+    return deepep_line("none", rng.choice(("deep_gemm", "deep_gemm", "triton", "auto")), jit,
+                       rng.choice((True, None)), "low_latency", OVERRIDE,
+                       json.dumps({"enable_moe_block": on}), *extra)
+
+
+def _overridden(model: Path, argv: tuple[str, ...]) -> Callable[[Any, Any], None]:
+    """`_block` on the config SGLang's ModelConfig reads: its own `get_config` with the
+    line's --json-model-override-args (configs/model_config.py:612-627;
+    utils/hf_transformers/config.py:405-424), where the line gives them (s70h: an override
+    switching `enable_moe_block`)."""
+    flag = "--json-model-override-args"
+    if flag not in argv:
+        return _block
+    args = json.loads(argv[argv.index(flag) + 1])
+
+    def block(config: Any, quant: Any) -> None:
+        from sglang.srt.utils.hf_transformers_utils import get_config
+
+        _block(get_config(str(model), trust_remote_code=False, model_override_args=args),
+               quant)
+
+    return block
+
+
 def answers(drawn: tuple[str, ...]) -> tuple[str | None, tuple[int, str]]:
     """(SGLang's refusal or None, graphfit's (exit status, error line)) for a `line`."""
     marks = drawn[0].split(",")
     jit, model = "jit=1" in marks, model_dir("dense" not in marks, "noblock" not in marks)
-    return (dc.sglang(model, drawn[1:], jit, block=_block),
+    return (dc.sglang(model, drawn[1:], jit, block=_overridden(model, drawn[1:])),
             dc.graphfit(model, drawn[1:], jit, "H100"))
 
 
@@ -136,4 +190,4 @@ def verdict(drawn: tuple[str, ...]) -> tuple[str, str | None]:
 
 __all__ = ["A2AS", "DEEPEP_A2AS", "DEEPEP_RUNNERS", "DEEPEP_SITE", "MODES", "MOE_FIELDS",
            "RUNNERS", "SITE", "agree", "answers", "deepep_line", "draw", "draw_deepep", "line",
-           "model_dir", "verdict"]
+           "model_dir", "verdict", "LORA", "LORA_RUNNERS", "OVERRIDE", "PPLX", "draw_runner"]

@@ -86,3 +86,30 @@ def test_reader_reads_nested_text_config_and_overrides(tmp_path: Path) -> None:
     (model / "config.json").write_text(json.dumps({
         "architectures": ["Gemma4ForCausalLM"], "enable_moe_block": False}))
     assert sglang_gelu_target.settings({"model_path": str(model)}) == []
+
+
+# s70h: pplx's auto -> deep_gemm, the LoRA runners, an override switching enable_moe_block
+# (a2a, runner, jit, MoE blocks (None: the fields, the block off), extra, SGLang refuses)
+ON, OFF = '{"enable_moe_block": true}', '{"enable_moe_block": false}'
+RUNNER_CASES = (
+    ("pplx", "auto", True, True, gt.PPLX, True),  # pplx resolves auto to deep_gemm
+    ("pplx", "auto", False, True, (*gt.PPLX, "--quantization", "fp8"), True),  # before DeepEPMoE
+    ("pplx", "auto", True, None, gt.PPLX, False),  # no Gemma4MoE built
+    ("none", "lora_triton", True, True, gt.LORA, True),  # unquantized LoRA: DeepGEMM
+    ("none", "lora_marlin", True, True, (*gt.LORA, "--quantization", "fp8"), False),  # FP8's
+    ("none", "deep_gemm", True, None, (gt.OVERRIDE, ON), True),  # the override builds it
+    ("none", "deep_gemm", True, True, (gt.OVERRIDE, OFF), False),  # the override drops it
+)
+
+
+def test_gemma4_moe_target_pplx_lora_override_lines_agree() -> None:
+    wrong = []
+    for a2a, runner, jit, moe, extra, refuses in RUNNER_CASES:
+        drawn = gt.deepep_line(a2a, runner, jit, moe, "low_latency", *extra)
+        theirs, (code, said) = gt.answers(drawn)
+        if (theirs is not None) != refuses or not gt.agree(theirs, code, said):
+            wrong.append(f"{drawn}: SGLang {theirs and theirs[-100:]}; graphfit {code} {said}")
+    said, detail = gt.verdict(gt.draw_runner(random.Random(70)))
+    if said != "agree":
+        wrong.append(f"drawn: {said} {detail}")
+    assert not wrong, "\n".join(wrong)

@@ -16,7 +16,12 @@ dispatcher (:595), so under a DeepGEMM runner `assert self.config.activation in 
 resolved runner (sglang_quantization.class_runner) is deep_gemm, for an unquantized target
 (quantization/unquant.py:1183-1184) or an FP8 one (fp8.py:1528-1529); or an FP8 target's
 runner is auto under a deepep / mooncake / nixl backend with JIT DeepGEMM on
-(fp8.py:1530-1541). SglangOptions.gelu_moe_target says the target builds such blocks
+(fp8.py:1530-1541). s70h: pplx turns runner auto into deep_gemm at resolution
+(arg_groups/moe_hook.py:603-609), so an unquantized or FP8 target under pplx meets it; a LoRA MoE
+runner (lora_triton / lora_marlin / lora_cutedsl) gives an UNquantized FusedMoE DeepGEMM
+("Unquantized BF16 LoRA uses DeepGEMM's resident weight layout", fused_moe_triton/layer.py:
+438-442, unquant.py:1183-1184); an FP8 target's method picks its own runner there and SGLang
+starts it. SglangOptions.gelu_moe_target says the target builds such blocks
 (graphfit.inputs.sglang_gelu_target reads it from the target's config).
 
 Not restated: other quantization methods' runners under deep_gemm (planned as before).
@@ -29,6 +34,10 @@ from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_moe_a2a, sglang_quantization
 from graphfit.planner.engines.sglang_draft_gelu_runner import AUTO_DEEPGEMM_A2A
+
+# the LoRA MoE runners (MoeRunnerBackend.is_lora, layers/moe/utils.py:174-179): FusedMoE
+# gives an unquantized layer DeepGEMM under them (fused_moe_triton/layer.py:438-442, s70h)
+LORA_RUNNERS = frozenset({"lora_triton", "lora_marlin", "lora_cutedsl"})
 
 # the target classes whose decoder layers build Gemma4MoE where `enable_moe_block` is set
 GELU_TARGETS: dict[str, str] = {
@@ -49,9 +58,12 @@ def problem(config: EngineSettings) -> str | None:
     if not known or method not in (None, "fp8"):
         return None
     backend = sglang_moe_a2a.runtime_backend(config)
+    if backend == "pplx" and runner == "auto":
+        runner = "deep_gemm"  # handle_a2a_moe's pplx pick (arg_groups/moe_hook.py:603-609)
     auto = (runner == "auto" and method == "fp8" and backend in AUTO_DEEPGEMM_A2A
             and picks.jit_deepgemm(config.jit_deepgemm, config.gpu_capability) is True)
-    if runner != "deep_gemm" and not auto:
+    lora = method is None and runner in LORA_RUNNERS  # s70h: layer.py:438-442
+    if runner != "deep_gemm" and not auto and not lora:
         return None
     return (f"DeepGEMM MoE runner needs gated SiLU (AssertionError, moe_runner/deep_gemm.py:"
             f"352): the target's Gemma4MoE has gelu experts (models/gemma4_causal.py:236, "
@@ -65,4 +77,4 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["GELU_TARGETS", "check", "problem"]
+__all__ = ["GELU_TARGETS", "LORA_RUNNERS", "check", "problem"]
