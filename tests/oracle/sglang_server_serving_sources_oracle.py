@@ -137,3 +137,18 @@ NONE_FIELDS = ("tokenizer_worker_num", "detokenizer_worker_num", "mm_processor_w
 def draw_none(rng: random.Random) -> dict[str, Any]:
     """A MAPPINGS draw with one NONE_FIELDS field set to an explicit None."""
     return {**draw(rng), rng.choice(NONE_FIELDS): None}
+
+
+# issue 23 s70g: an SGLang file's `port` alone (its `--port`: the merger writes `str(value)`,
+# utils/server_args_config_parser.py:180-181, 214-215, argparse types it), a value argparse
+# refuses among them; now and then beside a key graphfit ignores (`host`)
+PORT_VALUES: tuple[object, ...] = (None, "x", 8000, "8000", 30000, 0, 1.5, "", 65536, True,
+                                   [8000], [8000, 8001])
+
+
+def draw_port(rng: random.Random) -> dict[str, Any]:
+    """A config file whose only serving key is `port`, one of PORT_VALUES."""
+    data: dict[str, Any] = {"port": rng.choice(PORT_VALUES)}
+    if rng.random() < 0.3:
+        data["host"] = "127.0.0.1"
+    return data

@@ -124,3 +124,35 @@ def test_planted_rule_off_is_caught(target: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(ss, rule, lambda values: None)
     said, _ = COMPARES[route](target, FIXED[line][0])
     assert said == "differ"
+
+
+# issue 23 s70g: an SGLang file's `port` alone, its `--port` (argparse types the value the merger
+# writes; SGLang refuses the line where its parser does): (mapping, SGLang's words or None)
+PORT_FILES: list[tuple[dict[str, Any], str | None]] = [
+    ({"port": None}, "argument --port: invalid int value: 'None'"),
+    ({"port": "x", "host": "127.0.0.1"}, "argument --port: invalid int value: 'x'"),
+    ({"port": [8000, 8001]}, "unrecognized arguments: 8001"),
+    ({"port": 8000}, None), ({"port": "8000", "host": "127.0.0.1"}, None),
+]
+
+
+def test_file_port_alone_agrees(target: Path) -> None:
+    wrong = []
+    for data, words in PORT_FILES:
+        said, line = sso.compare_file(target, data)
+        if said != "agree" or (words is None) != ("SGLang None" in line) or (
+                words is not None and line.count(words) != 2):  # SGLang's and graphfit's
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_drawn_file_ports_agree(target: Path) -> None:
+    rng = random.Random(70)
+    wrong, refused = [], 0
+    for _ in range(5):
+        said, line = sso.compare_file(target, sso.draw_port(rng))
+        refused += "SGLang None" not in line
+        if said != "agree":
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+    assert 1 <= refused <= 4  # the draw reaches both answers
