@@ -25,6 +25,7 @@ from graphfit.inputs import (
     sglang_dsa_dcp_hicache,
     sglang_file_choices,
     sglang_file_drafts,
+    sglang_file_dp_attention,
     sglang_file_dtype,
     sglang_kv_dtype,
     sglang_mamba_flags,
@@ -156,6 +157,8 @@ KEYS.pop("kv_cache_dtype", None)
 KEYS.pop("enable_lora", None)
 # SGLang's --max-lora-rank (the LoRA MoE runners' checks, issue 23 s65d), a vLLM name too
 KEYS.pop("max_lora_rank", None)
+# SGLang's deprecated enable_dp_attention, read with the file's dp_size (issue 23 s70g)
+KEYS[sglang_file_dp_attention.KEY] = sglang_file_dp_attention.key
 
 
 OVERRIDES = "json_model_override_args"
@@ -304,6 +307,8 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
     settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
     # check_server_args' serving keys, as on a pasted line (issue 23 s68h)
     settings += sglang_server_serving_sources.file(data, brief(name), sglang=sglang_file)
+    # --dp-size N --enable-dp-attention, read as a Python caller's record (issue 23 s70g)
+    settings = sglang_file_dp_attention.settings(data, brief(name), settings)
     # the target: the file's model_path, else graphfit's --model-path flag (s62c)
     keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     # the DSA backends, read as on a pasted line (issue 23 s69m)
