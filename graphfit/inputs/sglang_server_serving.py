@@ -142,8 +142,8 @@ def workers(values: Mapping[str, Any]) -> str | None:
             ("mm_io_worker_num", False, "Multimodal I/O worker num must >= 0", "276")):
         value = _get(values, name)
         with _at(lines):
-            bad = not (value > 0 if above else value >= 0)
-        if bad:
+            failed = not (value > 0 if above else value >= 0)
+        if failed:
             return _said(said, "AssertionError", lines)
     for flag, name in (("--prompt-tokens-buckets", "prompt_tokens_buckets"),
                        ("--generation-tokens-buckets", "generation_tokens_buckets")):
@@ -164,8 +164,8 @@ def workers(values: Mapping[str, Any]) -> str | None:
 def metrics(values: Mapping[str, Any]) -> str | None:
     """:314-343, in order."""
     with _at("314"):
-        bad = not _get(values, "schedule_conservativeness") >= 0
-    if bad:
+        failed = not _get(values, "schedule_conservativeness") >= 0
+    if failed:
         return _said("schedule_conservativeness must be non-negative", "AssertionError",
                      "314-316")
     if (not _get(values, "tokenizer_metrics_custom_labels_header")
@@ -186,15 +186,15 @@ def ports(values: Mapping[str, Any]) -> str | None:
     if not grpc and grpc_port == port:
         return _said(f"--grpc-port ({grpc_port}) must differ from --port ({port})",
                      "ValueError", "359-362")
-    gc = values.get("gc_threshold")
+    gc: Any = values.get("gc_threshold")
     with _at("369"):  # len() of a live int: SGLang's TypeError
-        bad = bool(gc) and not 1 <= len(gc) <= 3
-    if bad:
+        failed = bool(gc) and not 1 <= len(gc) <= 3
+    if failed:
         return _said("When setting gc_threshold, it must contain 1 to 3 integers.",
                      "ValueError", "369-373")
     with _at("374"):
-        bad = _get(values, "kv_canary_sweep_interval") > 0
-    if bad and _get(values, "kv_canary") == "none":
+        failed = _get(values, "kv_canary_sweep_interval") > 0
+    if failed and _get(values, "kv_canary") == "none":
         return _said("--kv-canary-sweep-interval requires --kv-canary in {log, raise}",
                      "ValueError", "375-378")
     return None
