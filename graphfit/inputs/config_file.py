@@ -24,6 +24,7 @@ from graphfit.inputs import (
     sglang_dsa_backends_file,
     sglang_dsa_dcp_hicache,
     sglang_file_choices,
+    sglang_file_dp_attention,
     sglang_file_drafts,
     sglang_file_dtype,
     sglang_kv_dtype,
@@ -156,6 +157,8 @@ KEYS.pop("kv_cache_dtype", None)
 KEYS.pop("enable_lora", None)
 # SGLang's --max-lora-rank (the LoRA MoE runners' checks, issue 23 s65d), a vLLM name too
 KEYS.pop("max_lora_rank", None)
+# SGLang's deprecated enable_dp_attention, read with the file's dp_size (issue 23 s70g)
+KEYS[sglang_file_dp_attention.KEY] = sglang_file_dp_attention.key
 
 
 OVERRIDES = "json_model_override_args"
@@ -286,7 +289,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
             {normalize_key(k): v for k, v in data.items() if isinstance(k, str)})):
         # a DFLASH / DSPARK draft is read (sglang_file_drafts, issue 23 s60m)
         ignored = [k for k in ignored if normalize_key(k) != "speculative_draft_model_path"]
-    served = sglang_server_serving_sources.read(data)  # read for check_server_args (s69j)
+    # SGLang's file (named, or beside a pasted SGLang line): `port` alone is its --port (s70g)
+    sglang_file = SGLANG_FILE_KEYS.keys() <= own.keys()
+    served = sglang_server_serving_sources.read(data, sglang=sglang_file)  # (s69j)
     ignored = [k for k in ignored if normalize_key(k) not in served]
     if ignored:
         notes.append(f"{brief(name)}: not modelled, ignored: {listed(ignored)}")
@@ -301,7 +306,9 @@ def mapping_settings(data: dict[str, Any], name: str, own: Mapping[str, Handler]
         settings += sglang_prefill_cp.file_family(data, brief(name))  # s60p
     settings += sglang_prefill_cp_bcg.file_settings(data, brief(name))  # its strategy (s55g)
     # check_server_args' serving keys, as on a pasted line (issue 23 s68h)
-    settings += sglang_server_serving_sources.file(data, brief(name))
+    settings += sglang_server_serving_sources.file(data, brief(name), sglang=sglang_file)
+    # --dp-size N --enable-dp-attention, read as a Python caller's record (issue 23 s70g)
+    settings = sglang_file_dp_attention.settings(data, brief(name), settings)
     # the target: the file's model_path, else graphfit's --model-path flag (s62c)
     keys = with_target({normalize_key(k): v for k, v in data.items() if isinstance(k, str)})
     # the DSA backends, read as on a pasted line (issue 23 s69m)

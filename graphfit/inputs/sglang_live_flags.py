@@ -25,6 +25,11 @@ flags plans:
   156-163; issue 23 s44m).
 - `check_server_args`' serving flags (graphfit.inputs.sglang_server_serving_sources.live;
   issue 23 s68h).
+- HiCache under DSA DCP (graphfit.inputs.sglang_dsa_dcp_hicache, s69r): a Python caller's
+  record is unresolved until SGLang launches it (`ServerArgs.__post_init__` leaves it so,
+  server_args.py:241-242), and resolution's `_dsa_dcp_overrides` refuses it then
+  (arg_groups/model_overrides/deepseek_v2.py:18-22); a resolved record never holds it
+  (issue 23 s70g).
 
 SGLang's own field defaults (fields/exec_.py:914-922, 970; fields/schedule.py:216) equal
 graphfit's, so a field at its default plans as an absent flag.
@@ -35,6 +40,7 @@ from __future__ import annotations
 from typing import Any
 
 from graphfit.inputs import (
+    sglang_dsa_dcp_hicache,
     sglang_dsv4,
     sglang_eplb,
     sglang_inkling_prefill,
@@ -53,6 +59,8 @@ LEGACY_ORIGIN = "server_args.disable_cuda_graph"
 # a hybrid mamba model's strategy flags (`mamba_strategy`; issue 23 s44m)
 MAMBA_KEYS = ("disable_radix_cache", "mamba_radix_cache_strategy", "disable_overlap_schedule",
               "page_size", "linear_attn_backend")
+# what the HiCache-under-DSA-DCP check reads (issue 23 s70g)
+HICACHE_KEYS = ("dcp_size", "model_path", *sglang_dsa_dcp_hicache.KEYS)
 
 
 def inkling_prefill(server_args: Any, architecture: str | None) -> dict[str, Any]:
@@ -98,6 +106,8 @@ def settings(server_args: Any, architecture: str | None) -> dict[str, Any]:
             f"server_args.{sglang_kv_dtype.FIELD}", kv_dtype, COMMAND_LINE)[0]
     values = merge(found).values
     out = {k: v for k, v in values.items() if k != "engine"}
+    # HiCache under DSA DCP, as on a pasted line (issue 23 s70g)
+    sglang_dsa_dcp_hicache.check({k: field_value(server_args, k) for k in HICACHE_KEYS})
     return {**out, **inkling_prefill(server_args, architecture),
             **mamba_strategy(server_args, architecture),
             # check_server_args' serving flags, as on a pasted line (issue 23 s68h)

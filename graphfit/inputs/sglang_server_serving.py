@@ -27,18 +27,23 @@ Not read: the GPU ids, `--served-model-name`, `--pp-max-micro-batch-size` (:183-
 communications quantization and the sampling backend's device (:349-357), watermarking and
 the load-publish endpoint (:380-381). graphfit's own config file and a live ServerArgs go
 through the same rules (graphfit.inputs.sglang_server_serving_sources, issue 23 s68h).
+
+A live record's wrongly typed field stops a rule with SGLang's own TypeError; the refusal
+cites the one statement SGLang raises it at (`_at`: the comparison, `len()` or conversion
+there), as SGLang's traceback does, not the slot's range (issue 23 s70g).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from typing import Any
 
 from graphfit.inputs.settings import COMMAND_LINE, Setting
 
 HOOK = "arg_groups/validation_hook.py"
 SLOTS = ("pipeline", "workers", "metrics", "ports")
-# the lines of each slot's checks, cited by a TypeError a wrongly typed field raises there
+# the lines of each slot's checks, cited by a TypeError no statement (`_at`) names
 SLOT_LINES = {"pipeline": "165-169", "workers": "273-306, 385-437", "metrics": "314-343",
               "ports": "359-378"}
 BUCKET_RULES = ("tse", "default", "custom")
@@ -60,11 +65,31 @@ def _said(text: str, kind: str, lines: str) -> str:
     return f"{text} ({kind}, {HOOK}:{lines})"
 
 
-def _number(text: object, kind: type) -> bool:
-    """SGLang catches ValueError alone (:412-418, 428-431): a live ServerArgs' None or list
-    in a rule raises its TypeError, as in SGLang."""
+class _Typed(Exception):
+    """SGLang's TypeError at one statement of its check (`lines`): a wrongly typed field of a
+    live record meets a comparison, `len()` or `float()` there (issue 23 s70g)."""
+
+    def __init__(self, error: TypeError, lines: str) -> None:
+        super().__init__(str(error))
+        self.lines = lines
+
+
+@contextmanager
+def _at(lines: str) -> Iterator[None]:
+    """The statement SGLang runs at `lines`: a TypeError raised inside is cited there, not
+    at its slot's range (the line a traceback of SGLang's check ends on)."""
     try:
-        kind(text)
+        yield
+    except TypeError as exc:
+        raise _Typed(exc, lines) from exc
+
+
+def _number(text: object, kind: type, lines: str) -> bool:
+    """SGLang catches ValueError alone (:402-409, 423-426): a live ServerArgs' None or list
+    in a rule raises its TypeError at the conversion's line (`lines`), as in SGLang."""
+    try:
+        with _at(lines):
+            kind(text)
     except ValueError:
         return False
     return True
@@ -74,14 +99,16 @@ def bucket_problem(name: str, rule: Any) -> str | None:
     """`validate_buckets_rule` (:385-437) on one flag's list, its first assert's words."""
     if not rule:
         return None
-    len(rule)  # SGLang's first assert (:388) takes len(): a live number raises its TypeError
+    with _at("388"):  # SGLang's first assert takes len(): a live number raises its TypeError
+        len(rule)
     head = rule[0]
     if head not in BUCKET_RULES:
         return f"Unsupported {name} rule type: '{head}'"
     if head == "tse":
         if len(rule) != 4:
             return f"{name} TSE rule requires exactly 4 parameters"
-        if not (_number(rule[1], float) and _number(rule[2], float) and _number(rule[3], int)):
+        if not (_number(rule[1], float, "403") and _number(rule[2], float, "404")
+                and _number(rule[3], int, "405")):
             return f"{name} TSE rule parameters must be: ['tse', <float:middle>, ...]"
         middle, base, count = float(rule[1]), float(rule[2]), int(rule[3])
         for bad, said in ((base <= 1, "TSE base must be larger than 1"),
@@ -94,7 +121,7 @@ def bucket_problem(name: str, rule: Any) -> str | None:
         return None if len(rule) == 1 else f"{name} default rule should only have one parameter"
     if len(rule) < 2:
         return f"{name} custom rule requires at least one bucket value"
-    if not all(_number(x, float) for x in rule[1:]):
+    if not all(_number(x, float, "424") for x in rule[1:]):
         return f"{name} custom rule bucket values must be numeric"
     found = [float(x) for x in rule[1:]]
     if len(set(found)) != len(found):
@@ -114,7 +141,9 @@ def workers(values: Mapping[str, Any]) -> str | None:
              "275"),
             ("mm_io_worker_num", False, "Multimodal I/O worker num must >= 0", "276")):
         value = _get(values, name)
-        if not (value > 0 if above else value >= 0):
+        with _at(lines):
+            failed = not (value > 0 if above else value >= 0)
+        if failed:
             return _said(said, "AssertionError", lines)
     for flag, name in (("--prompt-tokens-buckets", "prompt_tokens_buckets"),
                        ("--generation-tokens-buckets", "generation_tokens_buckets")):
@@ -134,7 +163,9 @@ def workers(values: Mapping[str, Any]) -> str | None:
 
 def metrics(values: Mapping[str, Any]) -> str | None:
     """:314-343, in order."""
-    if not _get(values, "schedule_conservativeness") >= 0:
+    with _at("314"):
+        failed = not _get(values, "schedule_conservativeness") >= 0
+    if failed:
         return _said("schedule_conservativeness must be non-negative", "AssertionError",
                      "314-316")
     if (not _get(values, "tokenizer_metrics_custom_labels_header")
@@ -155,11 +186,15 @@ def ports(values: Mapping[str, Any]) -> str | None:
     if not grpc and grpc_port == port:
         return _said(f"--grpc-port ({grpc_port}) must differ from --port ({port})",
                      "ValueError", "359-362")
-    gc = values.get("gc_threshold")
-    if gc and not 1 <= len(gc) <= 3:  # len() of a live int: SGLang's TypeError
+    gc: Any = values.get("gc_threshold")
+    with _at("369"):  # len() of a live int: SGLang's TypeError
+        failed = bool(gc) and not 1 <= len(gc) <= 3
+    if failed:
         return _said("When setting gc_threshold, it must contain 1 to 3 integers.",
                      "ValueError", "369-373")
-    if _get(values, "kv_canary_sweep_interval") > 0 and _get(values, "kv_canary") == "none":
+    with _at("374"):
+        failed = _get(values, "kv_canary_sweep_interval") > 0
+    if failed and _get(values, "kv_canary") == "none":
         return _said("--kv-canary-sweep-interval requires --kv-canary in {log, raise}",
                      "ValueError", "375-378")
     return None
@@ -192,7 +227,9 @@ def refusals(values: Mapping[str, Any], *,
     for slot, rule in zip(SLOTS, (pipeline, workers, metrics, ports), strict=True):
         try:
             said = rule(values)
-        except TypeError as exc:
+        except _Typed as exc:  # at its statement (issue 23 s70g)
+            said = _said(" ".join(str(exc).split())[:120], "TypeError", exc.lines)
+        except TypeError as exc:  # a statement `_at` does not name: the slot's lines
             said = _said(" ".join(str(exc).split())[:120], "TypeError", SLOT_LINES[slot])
         if said is not None:
             out.append((slot, said))

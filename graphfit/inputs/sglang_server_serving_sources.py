@@ -14,7 +14,10 @@ of them is written by a hook before the check.
   go through the same actions of graphfit's snapshot of SGLang's parser (graphfit.inputs.
   flagtable), so a value argparse refuses is refused with argparse's words, and the typed
   values meet the pasted line's rules. Read only where a key other than `port` (which vLLM's
-  files spell alike) is given.
+  files spell alike) is given, or where the file is known to be SGLang's (`engine: sglang`, or
+  beside a pasted SGLang line): there `port` alone is SGLang's too, so `port: null` meets
+  argparse's `invalid int value: 'None'` (the merger writes `str(None)`, :180-181,
+  214-215; issue 23 s70g).
 * Live ServerArgs (`live`): the record's fields as they are (a ServerArgs SGLang already
   checked never holds a refused combination, so nothing is added for it). A Python caller's
   wrongly typed field (a string for a number) stops SGLang's check with a TypeError
@@ -95,19 +98,21 @@ def _setting(values: Mapping[str, Any], origin: str) -> list[Setting]:
     return [Setting(FIELD, found, origin, FILE)] if found else []
 
 
-def read(data: Mapping[Any, Any]) -> frozenset[str]:
-    """The file's keys (normalized) these rules read: none where only SHARED ones are given.
-    A config file's "not modelled, ignored" note leaves them out (`port`, `schedule_policy`
-    are in sglang.IGNORED; issue 23 s69j)."""
+def read(data: Mapping[Any, Any], *, sglang: bool = False) -> frozenset[str]:
+    """The file's keys (normalized) these rules read: none where only SHARED ones are given,
+    unless the file is known to be SGLang's (`sglang`: then `port` alone is SGLang's `--port`,
+    issue 23 s70g). A config file's "not modelled, ignored" note leaves them out (`port`,
+    `schedule_policy` are in sglang.IGNORED; issue 23 s69j)."""
     given = {normalize_key(k) for k in data if isinstance(k, str)} & set(KEYS)
-    return frozenset(given) if given - SHARED else frozenset()
+    return frozenset(given) if given - SHARED or sglang else frozenset()
 
 
-def file(data: Mapping[Any, Any], name: str) -> list[Setting]:
+def file(data: Mapping[Any, Any], name: str, *, sglang: bool = False) -> list[Setting]:
     """The `server_flag_refusals` of graphfit's config file (none where no slot refuses);
-    ConfigError with argparse's words where SGLang's parser refuses a serving key's value."""
+    ConfigError with argparse's words where SGLang's parser refuses a serving key's value.
+    `sglang`: the file is known to be SGLang's (`read`)."""
     keys = {normalize_key(k): v for k, v in data.items() if isinstance(k, str)}
-    if not read(data):
+    if not read(data, sglang=sglang):
         return []
     try:
         parsed = flagtable.parse(_parser(), _argv(keys))

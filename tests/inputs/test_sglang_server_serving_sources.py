@@ -54,3 +54,14 @@ def test_a_live_record_lacking_a_field_takes_its_default() -> None:
     assert sss.live({"tokenizer_worker_num": 2}) == {}
     said = sss.live({"tokenizer_worker_num": None})[sss.FIELD]
     assert [slot for slot, _ in said] == ["workers"] and "TypeError" in said[0][1]
+
+
+def test_port_alone_is_read_in_an_sglang_file() -> None:
+    """A file known to be SGLang's (`engine: sglang`, or beside a pasted SGLang line) reads
+    `port` alone as SGLang's `--port`: argparse's refusal of a null (issue 23 s70g)."""
+    with pytest.raises(ConfigError, match=re.escape(
+            "f.yaml: SGLang 0.5.23 refuses it: argument --port: invalid int value: 'None'")):
+        mapping_settings({"engine": "sglang", "port": None}, "f.yaml")
+    _, notes = mapping_settings({"engine": "sglang", "port": 8000, "host": "h"}, "f.yaml")
+    assert [n for n in notes if "ignored" in n] == ["f.yaml: not modelled, ignored: host"]
+    assert sss.file({"port": None}, "f.yaml") == []  # not known to be SGLang's: not read

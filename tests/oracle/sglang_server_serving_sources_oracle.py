@@ -21,6 +21,7 @@ import hashlib
 import io
 import json
 import random
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -137,3 +138,68 @@ NONE_FIELDS = ("tokenizer_worker_num", "detokenizer_worker_num", "mm_processor_w
 def draw_none(rng: random.Random) -> dict[str, Any]:
     """A MAPPINGS draw with one NONE_FIELDS field set to an explicit None."""
     return {**draw(rng), rng.choice(NONE_FIELDS): None}
+
+
+# issue 23 s70g: an SGLang file's `port` alone (its `--port`: the merger writes `str(value)`,
+# utils/server_args_config_parser.py:180-181, 214-215, argparse types it), a value argparse
+# refuses among them; now and then beside a key graphfit ignores (`host`)
+PORT_VALUES: tuple[object, ...] = (None, "x", 8000, "8000", 30000, 0, 1.5, "", 65536, True,
+                                   [8000], [8000, 8001])
+
+
+def draw_port(rng: random.Random) -> dict[str, Any]:
+    """A config file whose only serving key is `port`, one of PORT_VALUES."""
+    data: dict[str, Any] = {"port": rng.choice(PORT_VALUES)}
+    if rng.random() < 0.3:
+        data["host"] = "127.0.0.1"
+    return data
+
+
+def type_error_line(target: Path, data: dict[str, Any]) -> int | None:
+    """The line of arg_groups/validation_hook.py SGLang's own TypeError surfaces at (the
+    deepest frame of that file in its traceback) on `ServerArgs(model_path=target, tp_size=2,
+    **data)`, resolved, then its whole `check_server_args`; None where it raises no TypeError
+    (issue 23 s70g: graphfit cites that line)."""
+    record, _, _ = sglang_record(target, data)
+    if record is None:
+        return None
+    with sglang_stubs.imports():
+        from sglang.srt.arg_groups.validation_hook import check_server_args
+    try:
+        check_server_args(record)
+    except TypeError as exc:
+        frames = traceback.extract_tb(exc.__traceback__)
+        return next((f.lineno for f in reversed(frames)
+                     if f.filename.endswith("arg_groups/validation_hook.py")), None)
+    except (ValueError, AssertionError):
+        return None
+    return None
+
+
+# issue 23 s70g: wrongly typed values a Python caller may give, by field (SGLang's TypeError)
+TYPED_VALUES: dict[str, tuple[object, ...]] = {
+    **{name: (None, "1", [1]) for name in ("tokenizer_worker_num", "detokenizer_worker_num",
+                                           "mm_processor_worker_num", "mm_io_worker_num",
+                                           "schedule_conservativeness",
+                                           "kv_canary_sweep_interval")},
+    **{name: (5, ["tse", [1], 2, 3], ["tse", 1, None, 3], ["tse", 2, 1.5, [3]],
+              ["custom", 1, [2]], ["custom", None])
+       for name in ("prompt_tokens_buckets", "generation_tokens_buckets")},
+    "gc_threshold": (5, 1.5),
+}
+
+
+def draw_typed(rng: random.Random) -> dict[str, Any]:
+    """A MAPPINGS draw with one field given a wrongly typed value (TYPED_VALUES)."""
+    name = rng.choice(sorted(TYPED_VALUES))
+    return {**draw(rng), name: rng.choice(TYPED_VALUES[name])}
+
+
+def compare_type_line(target: Path, data: dict[str, Any]) -> tuple[str, str]:
+    """compare_live, and where SGLang's check raised a TypeError, "other" unless graphfit
+    cites the line SGLang's traceback ends on (`type_error_line`)."""
+    said, line = compare_live(target, data)
+    where = type_error_line(target, data)
+    if said == "agree" and where is not None and f"validation_hook.py:{where})" not in line:
+        said = "other"
+    return said, f"{line} [SGLang's TypeError at :{where}]"

@@ -42,16 +42,17 @@ FILE_ONLY: list[tuple[dict[str, Any], str | None]] = [
 ]
 LIVE_ONLY: list[tuple[dict[str, Any], str | None]] = [
     # a Python caller's wrongly typed field: SGLang's check raises TypeError there (s69j)
-    ({"tokenizer_worker_num": "2"}, "273-306, 385-437"),
-    ({"generation_tokens_buckets": ["tse", 2, 1.5, [3]]}, "273-306, 385-437"),
-    ({"prompt_tokens_buckets": 5}, "273-306, 385-437"),
-    ({"schedule_conservativeness": "0.3"}, "314-343"),
-    ({"gc_threshold": 5}, "359-378"),
+    # cited at its statement (issue 23 s70g; test_type_error_cites_sglangs_statement)
+    ({"tokenizer_worker_num": "2"}, "273"),
+    ({"generation_tokens_buckets": ["tse", 2, 1.5, [3]]}, "405"),
+    ({"prompt_tokens_buckets": 5}, "388"),
+    ({"schedule_conservativeness": "0.3"}, "314"),
+    ({"gc_threshold": 5}, "369"),
     ({"pp_size": 2, "min_free_slots_delay": 3, "gc_threshold": 5}, "165-169"),  # PP's first
     # a Python caller's explicit None, which SGLang compares (issue 23 s69v)
-    ({"tokenizer_worker_num": None}, "273-306, 385-437"),
-    ({"schedule_conservativeness": None}, "314-343"),
-    ({"kv_canary_sweep_interval": None}, "359-378"),
+    ({"tokenizer_worker_num": None}, "273"),
+    ({"schedule_conservativeness": None}, "314"),
+    ({"kv_canary_sweep_interval": None}, "374"),
     ({"port": None}, "359-362"),
     ({"kv_canary": None, "kv_canary_sweep_interval": 5}, None),
     ({"tokenizer_metrics_custom_labels_header": None,
@@ -124,3 +125,57 @@ def test_planted_rule_off_is_caught(target: Path, monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(ss, rule, lambda values: None)
     said, _ = COMPARES[route](target, FIXED[line][0])
     assert said == "differ"
+
+
+# issue 23 s70g: an SGLang file's `port` alone, its `--port` (argparse types the value the merger
+# writes; SGLang refuses the line where its parser does): (mapping, SGLang's words or None)
+PORT_FILES: list[tuple[dict[str, Any], str | None]] = [
+    ({"port": None}, "argument --port: invalid int value: 'None'"),
+    ({"port": "x", "host": "127.0.0.1"}, "argument --port: invalid int value: 'x'"),
+    ({"port": [8000, 8001]}, "unrecognized arguments: 8001"),
+    ({"port": 8000}, None), ({"port": "8000", "host": "127.0.0.1"}, None),
+]
+
+
+def test_file_port_alone_agrees(target: Path) -> None:
+    wrong = []
+    for data, words in PORT_FILES:
+        said, line = sso.compare_file(target, data)
+        if said != "agree" or (words is None) != ("SGLang None" in line) or (
+                words is not None and line.count(words) != 2):  # SGLang's and graphfit's
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_drawn_file_ports_agree(target: Path) -> None:
+    rng = random.Random(70)
+    wrong, refused = [], 0
+    for _ in range(5):
+        said, line = sso.compare_file(target, sso.draw_port(rng))
+        refused += "SGLang None" not in line
+        if said != "agree":
+            wrong.append(f"{said}: {line}")
+    assert not wrong, "\n".join(wrong)
+    assert 1 <= refused <= 4  # the draw reaches both answers
+
+
+# issue 23 s70g: wrongly typed live fields SGLang's check raises a TypeError on, one statement
+# each (the LIVE_ONLY ones and the rest of the buckets' conversions)
+TYPED: list[dict[str, Any]] = [
+    *(data for data, where in LIVE_ONLY if where is not None and "-" not in where),
+    {"detokenizer_worker_num": "1"}, {"mm_io_worker_num": None},
+    {"prompt_tokens_buckets": ["tse", [1], 2, 3]}, {"prompt_tokens_buckets": ["tse", 1, None, 3]},
+    {"generation_tokens_buckets": ["custom", 1, [2]]},
+]
+
+
+def test_type_error_cites_sglangs_statement(target: Path) -> None:
+    """graphfit's TypeError refusal names the line SGLang's own traceback ends on in
+    validation_hook.py, not its slot's range."""
+    wrong = []
+    for data in TYPED:
+        where = sso.type_error_line(target, data)
+        said, line = sso.compare_live(target, data)
+        if where is None or said != "agree" or f"validation_hook.py:{where})" not in line:
+            wrong.append(f"{where} {said}: {line}")
+    assert not wrong, "\n".join(wrong)
