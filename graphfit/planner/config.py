@@ -480,7 +480,8 @@ class EngineConfig:
             moe_disable_alltoallv: str | None = None,
             moe_can_use_deep_ep: str | None = None,
             dsa_learnable_sink: bool | None = None,
-            gelu_moe_target: bool = False) -> None: ...
+            gelu_moe_target: bool = False,
+            draft_mtp_experts_algo: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1684,6 +1685,11 @@ class EngineConfig:
     def gelu_moe_target(self) -> bool:
         """SglangOptions.gelu_moe_target."""
         return cast(bool, self._option("gelu_moe_target"))
+
+    @property
+    def draft_mtp_experts_algo(self) -> str | None:
+        """SglangOptions.draft_mtp_experts_algo."""
+        return cast("str | None", self._option("draft_mtp_experts_algo"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

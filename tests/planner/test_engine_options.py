@@ -344,6 +344,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_can_use_deep_ep": st.sampled_from([None, "", "1", "0", "true"]),  # s69o
     "dsa_learnable_sink": st.sampled_from([None, True, False]),  # s69m
     "gelu_moe_target": st.booleans(),  # s69l
+    "draft_mtp_experts_algo": st.sampled_from([None, "unlisted", "FP8", "NVFP4"]),  # s70d
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -628,6 +629,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "moe_can_use_deep_ep": st.sampled_from([1, True, b"1"]),  # s69o
     "dsa_learnable_sink": st.sampled_from([1, "true"]),  # s69m
     "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
+    "draft_mtp_experts_algo": st.sampled_from(["", 3, "x" * 41]),  # s70d
 }
 
 
@@ -959,6 +961,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dsa_backends": None,
         "nvfp4_ckpt_fp8_nextn_moe": False,
         "dsa_learnable_sink": None,
-        "gelu_moe_target": False}
+        "gelu_moe_target": False,
+        "draft_mtp_experts_algo": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2
