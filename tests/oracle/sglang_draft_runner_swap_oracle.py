@@ -31,6 +31,8 @@ DRAFTS: dict[str, tuple[str, dict[str, Any] | None, dict[str, Any] | None]] = {
     # (ValueError, quantization/modelopt_quant.py), so none is drawn
     "mtp_mixed_fp8_experts": ("qwen3_5_moe", None, mq._mixed(
         ("model.layers.0.mlp.experts", "NVFP4"), ("mtp.layers.0.mlp.experts", "FP8"))),
+    # a MIXED checkpoint with no NVFP4 layer loads as w4afp8 (W4AFp8MoEMethod makes no runner)
+    "dsv3_w4afp8": ("deepseek_v3", None, mq._mixed(("model.layers.3.mlp.experts", "FP8"))),
 }
 REQUESTS = ("humming", "flashinfer_cutedsl")
 

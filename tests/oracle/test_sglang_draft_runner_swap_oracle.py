@@ -29,6 +29,7 @@ CASES = (  # (draft, draft a2a, mode, draft runner, jit, SGLang refuses)
     ("mtp_fp8", "mooncake", "low_latency", "humming", False, True),
     ("dsv3_modelopt_fp8", "deepep", "low_latency", "humming", False, True),
     ("mtp_quark", "deepep", "low_latency", "humming", False, True),
+    ("dsv3_w4afp8", "deepep", "low_latency", "humming", False, True),
     # kept: fp8 keeps humming; each condition off: normal mode, JIT on, no draft a2a
     ("dsv3_fp8_block", "deepep", "low_latency", "humming", False, False),
     ("mtp_mixed", "deepep", "normal", "humming", False, False),
