@@ -20,6 +20,7 @@ from graphfit.inputs import (
     sglang_draft_layer_entries,
     sglang_gelu_target,
     sglang_longcat_rope,
+    sglang_mtp_mixed_experts,
     sglang_mtp_quant,
     sglang_target_layer_entries,
 )
@@ -53,7 +54,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
                if not (entries and s.field == "draft_build_failure")]
     return (targets + entries + longcat + _moe_class(values)
             + sglang_mtp_quant.settings(values)
-            + sglang_gelu_target.settings(values))  # s69l: a Gemma 4 MoE target
+            + sglang_gelu_target.settings(values)  # s69l: a Gemma 4 MoE target
+            + sglang_mtp_mixed_experts.settings(values))  # s70d: a MIXED MTP's experts
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

@@ -79,7 +79,7 @@ def dropped_method(cfg: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _checkpoint_config(path: Path, data: Mapping[str, Any]) -> Mapping[str, Any] | None:
+def checkpoint_config(path: Path, data: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """The config the draft's loader passes its quantization class: config.json's
     `quantization_config`, else the draft directory's hf_quant_config.json."""
     quant = hf_quantization_config(path, dict(data))
@@ -105,7 +105,7 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     built = MOE_DRAFTS.get(first) if first is not None else None
     if built is None or built[0] not in MTP_CLASSES:
         return []
-    cfg = _checkpoint_config(path, data)
+    cfg = checkpoint_config(path, data)
     dropped = dropped_method(cfg) if cfg is not None else None
     if dropped is None:
         return []
@@ -114,4 +114,4 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
                     f"({SITE})", FILE)]
 
 
-__all__ = ["SITE", "dropped_method", "settings"]
+__all__ = ["SITE", "checkpoint_config", "dropped_method", "settings"]

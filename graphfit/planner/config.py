@@ -481,7 +481,8 @@ class EngineConfig:
             moe_can_use_deep_ep: str | None = None,
             dsa_learnable_sink: bool | None = None,
             gelu_moe_target: bool = False,
-            moe_a2a_dtype: str | None = None) -> None: ...
+            moe_a2a_dtype: str | None = None,
+            draft_mtp_experts_algo: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1690,6 +1691,11 @@ class EngineConfig:
     def moe_a2a_dtype(self) -> str | None:
         """TrtllmOptions.moe_a2a_dtype."""
         return cast("str | None", self._option("moe_a2a_dtype"))
+
+    @property
+    def draft_mtp_experts_algo(self) -> str | None:
+        """SglangOptions.draft_mtp_experts_algo."""
+        return cast("str | None", self._option("draft_mtp_experts_algo"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

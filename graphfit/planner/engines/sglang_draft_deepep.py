@@ -72,8 +72,14 @@ Not where the draft class hands its layer no config (`NEXTN_DROPS`, `mtp_dropped
 `UNQUANTIZED_BLOCKS`), nor where DeepEPMoE takes its modern path first: a humming runner
 (:101-104), flashinfer_cutedsl with modelopt_fp4 / modelopt_mixed (:118-124).
 
+s70d: those two read the runner the quantization method reports, not the flag: a ModelOpt
+FP8, Quark FP8, W4AFP8 draft, and a MIXED Qwen3.5 / Qwen4-Exp MTP draft whose experts are
+FP8 or unlisted, run triton (or none) whatever humming / flashinfer_cutedsl was asked for,
+and still assert (graphfit.planner.engines.sglang_draft_runner_swap).
+
 Not restated: draft classes outside MOE_DRAFTS; the unquantized assert on a draft whose class
-drops a checkpoint's config (`NEXTN_DROPS`) other than s69d's DeepSeek-family modelopt_fp4 ones.
+drops a checkpoint's config (`NEXTN_DROPS`) other than the modelopt_fp4 ones (s69d: DeepSeek
+family; s70d: GLM-4.5, GLM-4.7-Flash, Bailing, sglang_draft_nextn_fp4.DROPPING_CLASSES).
 """
 
 from __future__ import annotations
@@ -85,6 +91,7 @@ from graphfit.planner.engines import sglang_class_picks as picks
 from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
 from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
 from graphfit.planner.engines import sglang_draft_nextn_fp4 as nextn_fp4
+from graphfit.planner.engines import sglang_draft_runner_swap as runner_swap
 from graphfit.planner.engines.sglang_deepep_class import (
     CUTEDSL_QUANTS,
     DEEP_GEMM_RUNNERS,
@@ -238,11 +245,17 @@ def quantized_problem(config: EngineSettings) -> str | None:
     if nextn_dropped(config, method):
         return None
     runner = draft_runner(config)
-    if runner is None or runner == "humming" or (
-            runner == "flashinfer_cutedsl" and method in CUTEDSL_QUANTS):
+    if runner is None:
+        return None
+    exempt = runner == "humming" or (runner == "flashinfer_cutedsl" and method in CUTEDSL_QUANTS)
+    swap = runner_swap.swapped(config, method, runner) if exempt else None  # s70d
+    if exempt and swap is None:
         return None
     target = config.moe_a2a_backend or "none"
     mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
+    if swap is not None:  # s70d: shorter, to name what the method runs within one line
+        return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (ep_moe/layer.py:"
+                f"168-178, JIT off): {name}'s {method} runs {swap}, not {runner}")
     return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (AssertionError, "
             f"layers/moe/ep_moe/layer.py:168-178: the draft's {name}, {method}, a2a {draft}, "
             f"JIT DeepGEMM off)")

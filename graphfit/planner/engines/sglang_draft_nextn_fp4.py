@@ -30,6 +30,12 @@ settled_method: a flag that clashes with the checkpoint gives the checkpoint's).
 restated: the HIP-only resolution that picks these draft backends (arg_groups/overrides.py:
 846-887); a GLM-5-Next checkpoint whose `ignore` lists the NextN layer (glm5_next_nextn.py:
 49-68: no config at all, so the variable never applies); Quark's NextN exclusion (:265-275).
+
+s70d: the GLM-4.5 / GLM-4.6 / GLM-4.7, GLM-4.7-Flash and Bailing NextN drafts drop a
+`modelopt_fp4` config too (`DROPPING_CLASSES`: models/glm4_moe_nextn.py:52-56,
+glm4_moe_lite_nextn.py:55-60, bailing_moe_nextn.py:84-88), with no FP8 override (the variable
+is read by DeepseekModelNextN alone, deepseek_nextn.py:66): their experts are always
+unquantized, so they meet the unquantized assert above, never the low-latency one.
 """
 
 from __future__ import annotations
@@ -50,17 +56,26 @@ NEXTN_CLASSES: dict[str, str] = {
     "GlmMoeDsaForCausalLMNextN": "models/glm4_moe.py:1288",
     "Glm5NextForConditionalGenerationNextN": "models/glm5_next_nextn.py:24",
 }
+# s70d: the NextN classes that drop a modelopt_fp4 config with no FP8 override -> where
+DROPPING_CLASSES: dict[str, str] = {
+    "Glm4MoeForCausalLMNextN": "glm4_moe_nextn.py:52-56",
+    "Glm4MoeLiteForCausalLMNextN": "glm4_moe_lite_nextn.py:55-60",
+    "BailingMoeForCausalLMNextN": "bailing_moe_nextn.py:84-88",
+}
 METHOD = "modelopt_fp4"  # ModelOptFp4Config.get_name, the name deepseek_nextn.py:75 compares
 
 
 def experts(config: EngineSettings, runner: str | None) -> str | None:
     """The config a NextN draft's experts are built with where the draft settles on
     modelopt_fp4 (module docstring): "fp8" (the variable and a deep_gemm `runner`) or "none";
-    None where this rule does not apply."""
-    if config.draft_moe_class not in NEXTN_CLASSES:
+    None where this rule does not apply. s70d: always "none" for `DROPPING_CLASSES`."""
+    name = config.draft_moe_class or ""
+    if name not in NEXTN_CLASSES and name not in DROPPING_CLASSES:
         return None
     if sglang_draft_quant.settled_method(config) != METHOD:
         return None
+    if name in DROPPING_CLASSES:
+        return "none"
     return "fp8" if config.nvfp4_ckpt_fp8_nextn_moe and runner == "deep_gemm" else "none"
 
 
@@ -86,9 +101,9 @@ def problem(config: EngineSettings, runner: str | None) -> str | None:
         return None
     if (config.draft_dtype or config.dtype) != "bfloat16":
         return None
+    site = DROPPING_CLASSES.get(name or "", "deepseek_nextn.py:75-79")
     return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, ep_moe/layer.py:"
-            f"135-147): {name} drops modelopt_fp4 (deepseek_nextn.py:75-79), a2a {a2a}, "
-            f"JIT off")
+            f"135-147): {name} drops modelopt_fp4 ({site}), a2a {a2a}, JIT off")
 
 
-__all__ = ["METHOD", "NEXTN_CLASSES", "experts", "problem"]
+__all__ = ["DROPPING_CLASSES", "METHOD", "NEXTN_CLASSES", "experts", "problem"]

@@ -659,6 +659,12 @@ class SglangOptions(EngineOptions):
         (models/gemma4_causal.py:640-653, 236, 285-295): under a DeepGEMM runner its build
         meets DeepGemmRunnerCore's SiLU assert (graphfit.planner.engines.
         sglang_draft_gelu_runner.target_problem; issue 23 s69l).
+    draft_mtp_experts_algo: a ModelOpt MIXED_PRECISION Qwen3.5 / Qwen4-Exp MTP draft's
+        `quantized_layers` algorithm for its experts, `mtp.layers.0.mlp.experts`, as
+        `_resolve_quant_algo` finds it (modelopt_quant.py:978-1008), "unlisted" where no entry
+        names them (graphfit.inputs.sglang_mtp_mixed_experts): FP8 or unlisted experts run
+        triton whatever humming / flashinfer_cutedsl was asked for
+        (graphfit.planner.engines.sglang_draft_runner_swap; issue 23 s70d). None: not read.
     """
 
     engine: ClassVar[str] = "sglang"
@@ -858,6 +864,7 @@ class SglangOptions(EngineOptions):
     nvfp4_ckpt_fp8_nextn_moe: bool = False
     dsa_learnable_sink: bool | None = None
     gelu_moe_target: bool = False
+    draft_mtp_experts_algo: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1072,6 +1079,10 @@ class SglangOptions(EngineOptions):
         if self.dsa_learnable_sink is not None:  # issue 23 s69m
             true_false("dsa_learnable_sink", self.dsa_learnable_sink)
         true_false("gelu_moe_target", self.gelu_moe_target)  # issue 23 s69l
+        algo = self.draft_mtp_experts_algo  # issue 23 s70d
+        if algo is not None and (not isinstance(algo, str) or not 0 < len(algo) <= 40):
+            raise ConfigError(f"draft_mtp_experts_algo: expected an algorithm name or "
+                              f"unlisted, got {excerpt(algo)}")
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
