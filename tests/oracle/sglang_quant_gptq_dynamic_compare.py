@@ -452,6 +452,8 @@ GROK_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "grok_residual_skip_then_bad": (f"{GROK}:residual", False, {**_BASE, "dynamic": {
         r"-:.*_proj$": {}, r".*down_proj": {"bits": 3}}}),
     "grok_triton_no_map": (f"{GROK}+triton", False, {**_BASE, "dynamic": {}}),
+    "grok_triton_o_proj_first": (f"{GROK}+triton", False, {**_BASE, "dynamic": {
+        r".*o_proj": {"bits": 3}}}),
     "grok_triton_residual_after_experts": (f"{GROK}:residual+triton", False, {
         **_BASE, "dynamic": {r".*gate_up_proj": {"bits": 3}}}),
     "grok_alias_o_proj_3bit": (GROKS[1], False, {**_BASE, "dynamic": {
