@@ -37,6 +37,10 @@ assert the auto runner. Its layers are named `layers.N`, without the `model.` th
 classes have (`make_pp_layers(..., prefix="layers")`, :298-303), so a `model.layers.N` pattern
 matches none of them; its lm_head is a ParallelLMHead without a quant config (:355-357), so
 `lm_head: true` quantizes nothing.
+Issue 23 s70i: PhiMoE (graphfit.inputs.sglang_quant_gptq_moe_walks, where the walks of the
+further MoE classes live): Mixtral's parts under `model.layers.N`, and an lm_head that
+`lm_head: true` quantizes even when tied; Grok, whose layers' linears carry no layer index
+(`attn.o_proj`), its residual MLP bare `gate_up_proj` / `down_proj`.
 Other architectures: not checked. A map SGLang stops on with its own
 TypeError / AttributeError / ZeroDivisionError / re.error (a non-mapping map or entry, bits
 0, a bad pattern) is left to it.
@@ -49,6 +53,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from graphfit.inputs import sglang_quant_gptq_deepseek as deepseek
+from graphfit.inputs import sglang_quant_gptq_moe_walks as moe_walks
 from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import ConfigError, excerpt
 
@@ -73,7 +78,9 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  *deepseek.ARCHITECTURES,
                  # issue 23 s69g: Mixtral's attention linears; experts and gate read no override
                  # (models/mixtral.py:85-109, 157-173)
-                 MIXTRAL)
+                 MIXTRAL,
+                 # issue 23 s70i: the walks of graphfit.inputs.sglang_quant_gptq_moe_walks
+                 *moe_walks.ARCHITECTURES)
 _ATTENTION = ("self_attn.qkv_proj", "self_attn.o_proj")
 # s69g: Mixtral's routed experts, after its attention in each layer (models/mixtral.py:227-235)
 MIXTRAL_EXPERTS = ".block_sparse_moe.experts"
@@ -154,13 +161,16 @@ def problem(method: str, spec: Mapping[str, Any], data: Mapping[str, Any],
     shared_size = data.get("shared_expert_intermediate_size", QWEN2_MOE_SHARED)
     if not isinstance(shared_size, int):
         return None
-    walk = _mixtral_walk(layers) if arch[0] == MIXTRAL \
-        else _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
-        else _qwen_moe_walk(prefixes(layers, quant_head, str(arch[0]), shared_size > 0)) \
-        if arch[0] in _PARTS else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
+    # s70i: PhiMoE's lm_head reads `lm_head` whether tied or not (its own module)
+    walk = moe_walks.walk(str(arch[0]), data, layers, bool(spec.get("lm_head", False)))
+    if walk is None:
+        walk = _mixtral_walk(layers) if arch[0] == MIXTRAL \
+            else _deepseek_walk(data, layers, quant_head) if arch[0] in deepseek.ARCHITECTURES \
+            else _qwen_moe_walk(prefixes(layers, quant_head, str(arch[0]), shared_size > 0)) \
+            if arch[0] in _PARTS else prefixes(layers, quant_head, str(arch[0]), shared_size > 0)
     try:
         for prefix in walk:
-            if prefix.endswith((deepseek.EXPERTS, MIXTRAL_EXPERTS)):  # s69g: Mixtral's
+            if prefix.endswith((deepseek.EXPERTS, MIXTRAL_EXPERTS, moe_walks.EXPERTS)):  # s69g
                 if runner_given(line):
                     return _runner_refusal(method, line, prefix)  # s68r
                 continue

@@ -21,6 +21,7 @@ import tempfile
 import types
 from pathlib import Path
 
+from tests.oracle.before_tree import frozen
 from tests.oracle.measure_root import print_fixed_and_generated
 
 VERDICTS = ("layer", "built", "other", "shared", "copy",  # s66q: "shared"; s67q: "copy"
@@ -32,7 +33,8 @@ def _before(count: int, seed: int, root: str) -> None:
     is `root`'s and whose `tests` is this tree's."""
     here = Path(__file__).resolve().parents[2]
     with tempfile.TemporaryDirectory(prefix="graphfit-before-") as shim:
-        os.symlink(Path(root) / "graphfit", Path(shim) / "graphfit")
+        # s70i: the before tree's committed graphfit (tests.oracle.before_tree.frozen)
+        os.symlink(Path(frozen(root)) / "graphfit", Path(shim) / "graphfit")
         os.symlink(here / "tests", Path(shim) / "tests")
         done = subprocess.run([sys.executable, "-m", __spec__.name, str(count), str(seed)],
                               env={**os.environ, "PYTHONPATH": shim}, capture_output=True,

@@ -65,6 +65,14 @@ MOE = "Qwen3MoeForCausalLM"
 # issue 23 s69g: Mixtral (models/mixtral.py), every layer sparse, 8 local experts
 MIXTRAL = "MixtralForCausalLM"
 _MIXTRAL_FIELDS = {"num_local_experts": 8, "rope_theta": 10000.0}
+# issue 23 s70i: PhiMoE (models/phimoe.py), Mixtral's layout under `model.layers.N`, its
+# lm_head built with the quant config whether tied or not
+PHIMOE = "PhiMoEForCausalLM"
+# s70i: Grok (models/grok.py) as Grok-2's checkpoint writes it (model_type "git"); the alias
+# ":residual" adds its residual MoE's dense MLP, ":e0" sets num_local_experts 0 and
+# ":noexperts" leaves the key out
+GROK = "Grok1ForCausalLM"
+GROKS = (GROK, "Grok1ModelForCausalLM")  # the second an alias (grok.py:1014-1017)
 # issue 23 s64q: Qwen2-MoE, written with a shared expert of 128 (th._BASE); its aliases
 # "Qwen2MoeForCausalLM:0" (shared_expert_intermediate_size 0: no shared expert) and
 # "Qwen2MoeForCausalLM:absent" (the key left out: HF's default 5632) are the same class
@@ -133,12 +141,17 @@ ARCHITECTURES = ("LlamaForCausalLM", "Qwen2ForCausalLM", "Qwen3ForCausalLM",
                  f"{MOE}+trtllm", f"{MOE}+triton", f"{QWEN2_MOE}+trtllm",
                  f"{QWEN2_MOE}:0+triton",
                  # issue 23 s69g: Mixtral, with no runner and under a named one
-                 MIXTRAL, f"{MIXTRAL}+trtllm", f"{MIXTRAL}+triton")
+                 MIXTRAL, f"{MIXTRAL}+trtllm", f"{MIXTRAL}+triton",
+                 # issue 23 s70i: PhiMoE, with no runner and under a named one
+                 PHIMOE, f"{PHIMOE}+trtllm", f"{PHIMOE}+triton",
+                 GROK, f"{GROK}:residual", f"{GROK}+triton", f"{GROK}:residual+triton")
 # s63q: Qwen3-MoE's expert fields on the dense shapes (its layout is resolved on Qwen3's dir)
 _MOE_FIELDS = {"num_experts": 8, "moe_intermediate_size": 128, "num_experts_per_tok": 2,
                "decoder_sparse_step": 1, "norm_topk_prob": True, "mlp_only_layers": []}
 _LAYOUTS = {MOE: "Qwen3ForCausalLM", QWEN2_MOE: "Qwen2ForCausalLM",  # TP 1 alike
-            MIXTRAL: "LlamaForCausalLM"}  # s69g: no server-args hook names Mixtral
+            MIXTRAL: "LlamaForCausalLM",  # s69g: no server-args hook names Mixtral
+            # s70i: nor PhiMoE, nor Grok
+            PHIMOE: "LlamaForCausalLM", **dict.fromkeys(GROKS, "LlamaForCausalLM")}
 
 
 def _base(architecture: str) -> str:
@@ -175,6 +188,10 @@ def _model_type(architecture: str) -> str:
         return "deepseek_v32" if _class(architecture) == DSV32 else "glm_moe_dsa"
     if _class(architecture) == MIXTRAL:  # s69g
         return "mixtral"
+    if _class(architecture) == PHIMOE:  # s70i
+        return "phimoe"
+    if _class(architecture) in GROKS:  # s70i: Grok-2's config.json
+        return "git"
     return "qwen3_moe" if _class(architecture) == MOE else th.MODEL_TYPES[_class(architecture)]
 
 
@@ -182,6 +199,8 @@ def _module(architecture: str) -> str:
     """The sglang.srt.models module of the class (s66q: DeepSeek-V3's is deepseek_v2)."""
     if _class(architecture) == GLM5:  # s67q: glm4_moe.py:1284
         return "glm4_moe"
+    if _class(architecture) in GROKS:  # s70i
+        return "grok"
     return "deepseek_v2" if _class(architecture) in (DSV3, DSV2, DSV32) \
         else _model_type(architecture)
 
@@ -191,7 +210,15 @@ def _config(architecture: str, tied: bool) -> dict[str, Any]:
     name = _class(architecture)
     config = {"architectures": [name], "model_type": _model_type(architecture),
               "tie_word_embeddings": tied, **th._BASE, **(_MOE_FIELDS if name == MOE else {}),
-              **(_MIXTRAL_FIELDS if name == MIXTRAL else {})}  # s69g
+              **(_MIXTRAL_FIELDS if name in (MIXTRAL, PHIMOE, *GROKS) else {})}  # s69g; s70i
+    if name in GROKS:  # s70i: Grok's residual MoE (a dense MLP beside the experts); ":e0"
+        alias = _base(architecture).partition(":")[2]  # no experts, ":noexperts" no key
+        config["residual_moe"] = alias == "residual"
+        if alias == "e0":
+            config["num_local_experts"] = 0
+        elif alias == "noexperts":
+            del config["num_local_experts"]
+        return config
     shared = _base(architecture).partition(":")[2]  # s64q: Qwen2-MoE's shared expert size
     if name in (DSV3, DSV2, DSV32, GLM5):  # s66q; s67q: the DSA classes
         dsa = _DSA_FIELDS if name in (DSV32, GLM5) and shared != "default" else {}
@@ -389,6 +416,55 @@ MIXTRAL_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
     "mixtral_triton_no_map": (f"{MIXTRAL}+triton", False, {**_BASE, "dynamic": {}}),
 }
 FIXED.update(MIXTRAL_LINES)
+# s70i: PhiMoE: Mixtral's parts under `model.layers.N`; its lm_head reads the map where
+# `lm_head: true`, tied or not (models/phimoe.py:467-476)
+_PHIMOE_O_PROJ_1 = {**_BASE, "dynamic": {r"model\.layers\.1\.self_attn\.o_proj": {"bits": 3}}}
+_HEAD_2BIT = {**_BASE, "lm_head": True, "dynamic": {"lm_head": {"bits": 2}}}
+PHIMOE_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "phimoe_o_proj_3bit": (PHIMOE, False, {**_BASE, "dynamic": {r"+:.*o_proj": {"bits": 3}}}),
+    "phimoe_experts_gate_3bit": (PHIMOE, False, {**_BASE, "dynamic": {
+        r".*block_sparse_moe.*": {"bits": 3}}}),
+    "phimoe_head_quantized": (PHIMOE, False, _HEAD_2BIT),
+    "phimoe_head_tied": (PHIMOE, True, _HEAD_2BIT),
+    "phimoe_head_unquantized": (PHIMOE, False, {**_BASE, "dynamic": {"lm_head": {"bits": 2}}}),
+    "phimoe_layer1_asym": (PHIMOE, False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\.self_attn\.qkv_proj": {"sym": False}}}),
+    "phimoe_bare_prefix_matches_none": (PHIMOE, False, {**_BASE, "dynamic": {
+        r"layers\.1\..*": {"bits": 3}}}),
+    "phimoe_runner_o_proj0_first": (f"{PHIMOE}+trtllm", False, {**_BASE, "dynamic": {
+        r"model\.layers\.0\.self_attn\.o_proj": {"bits": 3}}}),
+    "phimoe_runner_experts_then_o_proj1": (f"{PHIMOE}+trtllm", False, _PHIMOE_O_PROJ_1),
+    "phimoe_triton_experts_then_o_proj1": (f"{PHIMOE}+triton", False, _PHIMOE_O_PROJ_1),
+    "phimoe_triton_no_map": (f"{PHIMOE}+triton", False, {**_BASE, "dynamic": {}}),
+}
+FIXED.update(PHIMOE_LINES)
+# s70i: Grok: its layers' linears carry no prefix of their own (`attn.o_proj` in every layer,
+# grok.py:655-668), the residual MLP's bare `gate_up_proj` / `down_proj`; no lm_head reads it
+GROK_LINES: dict[str, tuple[str, bool, dict[str, Any]]] = {
+    "grok_o_proj_3bit": (GROK, False, {**_BASE, "dynamic": {r"+:.*o_proj": {"bits": 3}}}),
+    "grok_attn_asym": (GROK, False, {**_BASE, "dynamic": {r"attn\.qkv_proj": {"sym": False}}}),
+    "grok_model_prefix_matches_none": (GROK, False, {**_BASE, "dynamic": {
+        r"model\.layers\.1\..*": {"bits": 3}}}),
+    "grok_head_unquantized": (GROK, False, _HEAD_2BIT),
+    "grok_mlp_without_residual": (GROK, False, {**_BASE, "dynamic": {r".*down_proj": {"bits": 3}}}),
+    "grok_residual_down_3bit": (f"{GROK}:residual", False, {**_BASE, "dynamic": {
+        r".*down_proj": {"bits": 3}}}),
+    "grok_residual_skip_then_bad": (f"{GROK}:residual", False, {**_BASE, "dynamic": {
+        r"-:.*_proj$": {}, r".*down_proj": {"bits": 3}}}),
+    "grok_triton_no_map": (f"{GROK}+triton", False, {**_BASE, "dynamic": {}}),
+    "grok_triton_o_proj_first": (f"{GROK}+triton", False, {**_BASE, "dynamic": {
+        r".*o_proj": {"bits": 3}}}),
+    "grok_triton_residual_after_experts": (f"{GROK}:residual+triton", False, {
+        **_BASE, "dynamic": {r".*gate_up_proj": {"bits": 3}}}),
+    "grok_alias_o_proj_3bit": (GROKS[1], False, {**_BASE, "dynamic": {
+        r".*o_proj": {"bits": 8, "sym": False}}}),
+    "grok_e0_o_proj_3bit": (f"{GROK}:e0", False, {**_BASE, "dynamic": {r".*o_proj": {"bits": 3}}}),
+    "grok_e0_down_3bit": (f"{GROK}:e0", False, {**_BASE, "dynamic": {r".*down_proj": {"bits": 3}}}),
+    "grok_noexperts_o_proj_3bit": (f"{GROK}:noexperts", False, {**_BASE, "dynamic": {
+        r".*o_proj": {"bits": 3}}}),
+    "grok_e0_triton_no_map": (f"{GROK}:e0+triton", False, {**_BASE, "dynamic": {}}),
+}
+FIXED.update(GROK_LINES)
 
 
 @functools.cache
@@ -477,7 +553,7 @@ def built(architecture: str, tied: bool, folder: str, spec: dict[str, Any],
             asked.append(prefix)
             real(cfg, prefix)
 
-        with one_rank_on_meta(module), _deepseek_glue(deepseek), \
+        with one_rank_on_meta(module), _deepseek_glue(deepseek or _class(architecture) in GROKS), \
                 mock.patch.object(quant_utils, "override_config", watched):
             try:
                 model_class = getattr(module, _class(architecture))
@@ -648,7 +724,8 @@ _PATTERNS = ("-:.*", r"+:.*down_proj", r".*\.mlp\..*", r"model\.layers\.1\..*", 
              r".*shared_experts\..*", r"model\.layers\.[02]\.mlp\..*",  # s66q
              r".*indexer\.wq_b", r".*indexer\.wk$", r".*indexer.*",
              r"model\.layers\.2\.self_attn\..*",  # s67q
-             r".*block_sparse_moe.*", r"layers\.1\..*")  # s69g
+             r".*block_sparse_moe.*", r"layers\.1\..*",  # s69g
+             r"attn\..*", r".*gate_up_proj")  # s70i: Grok's bare prefixes
 _ENTRIES: tuple[object, ...] = ({"bits": 3}, {"bits": 8}, {"sym": False}, {"bits": 4, "sym": True},
                                 {"group_size": 64}, {}, False, {"bits": 0}, {"bits": True},
                                 {"bits": 8, "sym": False}, {"bits": 2}, {"bits": 3}, {"sym": False},

@@ -1,6 +1,6 @@
 """graphfit == SGLang 0.5.23 on GPTQ Marlin's per-module `dynamic` overrides (restated by
 graphfit.inputs.sglang_quant_gptq_dynamic): SGLang's own Llama / Qwen2 / Qwen3 (and, s63q,
-Qwen3-MoE; s64q, Qwen2-MoE; s66q, DeepSeek-V2 / V3) classes built
+Qwen3-MoE; s64q, Qwen2-MoE; s66q, DeepSeek-V2 / V3; s69g, Mixtral; s70i, PhiMoE, Grok) classes built
 on the meta device with its GPTQMarlinConfig (tests.oracle.sglang_quant_gptq_dynamic_compare).
 
 Judged: where the build refuses an override's (bits, sym), graphfit refuses citing
@@ -22,6 +22,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from graphfit.inputs import sglang_quant_config_file as qf  # noqa: E402
 from graphfit.inputs import sglang_quant_gptq_dynamic as gptq_dynamic  # noqa: E402
+from graphfit.inputs import sglang_quant_gptq_moe_walks as moe_walks  # noqa: E402
 from tests.oracle import sglang_quant_gptq_dynamic_compare as dc  # noqa: E402
 from tests.oracle.agreement import agreed  # noqa: E402
 
@@ -43,7 +44,8 @@ def test_fixed_lines_agree() -> None:
              and name not in dc.GATE_LINES and name not in dc.AWQ_LINES  # s68q: below
              and name not in dc.RUNNER_LINES  # s68r: below
              and name not in dc.QWEN_RUNNER_LINES  # s68g: below
-             and name not in dc.MIXTRAL_LINES]  # s69g: below
+             and name not in dc.MIXTRAL_LINES  # s69g: below
+             and name not in dc.PHIMOE_LINES and name not in dc.GROK_LINES]  # s70i: below
     verdicts = agreed([dc.FIXED[name] for name in names], dc.compare)
     assert verdicts.count("layer") >= 3 and verdicts.count("built") >= 5, verdicts
     # s66q: the DeepSeek lines left here reach both verdicts (the plants' add "shared")
@@ -434,3 +436,77 @@ def test_a_config_file_plant_is_caught(plant: str, monkeypatch: pytest.MonkeyPat
         caught = [0, 1, 2]
     verdicts = _file_verdicts()
     assert all(verdicts[index] != "agree" for index in caught), (plant, verdicts)
+
+
+def test_phimoe_lines_agree() -> None:
+    """s70i: PhiMoE (models/phimoe.py): Mixtral's parts under `model.layers.N`; its lm_head
+    reads the map where `lm_head: true`, tied or not (:467-478). Under a named runner layer
+    0's attention is refused first, then the experts assert the auto runner; with a found
+    file's gptq_marlin, flashinfer_trtllm is refused by the server arguments first."""
+    lines = list(dc.PHIMOE_LINES.values())
+    inline = agreed(lines, dc.compare)
+    found = agreed(lines, lambda *line: dc.compare(*line, found=True))
+    assert inline == ["layer", "built", "layer", "layer", "built", "layer", "built", "layer",
+                      "runner", "runner", "runner"], inline
+    assert found == [*inline[:7], "other", "other", "runner", "runner"], found
+
+
+def test_grok_lines_agree() -> None:
+    """s70i: Grok (models/grok.py): every layer's attention is `attn.qkv_proj` / `attn.o_proj`
+    (no layer index), the residual MLP's `gate_up_proj` / `down_proj` follow the experts, no
+    lm_head reads the map; num_local_experts 0 stops after layer 0's attention, a missing
+    key before any layer."""
+    lines = list(dc.GROK_LINES.values())
+    inline = agreed(lines, dc.compare)
+    assert inline == ["layer", "layer", "built", "built", "built", "layer", "built", "runner",
+                      "layer", "runner", "layer", "layer", "other", "other", "other"], inline
+    found = agreed(lines[-8:-4], lambda *line: dc.compare(*line, found=True))
+    assert found == ["runner", "layer", "runner", "layer"], found
+
+
+_REAL_PHIMOE, _REAL_GROK = moe_walks.phimoe, moe_walks.grok
+
+
+def _plant(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One of the PhiMoE / Grok walk mistakes the compare must catch (s70i)."""
+    if plant == "phimoe as mixtral":
+        monkeypatch.setattr(moe_walks, "phimoe", lambda layers, head: (
+            prefix.removeprefix("model.") for prefix in _REAL_PHIMOE(layers, head)))
+    elif plant == "phimoe head only untied":
+        monkeypatch.setattr(moe_walks, "phimoe", lambda layers, head: _REAL_PHIMOE(layers, False))
+    elif plant == "phimoe experts not walked":
+        monkeypatch.setattr(moe_walks, "phimoe", lambda layers, head: (
+            prefix for prefix in _REAL_PHIMOE(layers, head)
+            if not prefix.endswith(moe_walks.EXPERTS)))
+    elif plant == "not judged":
+        monkeypatch.setattr(gptq_dynamic, "ARCHITECTURES", tuple(
+            arch for arch in gptq_dynamic.ARCHITECTURES if arch not in moe_walks.ARCHITECTURES))
+    elif plant == "grok indexed":
+        monkeypatch.setattr(moe_walks, "grok", lambda layers, experts, residual: (
+            f"model.layers.0.self_attn.{prefix.removeprefix('attn.')}" if "attn" in prefix
+            else prefix for prefix in _REAL_GROK(layers, experts, residual)))
+    elif plant == "grok residual ignored":
+        monkeypatch.setattr(moe_walks, "grok", lambda layers, experts, residual: _REAL_GROK(
+            layers, experts, False))
+    elif plant == "grok experts defaulted":
+        monkeypatch.setattr(moe_walks, "grok", lambda layers, experts, residual: _REAL_GROK(
+            layers, experts if isinstance(experts, int) and experts > 0 else 8, residual))
+
+
+@pytest.mark.parametrize(("plant", "name"), [
+    ("phimoe as mixtral", "phimoe_layer1_asym"),
+    ("phimoe head only untied", "phimoe_head_tied"),
+    ("phimoe experts not walked", "phimoe_triton_experts_then_o_proj1"),
+    ("not judged", "phimoe_o_proj_3bit"), ("not judged", "grok_attn_asym"),
+    ("grok indexed", "grok_attn_asym"), ("grok residual ignored", "grok_residual_down_3bit"),
+    ("grok experts defaulted", "grok_e0_triton_no_map"),
+    ("grok experts defaulted", "grok_noexperts_o_proj_3bit")])
+def test_a_phimoe_or_grok_plant_is_caught(plant: str, name: str,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """s70i: PhiMoE walked as Mixtral (no `model.`), its tied lm_head taken as unquantized, its
+    experts not walked; Grok's linears given a layer index, its residual MLP not walked, a
+    missing or zero expert count walked as 8; either class left out: graphfit refuses what
+    SGLang builds, plans what it refuses, or names a layer it never reaches."""
+    _plant(plant, monkeypatch)
+    verdict, bad = dc.compare(*dc.FIXED[name])
+    assert bad is not None, (plant, name, verdict)
