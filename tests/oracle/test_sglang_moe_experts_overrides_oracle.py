@@ -31,17 +31,21 @@ from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
 from tests.oracle import test_sglang_qwen_moe_experts_oracle as tq  # noqa: E402
 from tests.oracle import test_sglang_sparse_moe_experts_oracle as ts  # noqa: E402
+from tests.oracle import test_sglang_sparse_moe_split_oracle as sm  # noqa: E402
 from tests.oracle.sglang_draft_build import NEXTN_DRAFTS  # noqa: E402
 
 CONFIGS: dict[str, dict[str, Any]] = {
     "qwen3": {**tq.QWEN3, "shared_expert_intermediate_size": 512},
     "qwen2": tq.QWEN2,
     "deepseek_v3": NEXTN_DRAFTS["deepseek_v3"], "glm4_moe": NEXTN_DRAFTS["glm4_moe"],
+    "qwen3_next": NEXTN_DRAFTS["qwen3_next"],  # SGLang's own Qwen3NextConfig
 }
 COUNT_NAME = {"qwen3": "num_experts", "qwen2": "num_experts",
-              "deepseek_v3": "n_routed_experts", "glm4_moe": "n_routed_experts"}
+              "deepseek_v3": "n_routed_experts", "glm4_moe": "n_routed_experts",
+              "qwen3_next": "num_experts"}
 KIND_OF = {"Qwen3MoeForCausalLM": "qwen3", "Qwen2MoeForCausalLM": "qwen2",
-           "DeepseekV3ForCausalLM": "deepseek_v3", "Glm4MoeForCausalLM": "glm4_moe"}
+           "DeepseekV3ForCausalLM": "deepseek_v3", "Glm4MoeForCausalLM": "glm4_moe",
+           "Qwen3NextForCausalLM": "qwen3_next"}
 _DRAWN = tempfile.TemporaryDirectory(prefix="graphfit-moe-experts-overrides-")
 # (kind, config.json fields over the class's base, override object, argv)
 Case = tuple[str, dict[str, Any], dict[str, Any], tuple[str, ...]]
@@ -65,6 +69,8 @@ FIXED: tuple[Case, ...] = (
     ("deepseek_v3", {"n_routed_experts": 2}, {"num_local_experts": 8}, TP4),
     ("glm4_moe", {"n_routed_experts": 2}, {"num_local_experts": 4}, TP4),
     ("glm4_moe", {"n_routed_experts": 4}, {"n_routed_experts": 2}, TP4),
+    ("qwen3_next", {"num_experts": 2}, {"num_experts": 8}, TP4),
+    ("qwen3_next", {"num_experts": 8}, {"num_experts": 2}, TP4),
 )
 
 
@@ -92,7 +98,8 @@ def _block(model: Path, overrides: dict[str, Any]) -> Any:
         config = get_config(str(model), trust_remote_code=False,
                             model_override_args=overrides or None)
         kind = KIND_OF[config.architectures[0]]
-        block = tq._block(kind) if kind in ("qwen3", "qwen2") else ts._block(kind)
+        block = (tq._block(kind) if kind in ("qwen3", "qwen2") else
+                 sm._qwen3_next_block if kind == "qwen3_next" else ts._block(kind))
         block(config, quant)
     return build
 
