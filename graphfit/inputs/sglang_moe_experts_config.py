@@ -25,7 +25,9 @@ Those rules read config.json as written, so they missed two things SGLang does:
    fails, layers/moe/fused_moe_triton/layer.py:414).
 
 The count is written back under every name, so a rule reading either spelling sees SGLang's
-value. Other model types: config.json with the override args applied, unchanged.
+value. Other model types: config.json with the override args applied, unchanged; Beam's
+class refusals (`sglang_beam_build.line`) read the target through `target` too, so an
+`architectures` override naming Beam meets them in a config file and live as on a line.
 """
 
 from __future__ import annotations

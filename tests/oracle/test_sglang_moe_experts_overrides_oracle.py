@@ -208,3 +208,80 @@ def test_drawn_lines_agree(kind: str, written: int, name: str, value: int, tp: i
     overrides = {} if not name else {COUNT_NAME[kind] if name == "field" else name: value}
     argv: tuple[str, ...] = ("--tp-size", str(tp)) + (("--ep-size", "2") if ep > 1 else ())
     compare((kind, {COUNT_NAME[kind]: written}, overrides, argv), Path(_DRAWN.name))
+
+
+# Beam's class refusals (graphfit.inputs.sglang_beam_build) on a target the override args
+# make Beam: a Beam config.json (SGLang's BeamConfig) naming Qwen3-MoE's class, overridden
+BEAM = {"architectures": ["BeamForCausalLM"]}
+
+
+def beam_dir(root: Path) -> Path:
+    from tests.oracle import sglang_beam_build_oracle as bo
+
+    folder = root / "beam-as-qwen3"
+    folder.mkdir(parents=True, exist_ok=True)
+    data = {**bo.BEAM, "architectures": ["Qwen3MoeForCausalLM"]}
+    (folder / "config.json").write_text(json.dumps(data))
+    return folder
+BEAM_LINES: tuple[tuple[dict[str, Any], tuple[str, ...]], ...] = (
+    (BEAM, ("--tp-size", "4", "--moe-dense-tp-size", "1")),
+    (BEAM, ("--tp-size", "4", "--ep-size", "4", "--ep-num-redundant-experts", "2")),
+    (BEAM, ("--tp-size", "4")),
+    ({}, ("--tp-size", "4", "--moe-dense-tp-size", "1")),
+)
+
+
+def beam_theirs(model: Path, overrides: dict[str, Any], argv: tuple[str, ...]) -> str | None:
+    """SGLang on the line: "Rejected: ..." where resolution refuses, Beam's
+    NotImplementedError with its site where the overridden config names Beam and its class
+    raises (tests.oracle.sglang_beam_build_oracle's glue), else None."""
+    import traceback
+
+    from tests.oracle import sglang_beam_build_oracle as bo
+
+    r = so.resolve(["--model-path", str(model), *line(overrides, argv)])
+    if not isinstance(r, so.Resolved):
+        return f"Rejected: {getattr(r, 'text', r)}"
+    with so.sglang_stubs.stubbed(), so.published(r):
+        import sglang.srt.models.beam as beam
+        from sglang.srt.utils.hf_transformers_utils import get_config
+
+        config = get_config(str(model), trust_remote_code=False,
+                            model_override_args=overrides or None)
+        if config.architectures[0] != "BeamForCausalLM":
+            return None
+        saved = beam.BeamModel
+        beam.BeamModel = bo._stop  # stop where the layers' build begins (beam.py:1319)
+        try:
+            beam.BeamForCausalLM(config, quant_config=None)
+        except bo._Reached:
+            return None
+        except NotImplementedError as exc:
+            frame = traceback.extract_tb(exc.__traceback__)[-1]
+            site = frame.filename.split("/sglang/srt/", 1)[-1]
+            return f"build: NotImplementedError: {exc} @ {site}:{frame.lineno}"
+        finally:
+            beam.BeamModel = saved
+    raise AssertionError("unreachable")
+
+
+@pytest.mark.parametrize(("overrides", "argv"), BEAM_LINES)
+def test_beam_override_lines_agree(overrides: dict[str, Any], argv: tuple[str, ...],
+                                   root: Path) -> None:
+    """A pasted line and graphfit's config file (and, on the first line, the live ServerArgs):
+    refused where Beam's class raises (pasted: citing its line), planned where it builds or
+    the target is not Beam (SGLang's Beam class not built: the last line)."""
+    model = beam_dir(root)
+    theirs = beam_theirs(model, overrides, argv)
+    tq.judged(model, line(overrides, argv), theirs, ("beam", overrides))
+    code = _file_answer(model, overrides, argv, root)
+    assert (theirs is None) == (code == 0), (overrides, argv, theirs, code)
+    if overrides == BEAM and argv == BEAM_LINES[0][1]:
+        assert theirs is not None and "beam.py" in theirs, theirs
+        from graphfit.integrations.sglang import from_sglang
+        from graphfit.planner.core.errors import ConfigError
+
+        r = so.resolve(line(overrides, argv), model=str(model))
+        assert isinstance(r, so.Resolved), r
+        with pytest.raises(ConfigError, match="BeamForCausalLM"):  # the live ServerArgs
+            from_sglang(r.record, environ={}, max_num_seqs=8, gpu_memory_gb=80.0)
