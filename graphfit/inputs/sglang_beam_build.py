@@ -29,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from graphfit.inputs.model_config import local_config
+from graphfit.inputs import sglang_moe_experts_config
 from graphfit.planner.core.errors import ConfigError, excerpt
 
 BEAM = "BeamForCausalLM"  # models/beam.py:1283
@@ -126,7 +126,7 @@ def line(values: Mapping[str, Any]) -> None:
     """The line's local target (`model_path`): ConfigError with SGLang's reason where Beam's
     class refuses it; nothing for a hub id or another model."""
     model = values.get("model_path")
-    data = local_config(str(model)) if isinstance(model, str) else None
+    data = sglang_moe_experts_config.target(values)  # with the override args (s70k)
     said = None if data is None else problem(values, data, Path(str(model)))
     if said is not None:
         raise ConfigError(said)

@@ -36,8 +36,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.inputs import sglang_moe_experts_config
 from graphfit.inputs import sglang_sparse_moe_split as split
-from graphfit.inputs.model_config import local_config
 from graphfit.inputs.sglang_beam_build import count
 from graphfit.inputs.sglang_more_moe_experts import BLOCKS as MORE
 from graphfit.inputs.sglang_more_moe_experts import problem as more_problem
@@ -144,8 +144,7 @@ def problem(values: Mapping[str, Any], data: Mapping[str, Any]) -> str | None:
 def line(values: Mapping[str, Any]) -> None:
     """The line's local target (`model_path`): ConfigError with SGLang's reason; nothing for
     a hub id or another model."""
-    model = values.get("model_path")
-    data = local_config(str(model)) if isinstance(model, str) else None
+    data = sglang_moe_experts_config.target(values)  # overrides, class names (s70k)
     said = None if data is None else problem(values, data)
     if said is not None:
         raise ConfigError(said)
