@@ -659,6 +659,14 @@ class SglangOptions(EngineOptions):
         (models/gemma4_causal.py:640-653, 236, 285-295): under a DeepGEMM runner its build
         meets DeepGemmRunnerCore's SiLU assert (graphfit.planner.engines.
         sglang_draft_gelu_runner.target_problem; issue 23 s69l).
+    mori_ep_v2: SGLANG_MORI_EP_V2 as the line's environment sets it: None unset, False a
+        value SGLang's EnvBool reads false, True any other value (true, or one it cannot
+        parse, which reads its default, true; environ.py:67-89, 933). Whether the runners
+        then see MoRI EPv2 depends on the target's a2a hook (graphfit.planner.engines.
+        sglang_mori_ep; issue 23 s70j).
+    mori_recv_bound: SGLANG_MORI_RECV_BOUND as the line's environment sets it (an EnvBool,
+        off; a value it cannot parse reads off, environ.py:939): on, a mori runner keeps the
+        MLP gather's DP bookkeeping (utils/common.py:4113-4123; sglang_mori_ep, s70j).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -858,6 +866,8 @@ class SglangOptions(EngineOptions):
     nvfp4_ckpt_fp8_nextn_moe: bool = False
     dsa_learnable_sink: bool | None = None
     gelu_moe_target: bool = False
+    mori_ep_v2: bool | None = None
+    mori_recv_bound: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1072,6 +1082,9 @@ class SglangOptions(EngineOptions):
         if self.dsa_learnable_sink is not None:  # issue 23 s69m
             true_false("dsa_learnable_sink", self.dsa_learnable_sink)
         true_false("gelu_moe_target", self.gelu_moe_target)  # issue 23 s69l
+        if self.mori_ep_v2 is not None:  # issue 23 s70j
+            true_false("mori_ep_v2", self.mori_ep_v2)
+        true_false("mori_recv_bound", self.mori_recv_bound)  # issue 23 s70j
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
