@@ -53,7 +53,12 @@ def _agree(argv: tuple[str, ...]) -> None:
     assert said == "agree", line
 
 
-@pytest.mark.parametrize("argv", FIXED, ids=lambda a: " ".join(w for w in a if "=" in w) or "-")
+def _id(argv: tuple[str, ...]) -> str:
+    shape = "draft" if "--speculative-moe-a2a-backend" in argv else "target"
+    return " ".join((shape, *(w for w in argv if "=" in w)))
+
+
+@pytest.mark.parametrize("argv", FIXED, ids=_id)
 def test_fixed_lines_agree(argv: tuple[str, ...]) -> None:
     """Lines SGLang starts, planned the same on every aspect."""
     _agree(argv)
