@@ -73,4 +73,42 @@ def verdict(argv: tuple[str, ...]) -> tuple[str, str]:
     return dt.verdict(argv)
 
 
-__all__ = ["EP_V2", "RECV_BOUND", "draw", "eagle", "verdict"]
+
+
+def draft_dispatch(env: tuple[str, ...], argv: tuple[str, ...], target: str, draft: str
+                   ) -> tuple[str | None, tuple[int, str]]:
+    """(SGLang's refusal or None, graphfit's (exit code, last `error:` line)) on a line whose
+    MoE draft builds its dispatcher (`env`: `VAR=value` words): SGLang resolves the line
+    under the environment and builds the draft inside the speculative a2a context as
+    tests.oracle.test_sglang_draft_dispatch_oracle does; graphfit's CLI plans the pasted
+    line, the words in front."""
+    import contextlib
+    import io
+    from pathlib import Path
+
+    from graphfit.cli.application import main
+    from tests.oracle import sglang_draft_build as sdb
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import test_sglang_deepep_class_oracle as dc
+    from tests.oracle import test_sglang_draft_dispatch_oracle as dd
+    from tests.oracle.environ_patch import sglang_environ
+
+    with sglang_environ(dict(word.split("=", 1) for word in env)):
+        with dc._own_build_only():  # resolution alone: which worker SGLang picks
+            r = so.resolve(argv, model=target)
+        context = isinstance(r, so.Resolved) and sdb.enters_context(r.record)
+        block = dd._draft_builder(getattr(r, "record", None), Path(draft), context)
+        theirs = dc.sglang(Path(target), argv, True, block=block, shared_build=False)
+    out, err = io.StringIO(), io.StringIO()
+    code = 0
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            main(["plan", "--gpu-memory-gb", "80", "--", *env, "sglang", "serve",
+                  "--model-path", target, *argv])
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+    errors = [ln for ln in err.getvalue().splitlines() if ln.startswith("error:")]
+    return theirs, (code, errors[-1] if errors else "")
+
+
+__all__ = ["EP_V2", "RECV_BOUND", "draft_dispatch", "draw", "eagle", "verdict"]

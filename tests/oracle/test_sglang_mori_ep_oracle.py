@@ -9,6 +9,7 @@ from __future__ import annotations
 import random
 import warnings
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -145,3 +146,59 @@ def test_a_planted_error_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) 
     finally:
         mc.graphfit_cli.cache_clear()
     assert said == "differ", line
+
+
+# s70j: the mori hook's --deepep-mode rewrite as a MoE draft's dispatcher reads it
+# (moe_hook.py:545-561): (environment, draft backend, the file SGLang's raise names or None)
+DISPATCH = [
+    ((f"{me.EP_V2}=1",), "mooncake", "mooncake.py"),  # EPv2: low_latency -> normal
+    ((), "mooncake", None),  # EPv1 keeps low_latency
+    ((f"{me.EP_V2}=yes",), "pplx", "pplx.py"),
+]
+
+
+@pytest.fixture(scope="module")
+def drafts(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_stubs
+
+    so.oracle()
+    root = tmp_path_factory.mktemp("mori-draft")
+    return (str(sglang_stubs.write_moe_model_dir(root / "target")),
+            str(sglang_stubs.write_moe_model_dir(root / "qwen3-draft")))
+
+
+def _dispatch_line(draft: str, backend: str) -> tuple[str, ...]:
+    from tests.oracle import test_sglang_draft_dispatch_oracle as dd
+
+    return (*dd._argv(Path(draft), backend, "low_latency"), "--moe-a2a-backend", "mori",
+            "--chunked-prefill-size", "2048")
+
+
+@pytest.mark.parametrize("case", DISPATCH, ids=lambda c: " ".join((*c[0], c[1])))
+def test_draft_dispatcher_reads_the_rewritten_mode(
+        case: tuple[tuple[str, ...], str, str | None], drafts: tuple[str, str]) -> None:
+    """A mori target under `--deepep-mode low_latency`: EPv2 rewrites it to normal, so the
+    Mooncake / pplx draft's dispatcher raises; EPv1 keeps it and the line starts."""
+    env, backend, site = case
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs, (code, said) = me.draft_dispatch(env, _dispatch_line(drafts[1], backend),
+                                                 *drafts)
+    assert (theirs is None) == (site is None), theirs
+    if site is None:
+        assert code == 0, said
+    else:
+        assert theirs is not None and site in theirs
+        assert code == 2 and site in said, said
+
+
+def test_plant_mode_not_rewritten(drafts: tuple[str, str],
+                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Planted: the line's own mode read again; graphfit plans the EPv2 line SGLang refuses."""
+    from graphfit.planner.engines import sglang_mori_ep
+
+    monkeypatch.setattr(sglang_mori_ep, "deepep_mode", lambda config: config.deepep_mode)
+    env, backend, _ = DISPATCH[0]
+    code, said = me.draft_dispatch(env, _dispatch_line(drafts[1], backend), *drafts)[1]
+    assert code == 0, said

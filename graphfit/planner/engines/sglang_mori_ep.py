@@ -51,6 +51,13 @@ class MoriSwitches(Protocol):
     def mori_recv_bound(self) -> bool: ...
 
 
+class MoriMode(MoriSwitches, Protocol):
+    """The switches and the line's `--deepep-mode` (what the drafts' dispatcher rules read)."""
+
+    @property
+    def deepep_mode(self) -> str: ...
+
+
 def target_resolves(config: MoriSwitches) -> bool:
     """Whether the target's a2a hook resolves EPv2 (its backend, after Waterfill, is mori:
     moe_hook.py:300, 543-544), whatever the model (the hook runs before the scheduler decides
@@ -75,4 +82,18 @@ def keeps_gather(config: MoriSwitches, live: str) -> bool:
     return live == "mori" and (epv2(config) or bool(config.mori_recv_bound))
 
 
-__all__ = ["MoriSwitches", "epv2", "keeps_gather", "target_resolves"]
+def deepep_mode(config: MoriMode) -> str:
+    """`--deepep-mode` after the target's mori hook, as the drafts' dispatchers read it: auto
+    becomes normal, and under EPv2 so does low_latency (arg_groups/moe_hook.py:545-561).
+    Why: a mori target with `SGLANG_MORI_EP_V2=1 --deepep-mode low_latency` and a Mooncake
+    draft meets the draft dispatcher's normal-mode raise, which graphfit planned past
+    (issue 23 s70j)."""
+    mode = config.deepep_mode
+    if not target_resolves(config):
+        return mode
+    if mode == "auto" or (mode == "low_latency" and epv2(config)):
+        return "normal"
+    return mode
+
+
+__all__ = ["MoriMode", "MoriSwitches", "deepep_mode", "epv2", "keeps_gather", "target_resolves"]
