@@ -114,6 +114,7 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
     from graphfit.inputs.sglang_dsv4 import environment as dsv4_environment
     from graphfit.inputs.sglang_lora import environment as lora_environment
     from graphfit.inputs.sglang_mamba_env import mamba_environment  # the mamba memory solve
+    from graphfit.inputs.sglang_mori_env import environment as mori_environment
     from graphfit.inputs.sglang_server_flags import environment as server_flags_environment
     from graphfit.inputs.sglang_spec_dp import environment as spec_dp_environment
 
@@ -143,7 +144,8 @@ def sglang_environment(environ: Mapping[str, str]) -> list[Setting]:
             *dspark_early_environment(environ),  # DSPARK's staged verify inputs (s54d)
             *lora_environment(environ),  # the LoRA start-up checks (s66l)
             *server_flags_environment(environ),  # check_server_args's PP checks (s67b)
-            *_nextn_fp8_moe(environ)]  # DeepSeek NextN drafts' MoE config (s69d)
+            *_nextn_fp8_moe(environ),  # DeepSeek NextN drafts' MoE config (s69d)
+            *mori_environment(environ)]  # MoRI EPv2 / receive bound (s70j)
 
 
 # flashinfer_megamoe's variables (environ.py:1235, 1240, 1246) -> SglangOptions fields

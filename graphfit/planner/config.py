@@ -482,7 +482,9 @@ class EngineConfig:
             dsa_learnable_sink: bool | None = None,
             gelu_moe_target: bool = False,
             moe_a2a_dtype: str | None = None,
-            draft_mtp_experts_algo: str | None = None) -> None: ...
+            draft_mtp_experts_algo: str | None = None,
+            mori_ep_v2: bool | None = None,
+            mori_recv_bound: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1806,6 +1808,16 @@ class EngineConfig:
     def pp_size(self) -> int:
         """SglangOptions.pp_size."""
         return cast(int, self._option("pp_size"))
+
+    @property
+    def mori_ep_v2(self) -> bool | None:
+        """SglangOptions.mori_ep_v2."""
+        return cast("bool | None", self._option("mori_ep_v2"))
+
+    @property
+    def mori_recv_bound(self) -> bool:
+        """SglangOptions.mori_recv_bound."""
+        return cast(bool, self._option("mori_recv_bound"))
 
     @property
     def uniform_query_len(self) -> int:

@@ -346,6 +346,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gelu_moe_target": st.booleans(),  # s69l
     "moe_a2a_dtype": st.sampled_from([None, "bfloat16", "float16", "untyped"]),  # s70f
     "draft_mtp_experts_algo": st.sampled_from([None, "unlisted", "FP8", "NVFP4"]),  # s70d
+    "mori_ep_v2": st.sampled_from([None, True, False]),  # s70j
+    "mori_recv_bound": st.booleans(),  # s70j
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -632,6 +634,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
     "moe_a2a_dtype": st.sampled_from(["bf16", "", 2]),  # s70f
     "draft_mtp_experts_algo": st.sampled_from(["", 3, "x" * 41]),  # s70d
+    "mori_ep_v2": st.sampled_from([1, "true"]),  # s70j
+    "mori_recv_bound": st.sampled_from([None, 1, "true"]),  # s70j
 }
 
 
@@ -964,6 +968,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "nvfp4_ckpt_fp8_nextn_moe": False,
         "dsa_learnable_sink": None,
         "gelu_moe_target": False,
-        "draft_mtp_experts_algo": None}
+        "draft_mtp_experts_algo": None,
+        "mori_ep_v2": None, "mori_recv_bound": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

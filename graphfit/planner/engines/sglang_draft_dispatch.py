@@ -47,7 +47,12 @@ from __future__ import annotations
 from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
-from graphfit.planner.engines import sglang_dispatch_budget, sglang_moe_a2a, sglang_waterfill
+from graphfit.planner.engines import (
+    sglang_dispatch_budget,
+    sglang_moe_a2a,
+    sglang_mori_ep,
+    sglang_waterfill,
+)
 from graphfit.planner.engines import sglang_spec_runners as spec_runners
 from graphfit.planner.engines.sglang_deepep_class import NO_NORMAL_MODE, NORMAL_MODES
 from graphfit.planner.engines.sglang_draft_moe_classes import DRAFT_MOE_CLASSES, MOE_DRAFTS
@@ -95,14 +100,15 @@ def problem(config: EngineSettings) -> str | None:
     draft = config.speculative_moe_a2a_backend or ""
     if name is None:
         return None
+    mode = sglang_mori_ep.deepep_mode(config)  # a mori target's hook rewrites it (s70j)
     tokens = sglang_dispatch_budget.budget(config, draft)
     said = sglang_dispatch_budget.problem(
-        draft, config.deepep_mode, tokens,
+        draft, mode, tokens,
         f"the draft {name}'s MoE")
     if said:  # reached only where the target's own dispatcher passed (checked before)
         return said
     found = NO_NORMAL_MODE[draft]
-    if config.deepep_mode not in NORMAL_MODES:
+    if mode not in NORMAL_MODES:
         return None
     target = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
                                            config.enable_waterfill)
@@ -112,7 +118,7 @@ def problem(config: EngineSettings) -> str | None:
     return (f"--speculative-moe-a2a-backend {draft}: the draft's {name} builds its MoE inside "
             f"speculative_moe_a2a_backend_context (layers/moe/utils.py:957-975; "
             f"{SITES[name]}), whose dispatcher raises NotImplementedError under --deepep-mode "
-            f"{config.deepep_mode}{': ' + said if draft == 'nixl' else ''} ({where}); "
+            f"{mode}{': ' + said if draft == 'nixl' else ''} ({where}); "
             f"use low_latency")
 
 
@@ -130,13 +136,14 @@ def pplx_problem(config: EngineSettings) -> str | None:
         return None
     target = sglang_waterfill.resolved_a2a(config.moe_a2a_backend or "none",
                                            config.enable_waterfill)
-    if config.deepep_mode not in NORMAL_MODES or target == "pplx":
+    mode = sglang_mori_ep.deepep_mode(config)  # a mori target's hook rewrites it (s70j)
+    if mode not in NORMAL_MODES or target == "pplx":
         return None
     said, where = PPLX_NORMAL
     return (f"--speculative-moe-a2a-backend pplx: the draft's {name} builds its MoE inside "
             f"speculative_moe_a2a_backend_context (layers/moe/utils.py:957-975; "
             f"{SITES[name]}), whose pplx dispatcher raises NotImplementedError under "
-            f"--deepep-mode {config.deepep_mode}: {said} ({where}); use low_latency")
+            f"--deepep-mode {mode}: {said} ({where}); use low_latency")
 
 
 def check(config: EngineSettings) -> None:

@@ -32,6 +32,7 @@ from graphfit.planner.engines import (
     sglang_dispatch_budget,
     sglang_draft_dispatch,
     sglang_moe_a2a,
+    sglang_mori_ep,
 )
 from graphfit.planner.engines.sglang_deepep_class import NO_DISPATCHER
 
@@ -46,7 +47,7 @@ SITES: dict[str, tuple[str, str]] = {
 def _dispatchers(config: EngineSettings) -> list[tuple[str, str]]:
     """(backend, what makes it) of each low-latency NixlEP / Mooncake dispatcher the line
     makes, the target's first; the target's as "the model" where no architecture was read."""
-    if config.deepep_mode != "low_latency":
+    if sglang_mori_ep.deepep_mode(config) != "low_latency":  # a mori target's (s70j)
         return []
     out: list[tuple[str, str]] = []
     arch = config.architecture

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from graphfit.planner.engines import sglang_moe_a2a
+from graphfit.planner.engines import sglang_moe_a2a, sglang_mori_ep
 
 # the backends that keep the MLP gather's DP bookkeeping whatever --moe-dense-tp-size says
-# (utils/common.py:4094-4110; mori EPv2 is mori under SGLANG_MORI_EP_V2, not read here)
+# (utils/common.py:4094-4110; mori under EPv2 or the receive bound: sglang_mori_ep, s70j)
 MLP_GATHER_BACKENDS = ("none", "flashinfer", "flashinfer_megamoe")
 
 
@@ -50,6 +50,12 @@ class Gathered(Protocol):
     def moe_dense_tp_size(self) -> int | None: ...
     @property
     def enable_dp_lm_head(self) -> bool: ...
+    @property
+    def enable_waterfill(self) -> bool: ...
+    @property
+    def mori_ep_v2(self) -> bool | None: ...
+    @property
+    def mori_recv_bound(self) -> bool: ...
 
 
 def mlp_tp_gather(config: Gathered) -> bool:
@@ -58,14 +64,17 @@ def mlp_tp_gather(config: Gathered) -> bool:
     then the MLP input is gathered only if the dense TP width exceeds the attention TP group
     (`tp_size // num_dp_ranks`, :4125-4128). Without the gather the runners keep one
     `global_num_tokens` row and key by their own batch (decode_cuda_graph_runner.py:741-745,
-    870-873). Elastic EP's expanded world and mori's receive bound (:4082-4087, 4111-4121)
-    are not read: no elastic scale-up line is planned (sglang_elastic_ep) and the bound is
-    an environment switch graphfit does not read."""
+    870-873). MoRI under EPv2 or with its receive bound keeps the gather too
+    (:4098-4123; SGLANG_MORI_EP_V2 / SGLANG_MORI_RECV_BOUND, sglang_mori_ep, issue 23 s70j).
+    Elastic EP's expanded world (:4082-4087) is not read: no elastic scale-up line is planned
+    (sglang_elastic_ep)."""
     if config.attn_dp_size <= 1:
         return False
     dense = config.moe_dense_tp_size
     live = sglang_moe_a2a.seen_backend(config)  # the draft runners' view: theirs (s69p)
     if dense is None or not config.enable_dp_lm_head or live in MLP_GATHER_BACKENDS:
+        return True
+    if sglang_mori_ep.keeps_gather(config, live):
         return True
     return dense > config.tp_size // config.attn_dp_size
 

@@ -299,6 +299,15 @@ def seen_backend(config: _Parallel) -> str:
     return live_backend(runtime_backend(config))
 
 
+_S = TypeVar("_S")
+
+
+def target_of(config: _S) -> _S:
+    """The target's config behind a draft runners' view (`for_drafts`), else `config`: what
+    the target's own hooks resolved (sglang_mori_ep reads the target's backend, s70j)."""
+    return cast(_S, config._config) if isinstance(config, _DraftView) else config
+
+
 def attn_tp_gather(config: _Parallel) -> bool:
     """`gathers_attention` for a config; for the draft runners' view (`for_drafts`) the draft
     backend as given (a draft ascend_tp is live). `--disable-attn-tp-gather` and
@@ -343,4 +352,4 @@ __all__ = ["MORI_DISPATCH_TOKENS", "PPLX_DISPATCH_TOKENS", "PPLX_RUNNERS", "chec
            "REFUSED", "attn_tp_gather", "check_backend", "check_deepep_mode", "check_runner",
            "DEEPEP_MODES", "DRAFT_BACKENDS", "check_draft_choice", "draft_backend", "for_drafts",
            "deepep_prefill_buckets", "gathers_attention", "live_backend", "normal_mode_off",
-           "runtime_backend", "dense", "seen_backend"]
+           "runtime_backend", "dense", "seen_backend", "target_of"]

@@ -665,6 +665,14 @@ class SglangOptions(EngineOptions):
         names them (graphfit.inputs.sglang_mtp_mixed_experts): FP8 or unlisted experts run
         triton whatever humming / flashinfer_cutedsl was asked for
         (graphfit.planner.engines.sglang_draft_runner_swap; issue 23 s70d). None: not read.
+    mori_ep_v2: SGLANG_MORI_EP_V2 as the line's environment sets it: None unset, False a
+        value SGLang's EnvBool reads false, True any other value (true, or one it cannot
+        parse, which reads its default, true; environ.py:67-89, 933). Whether the runners
+        then see MoRI EPv2 depends on the target's a2a hook (graphfit.planner.engines.
+        sglang_mori_ep; issue 23 s70j).
+    mori_recv_bound: SGLANG_MORI_RECV_BOUND as the line's environment sets it (an EnvBool,
+        off; a value it cannot parse reads off, environ.py:939): on, a mori runner keeps the
+        MLP gather's DP bookkeeping (utils/common.py:4113-4123; sglang_mori_ep, s70j).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -865,6 +873,8 @@ class SglangOptions(EngineOptions):
     dsa_learnable_sink: bool | None = None
     gelu_moe_target: bool = False
     draft_mtp_experts_algo: str | None = None
+    mori_ep_v2: bool | None = None
+    mori_recv_bound: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1083,6 +1093,9 @@ class SglangOptions(EngineOptions):
         if algo is not None and (not isinstance(algo, str) or not 0 < len(algo) <= 40):
             raise ConfigError(f"draft_mtp_experts_algo: expected an algorithm name or "
                               f"unlisted, got {excerpt(algo)}")
+        if self.mori_ep_v2 is not None:  # issue 23 s70j
+            true_false("mori_ep_v2", self.mori_ep_v2)
+        true_false("mori_recv_bound", self.mori_recv_bound)  # issue 23 s70j
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
