@@ -67,6 +67,7 @@ from graphfit.planner.engines import (
     sglang_moe_a2a,
     sglang_pplx_capture,
     sglang_quantization,
+    sglang_rocm_draft_pick,
     sglang_server_checks,
     sglang_unified_memory,
     sglang_waterfill,
@@ -730,6 +731,7 @@ class SglangModel:
         sglang_moe_a2a.check_dispatch(  # mori / pplx start-up checks (after the override)
             after, default_chunked_prefill_size(config.gpu_memory_gb))
         sglang_megamoe.check_compat(config)
+        sglang_rocm_draft_pick.check(config)  # ROCm's NVFP4 EAGLE draft pick (s70n)
         sglang_quantization.check(config)  # ModelConfig / handle_moe_kernel_config
         sglang_draft_quant.check(config)  # the draft model loader's GPU / dtype checks
         sglang_eplb_checks.check(config)  # handle_eplb_and_dispatch
