@@ -481,7 +481,8 @@ class EngineConfig:
             moe_can_use_deep_ep: str | None = None,
             dsa_learnable_sink: bool | None = None,
             gelu_moe_target: bool = False,
-            moe_a2a_dtype: str | None = None) -> None: ...
+            moe_a2a_dtype: str | None = None,
+            context_length_read: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1690,6 +1691,11 @@ class EngineConfig:
     def moe_a2a_dtype(self) -> str | None:
         """TrtllmOptions.moe_a2a_dtype."""
         return cast("str | None", self._option("moe_a2a_dtype"))
+
+    @property
+    def context_length_read(self) -> bool:
+        """SglangOptions.context_length_read."""
+        return cast(bool, self._option("context_length_read"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

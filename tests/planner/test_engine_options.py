@@ -345,6 +345,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_learnable_sink": st.sampled_from([None, True, False]),  # s69m
     "gelu_moe_target": st.booleans(),  # s69l
     "moe_a2a_dtype": st.sampled_from([None, "bfloat16", "float16", "untyped"]),  # s70f
+    "context_length_read": st.booleans(),  # s70l
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -630,6 +631,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "dsa_learnable_sink": st.sampled_from([1, "true"]),  # s69m
     "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
     "moe_a2a_dtype": st.sampled_from(["bf16", "", 2]),  # s70f
+    "context_length_read": st.sampled_from([None, 1, "true"]),  # s70l
 }
 
 
@@ -961,6 +963,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dsa_backends": None,
         "nvfp4_ckpt_fp8_nextn_moe": False,
         "dsa_learnable_sink": None,
-        "gelu_moe_target": False}
+        "gelu_moe_target": False,
+        "context_length_read": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

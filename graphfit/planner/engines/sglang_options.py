@@ -659,6 +659,10 @@ class SglangOptions(EngineOptions):
         (models/gemma4_causal.py:640-653, 236, 285-295): under a DeepGEMM runner its build
         meets DeepGemmRunnerCore's SiLU assert (graphfit.planner.engines.
         sglang_draft_gelu_runner.target_problem; issue 23 s69l).
+    context_length_read: max_model_len is SGLang's context length for the line (given as
+        `--context-length`, or read from a local config.json by get_context_length), not
+        graphfit's own default. Kimi-K3's MegaMoE rows with chunked prefill off are bounded
+        by it (graphfit.planner.engines.sglang_kimi_megamoe; issue 23 s70l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -858,6 +862,7 @@ class SglangOptions(EngineOptions):
     nvfp4_ckpt_fp8_nextn_moe: bool = False
     dsa_learnable_sink: bool | None = None
     gelu_moe_target: bool = False
+    context_length_read: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1072,6 +1077,7 @@ class SglangOptions(EngineOptions):
         if self.dsa_learnable_sink is not None:  # issue 23 s69m
             true_false("dsa_learnable_sink", self.dsa_learnable_sink)
         true_false("gelu_moe_target", self.gelu_moe_target)  # issue 23 s69l
+        true_false("context_length_read", self.context_length_read)  # issue 23 s70l
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
