@@ -79,8 +79,9 @@ def problem(config: EngineSettings, changes: Mapping[str, object], *, speculativ
     budget = config.megamoe_tokens_per_rank
     if budget <= 0:  # graphfit.planner.engines.sglang_budget_floor
         return None
-    if (config.disaggregation_mode != "decode" and not config.context_length_read
-            and chunk_or(config.chunked_prefill_size, chunk_default) <= 0):
+    if (config.disaggregation_mode != "decode"
+            and chunk_or(config.chunked_prefill_size, chunk_default) <= 0
+            and not config.context_length_read):
         return (f"{ENV}={budget}: not modelled with chunked prefill off: a prefill may hold "
                 f"the context length (models/kimi_k3.py:816-824); pass --context-length")
     rows = rows_bound(config, changes, speculative, decode_graphs, decode_default,
