@@ -4,9 +4,9 @@ With chunked prefill off, SGLang's scheduler admits a waiting request's whole pr
 prefill even above `--max-prefill-tokens` (managers/schedule_policy.py:1627-1633), so the
 rows one Kimi-K3 MegaMoE call can get are bounded by the longest prompt the scheduler keeps:
 `max_req_len = min(context_len - 1, kv_capacity - 1)` (managers/tp_worker.py:567-572,
-managers/utils.py:259-289). graphfit's `max_model_len` is that `context_len` only where the
-line gives `--context-length` or a local config.json was read for it
-(graphfit.inputs.model_config.model_settings, SGLang's get_context_length); otherwise it is
+managers/utils.py:259-289). graphfit's `max_model_len` is that `context_len` where a local
+config.json was read for it (graphfit.inputs.model_config.model_settings, SGLang's
+get_context_length), with the line's `--context-length` over it; otherwise (a hub id) it is
 graphfit's own default and bounds nothing. The setting is written only for Kimi-K3 lines, the
 one rule that reads it (graphfit.planner.engines.sglang_kimi_megamoe), so other lines' plans
 do not change.
@@ -34,14 +34,14 @@ def _local_length(model: object) -> tuple[bool, int | None]:
 
 
 def settings(values: Mapping[str, Any]) -> list[Setting]:
-    """`context_length_read` for a Kimi-K3 line whose context length graphfit knows."""
+    """`context_length_read` for a local Kimi-K3 model whose config.json gives SGLang's
+    context length: `max_model_len` is then that length, or the line's `--context-length`
+    over it. A hub id (the class named only by graphfit's --architecture) is left unknown."""
     kimi, length = _local_length(values.get("model_path"))
-    kimi = kimi or values.get("architecture") in KIMI_K3
-    given = values.get("max_model_len") is not None
-    if not kimi or not (given or length):
+    if not kimi or not length:
         return []
-    where = "--context-length" if given else f"{values.get('model_path')}/config.json"
-    return [Setting("context_length_read", True, where, COMMAND_LINE)]
+    return [Setting("context_length_read", True, f"{values.get('model_path')}/config.json",
+                    COMMAND_LINE)]
 
 
 __all__ = ["KIMI_K3", "settings"]

@@ -93,7 +93,7 @@ def test_rule_with_chunking_off() -> None:
                   {"cuda_graph_max_bs_prefill": 8193}, {"context_length_read": False}):
         said = _said(_line(**{"megamoe_tokens_per_rank": 4095, **above}))
         assert said is not None and "not modelled" in said and len(said) <= 200, above
-    assert "--context-length" in (_said(_line(context_length_read=False)) or "")
+    assert "local model dir" in (_said(_line(context_length_read=False)) or "")
     # with the budget above the context length: still planned over DP (not multiplied)
     assert _said(_line(attn_dp_size=4)) is None
     # decode-only serving never prefills here (the decode bound alone)

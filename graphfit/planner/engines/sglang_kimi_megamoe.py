@@ -23,8 +23,8 @@ max(longest prompt, max_prefill_tokens - 1) rows. The longest prompt the schedul
 `max_req_len` = min(context_len - 1, kv_capacity - 1) (managers/tp_worker.py:567-572,
 managers/utils.py:259-289), so context_len - 1 bounds it. Mixed chunks are off without a chunk
 (managers/scheduler.py:1376-1378), so no decode rows join a prefill. graphfit bounds the rows by
-that and a given prefill capture size; where it does not know the context length (no
-`--context-length`, no local config.json: `context_length_read`), the line stays not modelled.
+that and a given prefill capture size; where it does not know the context length (a hub id,
+no local config.json: `context_length_read`), the line stays not modelled.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def problem(config: EngineSettings, changes: Mapping[str, object], *, speculativ
             and chunk_or(config.chunked_prefill_size, chunk_default) <= 0
             and not config.context_length_read):
         return (f"{ENV}={budget}: not modelled with chunked prefill off: a prefill may hold "
-                f"the context length (models/kimi_k3.py:816-824); pass --context-length")
+                f"the context length (models/kimi_k3.py:816-824); give a local model dir")
     rows = rows_bound(config, changes, speculative, decode_graphs, decode_default,
                       chunk_default)
     if rows <= budget:
