@@ -27,6 +27,7 @@ from graphfit.inputs import (
     sglang_a2a,
     sglang_beam_build,
     sglang_chunk_off_model,
+    sglang_context_read,
     sglang_decision_heads,
     sglang_draft,
     sglang_draft_a2a,
@@ -248,6 +249,7 @@ def finish(values: Mapping[str, Any], settings: list[Setting]
     sglang_dsa_dcp_hicache.check(values)  # HiCache under DSA DCP (s69r)
     a2a += sglang_chunk_off_model.settings(values)  # model hooks' chunking off (s69a)
     sglang_decision_heads.check(values)  # Clef / Kev heads' TP / PP, decision files (s70a)
+    a2a += sglang_context_read.settings(values)  # Kimi-K3's known context length (s70l)
     return (settings + sglang_args.deprecated_dp_attention(values) + roles + a2a,
             notes + a2a_notes)
 

@@ -484,7 +484,8 @@ class EngineConfig:
             moe_a2a_dtype: str | None = None,
             draft_mtp_experts_algo: str | None = None,
             mori_ep_v2: bool | None = None,
-            mori_recv_bound: bool = False) -> None: ...
+            mori_recv_bound: bool = False,
+            context_length_read: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1698,6 +1699,11 @@ class EngineConfig:
     def draft_mtp_experts_algo(self) -> str | None:
         """SglangOptions.draft_mtp_experts_algo."""
         return cast("str | None", self._option("draft_mtp_experts_algo"))
+
+    @property
+    def context_length_read(self) -> bool:
+        """SglangOptions.context_length_read."""
+        return cast(bool, self._option("context_length_read"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -348,6 +348,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_mtp_experts_algo": st.sampled_from([None, "unlisted", "FP8", "NVFP4"]),  # s70d
     "mori_ep_v2": st.sampled_from([None, True, False]),  # s70j
     "mori_recv_bound": st.booleans(),  # s70j
+    "context_length_read": st.booleans(),  # s70l
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -636,6 +637,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "draft_mtp_experts_algo": st.sampled_from(["", 3, "x" * 41]),  # s70d
     "mori_ep_v2": st.sampled_from([1, "true"]),  # s70j
     "mori_recv_bound": st.sampled_from([None, 1, "true"]),  # s70j
+    "context_length_read": st.sampled_from([None, 1, "true"]),  # s70l
 }
 
 
@@ -969,6 +971,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "dsa_learnable_sink": None,
         "gelu_moe_target": False,
         "draft_mtp_experts_algo": None,
-        "mori_ep_v2": None, "mori_recv_bound": False}
+        "mori_ep_v2": None, "mori_recv_bound": False,
+        "context_length_read": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

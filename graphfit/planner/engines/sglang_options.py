@@ -673,6 +673,10 @@ class SglangOptions(EngineOptions):
     mori_recv_bound: SGLANG_MORI_RECV_BOUND as the line's environment sets it (an EnvBool,
         off; a value it cannot parse reads off, environ.py:939): on, a mori runner keeps the
         MLP gather's DP bookkeeping (utils/common.py:4113-4123; sglang_mori_ep, s70j).
+    context_length_read: max_model_len is SGLang's context length for the line (given as
+        `--context-length`, or read from a local config.json by get_context_length), not
+        graphfit's own default. Kimi-K3's MegaMoE rows with chunked prefill off are bounded
+        by it (graphfit.planner.engines.sglang_kimi_megamoe; issue 23 s70l).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -875,6 +879,7 @@ class SglangOptions(EngineOptions):
     draft_mtp_experts_algo: str | None = None
     mori_ep_v2: bool | None = None
     mori_recv_bound: bool = False
+    context_length_read: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1096,6 +1101,7 @@ class SglangOptions(EngineOptions):
         if self.mori_ep_v2 is not None:  # issue 23 s70j
             true_false("mori_ep_v2", self.mori_ep_v2)
         true_false("mori_recv_bound", self.mori_recv_bound)  # issue 23 s70j
+        true_false("context_length_read", self.context_length_read)  # issue 23 s70l
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
