@@ -98,3 +98,12 @@ def sa() -> Any:
 
     sglang_args_oracle.bootstrap()
     return sglang_args_oracle
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The engines' sources are not scanned for Hypothesis's local constants (s70m):
+    tests/oracle/hypothesis_sources.py says why."""
+    from tests.oracle.hypothesis_sources import treat_as_installed
+    from tests.oracle.paths import cache_dir
+
+    treat_as_installed(cache_dir())

@@ -19,10 +19,12 @@ import logging
 import random
 import sys
 
+from tests.oracle.before_tree import frozen
+
 
 def main(argv: list[str]) -> None:
     if (len(argv) > 2 and argv[0] != "all") or (len(argv) > 1 and argv[0] == "all"):
-        sys.path.insert(0, argv[-1])
+        sys.path.insert(0, frozen(argv[-1]))  # one commit (before_tree, s70m)
     import graphfit
     from tests.oracle import sglang_quant_capability_compare as cc
 

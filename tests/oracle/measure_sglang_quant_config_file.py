@@ -13,10 +13,12 @@ import collections
 import logging
 import sys
 
+from tests.oracle.before_tree import frozen
+
 
 def main(argv: list[str]) -> None:
     if argv:
-        sys.path.insert(0, argv[0])
+        sys.path.insert(0, frozen(argv[0]))  # one commit (before_tree, s70m)
     import graphfit
     from tests.oracle import sglang_quant_config_file_compare as fc
 

@@ -17,10 +17,12 @@ import logging
 import random
 import sys
 
+from tests.oracle.before_tree import frozen
+
 
 def main(argv: list[str]) -> None:
     if len(argv) > 2:
-        sys.path.insert(0, argv[2])
+        sys.path.insert(0, frozen(argv[2]))  # one commit (before_tree, s70m)
     import graphfit
     from tests.oracle import sglang_quant_dtype_compare as dc
 

@@ -5,9 +5,11 @@ PD role with a transfer backend, maybe --pp-size 2; an A100 or H100) resolved by
 and its mem_fraction_static) and planned by graphfit, counted as agree / refused by both /
 graphfit not modelled / differ (tests/oracle/sglang_unified_backends_oracle.verdict).
 SGLANG_ENABLE_POST_CAPTURE_KV_SIZING is left unset (the test module's docstring says why).
-"Before" figures: run it with PYTHONPATH naming a tree whose `graphfit` is the old one.
+With BEFORE_ROOT, the same draw is first scored in a child whose `graphfit` is BEFORE_ROOT's
+HEAD commit, copied once (`measure_root.main_before_after` -> `before_tree.frozen`; issue 23,
+s70m: "before" used to mean running it with another tree on PYTHONPATH).
 
-    PYTHONPATH=. python -m tests.oracle.measure_sglang_unified_inkling [LINES] [SEED]
+    python -m tests.oracle.measure_sglang_unified_inkling [LINES] [SEED] [BEFORE_ROOT]
 """
 
 from __future__ import annotations
@@ -16,16 +18,19 @@ import random
 import sys
 from collections import Counter
 
-from tests.oracle import sglang_unified_backends_oracle as ub
-from tests.oracle.test_sglang_unified_inkling_oracle import graphfit_side, sglang_side
+from tests.oracle.measure_root import main_before_after
 
 PREFILL = ((), (), ("--cuda-graph-backend-prefill", "full"),
            ("--cuda-graph-backend-prefill", "breakable"))
 
 
-def main() -> None:
-    count = int(sys.argv[1]) if len(sys.argv) > 1 else 80
-    rng = random.Random(int(sys.argv[2]) if len(sys.argv) > 2 else 40)
+def measure(count: int, seed: int) -> dict[str, int]:
+    """`count` lines drawn with `random.Random(seed)`; prints the differing / not-modelled ones
+    and the `{...}` counts line (the one `print_before_in_child` reads back)."""
+    from tests.oracle import sglang_unified_backends_oracle as ub
+    from tests.oracle.test_sglang_unified_inkling_oracle import graphfit_side, sglang_side
+
+    rng = random.Random(seed)
     counts: Counter[str] = Counter()
     for _ in range(count):
         argv = ("--enable-unified-memory", *rng.choice(PREFILL), "--max-running-requests",
@@ -38,10 +43,12 @@ def main() -> None:
         counts[kind] += 1
         if kind in ("differ", "graphfit not modelled"):
             print(f"{kind}: {gpu} {' '.join(argv[1:])}: {why or ours}", flush=True)
-    print(f"{count} Inkling unified-memory lines: " + ", ".join(
-        f"{counts[k]} {k}" for k in ("agree", "refused by both", "graphfit not modelled",
-                                      "differ")))
+    out = {k: counts[k] for k in ("agree", "refused by both", "graphfit not modelled",
+                                  "differ")}
+    print(f"{count} Inkling unified-memory lines:")
+    print(out)
+    return out
 
 
 if __name__ == "__main__":
-    main()
+    main_before_after("measure_sglang_unified_inkling", measure, sys.argv[1:], 80, 40)

@@ -4,12 +4,14 @@ lines), 20 per-rank request counts each, those with an idle rank, and whether gr
 `plan_adp_dispatch` is the restated engine's padding after the executor's dummy requests
 (`trtllm_reference.adp_batches_with_dummies`; no request anywhere: both refuse):
 
-    python -m tests.oracle.measure_trtllm_adp 200
-    # the same lines against another checkout's graphfit (from that checkout):
-    cd /work/main && PYTHONPATH=$PWD python /work/wt/s32t/tests/oracle/measure_trtllm_adp.py 200
+    python -m tests.oracle.measure_trtllm_adp 200 [--before /work/wt/base]
 
-The reference is loaded from this file's directory, so an older checkout is measured against
-the same restatement.
+The lines are drawn once, here; with `--before CHECKOUT` the same lines are scored again by
+that checkout's graphfit and tests, its HEAD commit copied once (`measure_before.emit_before`
+through `before_tree.frozen`; issue 23, s70m: it used to be run from the other checkout with
+its PYTHONPATH, so a merge mid-run could split the figure), in a subprocess that loads this
+file by path. The reference is loaded from this file's directory, so an older checkout is
+measured against the same restatement.
 
 Since issue 23 (s37t) it also measures a generation-only disaggregated server on the same
 lines (`trtllm_reference.adp_disagg_dummies`: requests waiting for their KV cache are held,
@@ -27,16 +29,17 @@ from typing import Any
 from hypothesis import HealthCheck, Phase, given, settings
 
 
-def main() -> int:
+def emit(cases: list[list[Any]]) -> list[int]:
+    """The four counts (batch sets with an idle rank, graphfit == the engine; generation-server
+    sets, graphfit == the engine) of `cases` ([raw line, seed] each) with the graphfit on
+    sys.path."""
     from graphfit import ConfigError, plan
     from graphfit.planner.engines.trtllm import attention_dp_ranks, plan_adp_dispatch
     from tests.helpers import load_module
-    from tests.oracle.test_trtllm_parallel_reference import parallel_lines
     from tests.oracle.test_trtllm_reference import graphfit_config
 
     ref = load_module(Path(__file__).with_name("trtllm_reference.py"),
                       "trtllm_reference_measured")
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     counts = {"total": 0, "agree": 0, "disagg": 0, "disagg_agree": 0}
 
     def disagg(p: Any, engine: Any, sizes: Any, ranks: int, rng: random.Random, top: int
@@ -66,17 +69,13 @@ def main() -> int:
         counts["disagg"] += 1
         counts["disagg_agree"] += got == want
 
-    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @given(parallel_lines())
-    def run(case: tuple[dict[str, Any], int]) -> None:
-        raw, seed = case
+    for raw, seed in cases:
         engine = ref.model_engine(ref.llm_args(raw))
         p = plan(graphfit_config(raw))
         sizes = p.capture_sizes if p.has_graphs else ()
         ranks = attention_dp_ranks(p.config)
         if ranks == 1:
-            return
+            continue
         rng = random.Random(seed)
         for _ in range(20):
             active = [rng.choice([0, rng.randint(1, raw["max_batch_size"])])
@@ -86,7 +85,7 @@ def main() -> int:
             joined = ref.adp_batches_with_dummies(active, ranks)
             want = engine.adp_dispatch(joined) if joined is not None else "refused"
             try:
-                got: Any = plan_adp_dispatch(p.config, sizes, tuple(active))
+                got = plan_adp_dispatch(p.config, sizes, tuple(active))
             except ConfigError:
                 got = "refused"
             counts["total"] += 1
@@ -94,14 +93,39 @@ def main() -> int:
         drng = random.Random(seed + 1)
         for _ in range(20):
             disagg(p, engine, sizes, ranks, drng, raw["max_batch_size"])
+    return [counts["total"], counts["agree"], counts["disagg"], counts["disagg_agree"]]
+
+
+def draw(n: int) -> list[list[Any]]:
+    """N lines with tensor parallelism (derandomized: every run draws the same), as
+    [raw line, seed] pairs (JSON, for the `--before` subprocess)."""
+    from tests.oracle.test_trtllm_parallel_reference import parallel_lines
+
+    cases: list[list[Any]] = []
+
+    @settings(max_examples=n, derandomize=True, database=None, deadline=None,
+              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+    @given(parallel_lines())
+    def run(case: tuple[dict[str, Any], int]) -> None:
+        cases.append([case[0], case[1]])
 
     run()
-    print(f"batch sets with an idle rank: {counts['total']}; graphfit == the engine after its "
-          f"dummy requests: {counts['agree']}/{counts['total']}")
-    print(f"generation-server batch sets with a rank holding no ready request: "
-          f"{counts['disagg']}; graphfit == the engine after its dummy requests: "
-          f"{counts['disagg_agree']}/{counts['disagg']}")
-    return 0
+    return cases
+
+
+def show(label: str, counts: list[int]) -> None:
+    total, agree, disagg, disagg_agree = counts
+    print(f"{label}: batch sets with an idle rank: {total}; graphfit == the engine after its "
+          f"dummy requests: {agree}/{total}")
+    print(f"{label}: generation-server batch sets with a rank holding no ready request: "
+          f"{disagg}; graphfit == the engine after its dummy requests: "
+          f"{disagg_agree}/{disagg}")
+
+
+def main() -> int:
+    from tests.oracle.measure_before import measure
+
+    return measure(__file__, sys.argv[1:], "lines drawn", draw, emit, show)
 
 
 if __name__ == "__main__":

@@ -28,26 +28,33 @@ HERE = Path(__file__).resolve().parent
 # the shared helpers that hand a before tree to a child or a module loader, each through
 # `frozen`; a script calling one of them is frozen by it
 HELPERS = ("measure_root", "measure_before", "measure_sglang_prefill_cp",
-           "measure_sglang_minimax_kv", "measure_sglang_vit_remote_keys", "measure_sglang_vit")
+           "measure_sglang_minimax_kv", "measure_sglang_vit_remote_keys", "measure_sglang_vit",
+           "measure_sglang_waterfill")
 
-# graphfit comes from the caller's own PYTHONPATH (the script names no tree): the reader picks
-# the checkout, as the docstrings say (docs/engines/sglang-coverage.md, the s69i section)
-NAMES_NO_TREE = ("measure_sglang_live_post_capture", "measure_trtllm_adp")
+# how a script names a before tree: a default or an environment variable, an option, a
+# positional checkout argument (GRAPHFIT_ROOT / BEFORE_ROOT) or a path put first on sys.path
+# from the command line. s70m: measure_sglang_live_post_capture and measure_trtllm_adp, once
+# exempt (graphfit from the caller's PYTHONPATH), now take BEFORE_ROOT / --before like the
+# rest, and the quant scripts' `sys.path.insert(0, argv[..])` were read live (no `/work/main`
+# in their text)
+_BEFORE_TREE = re.compile(r"/work/main|GRAPHFIT_BEFORE|--before|GRAPHFIT_ROOT|BEFORE_ROOT"
+                          r"|sys\.path\.insert\(0, (?:sys\.)?argv")
 
 
 def _runs_a_before_tree(text: str) -> bool:
-    return "/work/main" in text or "GRAPHFIT_BEFORE" in text or "--before" in text
+    return _BEFORE_TREE.search(text) is not None
 
 
 def test_every_before_tree_goes_through_frozen() -> None:
-    for helper in HELPERS:
-        assert "frozen(" in (HERE / f"{helper}.py").read_text(), helper
     helpers = "|".join(HELPERS)
     uses_helper = re.compile(rf"from tests\.oracle(?:\.({helpers}) import| import ({helpers})\b)")
+    for helper in HELPERS:  # a helper freezes itself or hands the tree to one that does
+        text = (HERE / f"{helper}.py").read_text()
+        assert "frozen(" in text or uses_helper.search(text), helper
     live = []
     for script in sorted(HERE.glob("measure_*.py")):
         text = script.read_text()
-        if (script.stem in NAMES_NO_TREE or not _runs_a_before_tree(text)
+        if (not _runs_a_before_tree(text)
                 or "frozen(" in text or uses_helper.search(text)):
             continue
         live.append(script.name)
