@@ -15,6 +15,8 @@ from tests.oracle.paths import require
 
 require("sglang")
 
+from graphfit.inputs import sglang as sglang_args  # noqa: E402
+from graphfit.inputs.settings import Setting  # noqa: E402
 from graphfit.planner.engines import sglang_dp_replicas, sglang_dwdp  # noqa: E402
 from tests.oracle import sglang_dp_replicas_oracle as dro  # noqa: E402
 from tests.oracle import sglang_server_args_oracle as sao  # noqa: E402
@@ -28,6 +30,9 @@ FIXED: list[tuple[str, dict[str, Any], bool | None]] = [
      True),
     ("line", {"tp_size": 2, "dp_size": 2, "enable_dp_attention": True}, None),  # width 2
     ("line", {"tp_size": 2, "dp_size": 2}, None),
+    # the deprecated width replaces an explicit 1 too (parallel_hook.py:50-57)
+    ("line", {"tp_size": 4, "dp_size": 2, "attn_dp_size": 1, "enable_dp_attention": True},
+     None),
     ("line", {"tp_size": 2, "attn_dp_size": 2}, None),
     ("file", {"dp_size": 2, "attn_dp_size": 2}, True),
     ("file", {"enable_dp_attention": True, "dp_size": 2, "attn_dp_size": 2}, True),
@@ -85,7 +90,7 @@ def test_planted_check_off_is_caught(targets: dict[str, Path],
     """Plant: the planner's check dropped: the line, file and live forms are planned where
     SGLang refuses (the prefill-CP route's own call is not on these lines)."""
     monkeypatch.setattr(sglang_dp_replicas, "check", lambda config: None)
-    for form, data, _ in (FIXED[0], FIXED[7], FIXED[10]):
+    for form, data, _ in (FIXED[0], FIXED[8], FIXED[11]):
         said, line = dro.compare(targets, form, data)
         assert said == "differ", line
 
@@ -101,4 +106,18 @@ def test_planted_dwdp_keeps_replicas_is_caught(targets: dict[str, Path],
     monkeypatch.setattr(sglang_dwdp, "rewrite", kept)
     argv = ("--tp-size", "2", "--dwdp-size", "2", "--dp-size", "2", "--attn-dp-size", "2")
     said, _ = sao.compare(targets["moe"], argv)
+    assert said == "differ"
+
+
+def test_planted_width_below_the_line_is_caught(targets: dict[str, Path],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Plant: the deprecated width at the line's own priority again: `--attn-dp-size 1`
+    beside it is refused as a conflict where SGLang starts the line."""
+    real = sglang_args.deprecated_dp_attention
+
+    def level(values: Any) -> list[Setting]:
+        return [Setting(s.field, s.value, s.origin, s.layer) for s in real(values)]
+
+    monkeypatch.setattr(sglang_args, "deprecated_dp_attention", level)
+    said, _ = dro.compare(targets, *FIXED[6][:2])
     assert said == "differ"
