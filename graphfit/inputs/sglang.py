@@ -381,13 +381,15 @@ def _dp_attention_in_line(origin: str, value: Any, layer: int
 
 def deprecated_dp_attention(values: Mapping[str, Any]) -> list[Setting]:
     """`handle_deprecated_dp_attention` (arg_groups/parallel_hook.py:39-62): with
-    --enable-dp-attention and no --attn-dp-size, --dp-size is the attention-DP width."""
+    --enable-dp-attention and no --attn-dp-size, --dp-size is the attention-DP width. An
+    explicit `--attn-dp-size 1` is what SGLang replaces too (:50-57), so the width wins over
+    it within the line (priority 1; issue 23 s70o), where both once refused as a conflict."""
     if values.get("enable_dp_attention") is not True or values.get("attn_dp_size") not in (
             None, 1):
         return []
     width = values.get("dp_size") or 1
     return [Setting("attn_dp_size", as_int("--dp-size", width), "--dp-size with "
-                    "--enable-dp-attention", COMMAND_LINE)]
+                    "--enable-dp-attention", COMMAND_LINE, priority=1)]
 
 
 def _not_default(default: Any, why: str) -> Handler:

@@ -35,6 +35,7 @@ from typing import Any
 from graphfit.inputs.sglang_prefill_cp_dsa import CpWidths
 from graphfit.inputs.sglang_processor_path import served_multimodal
 from graphfit.planner.core.errors import ConfigError
+from graphfit.planner.engines import sglang_dp_replicas
 
 MIMO_V2 = ("MiMoV2ForCausalLM", "MiMoV2FlashForCausalLM")  # parallel_hook.py:132-135
 GLM5_NEXT = "Glm5NextForConditionalGeneration"
@@ -84,10 +85,9 @@ def data_parallelism(values: Mapping[str, Any]) -> None:
     (parallel_hook.py:287-292), which SGLang meets (pipeline.py:274) before the prefill-CP
     model refusals (:278); on a DeepSeek-family target its override raised it first."""
     attn_dp, dp = _int(values.get("attn_dp_size"), 1), _int(values.get("dp_size"), 1)
-    if attn_dp > 1 and dp > 1:
-        raise _refuse(f"--dp-size {dp} with --attn-dp-size {attn_dp}: data-parallel replicas "
-                      "combined with attention data parallelism are not supported.",
-                      "parallel_hook.py:287-292")
+    said = sglang_dp_replicas.sentence(dp, attn_dp)  # every route's (s70o)
+    if said is not None:
+        raise _refuse(said, sglang_dp_replicas.WHERE)
 
 
 def dp_lm_head(values: Mapping[str, Any], found: CpWidths | None) -> None:

@@ -17,11 +17,12 @@ from typing import Any
 from tests.oracle import sglang_lora_runner_oracle as lro
 from tests.oracle import sglang_server_args_oracle as sao
 
-# attn_dp_size above 1 beside replicas is SGLang's refusal at parallel_hook.py:287-292, which
-# graphfit restates on the prefill-CP route alone (the report's Left): not drawn here
+# attn_dp_size above 1 beside replicas: SGLang's refusal at parallel_hook.py:287-292, which
+# graphfit restates on every route since issue 23 s70o (graphfit.planner.engines.
+# sglang_dp_replicas), so it is drawn too
 ENABLE: tuple[object, ...] = (True, True, False, "absent")
 DP: tuple[object, ...] = (1, 2, 2, 3, 4, "absent")
-ATTN: tuple[object, ...] = (1, "absent", "absent")
+ATTN: tuple[object, ...] = (1, 2, "absent", "absent")
 
 
 def draw(rng: random.Random) -> dict[str, Any]:

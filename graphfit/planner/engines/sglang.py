@@ -46,6 +46,7 @@ from graphfit.planner.engines import (
     sglang_deepep_class,
     sglang_deepep_v2,
     sglang_dispatch_budget,
+    sglang_dp_replicas,
     sglang_draft_deepep,
     sglang_draft_quant,
     sglang_dsa_backends,
@@ -715,6 +716,8 @@ class SglangModel:
         if config.mrope_dims != MROPE_SECTIONS:
             raise ConfigError(f"mrope_dims: SGLang allocates mrope_positions as "
                               f"[{MROPE_SECTIONS}, tokens]")
+        # handle_data_parallelism: replicas beside attention DP first (s70o), then its assert
+        sglang_dp_replicas.check(config)
         parallel = config.attn_dp_size * config.attn_cp_size
         if config.tp_size % parallel:
             raise ConfigError(

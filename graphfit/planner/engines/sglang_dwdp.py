@@ -59,14 +59,15 @@ def check_dwdp(dwdp: int, tp: int, mode: str, eplb: bool, speculative: bool, pp:
 
 def rewrite(config: EngineSettings) -> dict[str, object]:
     """The fields DWDP declares (parallel_hook.py:466-508) on a line that passes its asserts;
-    empty when DWDP is off. (dp_size 1 and moe_dense_tp_size 1: no field graphfit plans.)"""
+    empty when DWDP is off. (moe_dense_tp_size 1: no field graphfit plans; dp_size 1 is
+    `dp_replicas`, which the replicas refusal after it reads, issue 23 s70o.)"""
     size = config.dwdp_size
     if not check_dwdp(size, config.tp_size, config.disaggregation_mode, config.enable_eplb,
                       config.spec_method is not SpecMethod.NONE, config.pp_size,
                       config.two_batch_overlap):
         return {}
     return {"attn_dp_size": size, "enable_dp_lm_head": True, "ep_size": size,
-            "moe_dp_size": 1, "moe_a2a_backend": "none"}
+            "moe_dp_size": 1, "moe_a2a_backend": "none", "dp_replicas": 1}
 
 
 class Rewritten:
