@@ -77,6 +77,12 @@ FP8, Quark FP8, W4AFP8 draft, and a MIXED Qwen3.5 / Qwen4-Exp MTP draft whose ex
 FP8 or unlisted, run triton (or none) whatever humming / flashinfer_cutedsl was asked for,
 and still assert (graphfit.planner.engines.sglang_draft_runner_swap).
 
+s70r: the low-latency assert reads the `--deepep-mode` SGLang settles on
+(`get_deepep_mode()`, :168), which a mori target's a2a hook rewrites: auto to normal, and
+low_latency to normal under EPv2 (arg_groups/moe_hook.py:545-561;
+graphfit.planner.engines.sglang_mori_ep.deepep_mode), so under such a target the assert
+holds only for low_latency under EPv1.
+
 Not restated: draft classes outside MOE_DRAFTS; the unquantized assert on a draft whose class
 drops a checkpoint's config (`NEXTN_DROPS`) other than the modelopt_fp4 ones (s69d: DeepSeek
 family; s70d: GLM-4.5, GLM-4.7-Flash, Bailing, sglang_draft_nextn_fp4.DROPPING_CLASSES).
@@ -88,7 +94,12 @@ from graphfit.planner.core.enums import SpecMethod
 from graphfit.planner.core.errors import ConfigError
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
-from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_quantization
+from graphfit.planner.engines import (
+    sglang_draft_dispatch,
+    sglang_draft_quant,
+    sglang_mori_ep,
+    sglang_quantization,
+)
 from graphfit.planner.engines import sglang_draft_gelu_runner as gelu_runner
 from graphfit.planner.engines import sglang_draft_nextn_fp4 as nextn_fp4
 from graphfit.planner.engines import sglang_draft_runner_swap as runner_swap
@@ -240,7 +251,8 @@ def quantized_problem(config: EngineSettings) -> str | None:
     if name is None or name in UNQUANTIZED_BLOCKS or mtp_dropped(config):
         return None
     method = sglang_draft_quant.settled_method(config)
-    if method is None or config.deepep_mode not in LOW_LATENCY_MODES:
+    mode = sglang_mori_ep.deepep_mode(config)  # s70r: as a mori target's hook rewrites it
+    if method is None or mode not in LOW_LATENCY_MODES:
         return None
     if nextn_dropped(config, method):
         return None
@@ -252,7 +264,7 @@ def quantized_problem(config: EngineSettings) -> str | None:
     if exempt and swap is None:
         return None
     target = config.moe_a2a_backend or "none"
-    mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
+    mode = "low_latency" if target == "pplx" else mode  # moe_hook.py:581-587
     if swap is not None:  # s70d: shorter, to name what the method runs within one line
         return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (ep_moe/layer.py:"
                 f"168-178, JIT off): {name}'s {method} runs {swap}, not {runner}")

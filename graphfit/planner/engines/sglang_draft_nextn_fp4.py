@@ -31,6 +31,10 @@ restated: the HIP-only resolution that picks these draft backends (arg_groups/ov
 846-887); a GLM-5-Next checkpoint whose `ignore` lists the NextN layer (glm5_next_nextn.py:
 49-68: no config at all, so the variable never applies); Quark's NextN exclusion (:265-275).
 
+s70r: the FP8 experts' low-latency assert reads the mode a mori target's a2a hook settles on
+(auto, and low_latency under EPv2, become normal: arg_groups/moe_hook.py:545-561;
+graphfit.planner.engines.sglang_mori_ep.deepep_mode), not the line's own.
+
 s70d: the GLM-4.5 / GLM-4.6 / GLM-4.7, GLM-4.7-Flash and Bailing NextN drafts drop a
 `modelopt_fp4` config too (`DROPPING_CLASSES`: models/glm4_moe_nextn.py:52-56,
 glm4_moe_lite_nextn.py:55-60, bailing_moe_nextn.py:84-88), with no FP8 override (the variable
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 from graphfit.planner.core.settings import EngineSettings
 from graphfit.planner.engines import sglang_class_picks as picks
-from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant
+from graphfit.planner.engines import sglang_draft_dispatch, sglang_draft_quant, sglang_mori_ep
 from graphfit.planner.engines.sglang_deepep_class import (
     DEEP_GEMM_RUNNERS,
     LEGACY_A2A,
@@ -90,10 +94,11 @@ def problem(config: EngineSettings, runner: str | None) -> str | None:
         return None
     name = config.draft_moe_class
     if moe == "fp8":
-        if a2a not in LEGACY_A2A or config.deepep_mode not in LOW_LATENCY_MODES:
+        mode = sglang_mori_ep.deepep_mode(config)  # s70r: as a mori target's hook rewrites it
+        if a2a not in LEGACY_A2A or mode not in LOW_LATENCY_MODES:
             return None
         target = config.moe_a2a_backend or "none"
-        mode = "low_latency" if target == "pplx" else config.deepep_mode  # moe_hook.py:581-587
+        mode = "low_latency" if target == "pplx" else mode  # moe_hook.py:581-587
         return (f"DeepEP DeepEPMode.{mode.upper()} mode requires deep_gemm (AssertionError, "
                 f"ep_moe/layer.py:168-178): {name} FP8 MoE (deepseek_nextn.py:66-73), "
                 f"a2a {a2a}, JIT off")
