@@ -20,7 +20,13 @@ not start where TP is above the count:
   dense below `first_k_dense_replace` (:387-405);
 * Step3.5 `Step3p5MoEMLP`, `moe_num_experts` (models/step3p5.py:133-137), built on the layers
   whose index the comma-separated `moe_layers_enum` lists (`_is_moe_layer`, :543-546;
-  :475-480) among `num_hidden_layers` (:609-611).
+  :475-480) among `num_hidden_layers` (:609-611);
+* LFM2-MoE `Lfm2MoeSparseMoeBlock`, `num_experts` (models/lfm2_moe.py:118-122), dense below
+  `num_dense_layers` (:466; absent: the HF class's 2, transformers 5.25.0
+  configuration_lfm2_moe.py:83, which SGLang's configs/lfm2_moe.py:24 extends) (issue 23, s70q);
+* AFMoE `AfmoeMoE`, `num_experts` (models/afmoe.py:167-171), dense below `num_dense_layers`
+  (:446-447; absent: SGLang's own config class's 0, configs/afmoe.py:36, registered at
+  utils/hf_transformers/common.py:120) (issue 23, s70q).
 
 Why: graphfit planned these lines where SGLang's model build raises. A field absent from
 config.json is not judged (SGLang would read the HF config class's default): this module
@@ -42,19 +48,25 @@ class Block:
     """One class's MoE block check: the config field holding its expert count; whether
     `first_k_dense_replace` makes the first layers dense; whether the block is built only
     for a count above 1 (Hunyuan's `_is_moe`); whether only the layers `moe_layers_enum`
-    lists build it (Step3.5); the ValueError's site."""
+    lists build it (Step3.5); the ValueError's site; the field naming the dense prefix and
+    the value SGLang's config class gives it when config.json leaves it out (s70q: LFM2-MoE
+    and AFMoE call it `num_dense_layers`, with different class defaults)."""
 
     experts: str
     site: str
     dense_prefix: bool = False
     above_one: bool = False
     listed: bool = False
+    prefix: str = "first_k_dense_replace"
+    prefix_default: int = 0
 
     def __post_init__(self) -> None:
         if not self.site.startswith("models/"):
             raise ValueError(f"not an SGLang model site: {self.site!r}")
         if not self.experts.isidentifier():
             raise ValueError(f"not a config field: {self.experts!r}")
+        if not self.prefix.isidentifier() or self.prefix_default < 0:
+            raise ValueError(f"not a dense prefix: {self.prefix!r}={self.prefix_default}")
 
 
 _HUNYUAN = Block("num_experts", "models/hunyuan.py:127-131", above_one=True)
@@ -67,6 +79,10 @@ BLOCKS: dict[str, Block] = {
     "Cohere2MoeForCausalLM": Block("num_experts", "models/cohere2_moe.py:241-245",
                                    dense_prefix=True),
     "Step3p5ForCausalLM": Block("moe_num_experts", "models/step3p5.py:133-137", listed=True),
+    "Lfm2MoeForCausalLM": Block("num_experts", "models/lfm2_moe.py:118-122", dense_prefix=True,
+                                prefix="num_dense_layers", prefix_default=2),
+    "AfmoeForCausalLM": Block("num_experts", "models/afmoe.py:167-171", dense_prefix=True,
+                              prefix="num_dense_layers"),
 }
 
 
@@ -98,9 +114,9 @@ def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
         return False
     if block.listed:
         return _listed(data.get("moe_layers_enum"), layers)
-    first = _count(data, "first_k_dense_replace") if block.dense_prefix else 0
+    first = _count(data, block.prefix) if block.dense_prefix else 0
     if first is None:
-        return "first_k_dense_replace" not in data and layers > 0
+        return block.prefix not in data and block.prefix_default < layers
     return max(first, 0) < layers
 
 
