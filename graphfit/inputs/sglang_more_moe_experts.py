@@ -26,7 +26,11 @@ not start where TP is above the count:
   configuration_lfm2_moe.py:83, which SGLang's configs/lfm2_moe.py:24 extends) (issue 23, s70q);
 * AFMoE `AfmoeMoE`, `num_experts` (models/afmoe.py:167-171), dense below `num_dense_layers`
   (:446-447; absent: SGLang's own config class's 0, configs/afmoe.py:36, registered at
-  utils/hf_transformers/common.py:120) (issue 23, s70q).
+  utils/hf_transformers/common.py:120) (issue 23, s70q);
+* EXAONE-MoE `ExaoneMoESparseMoEBlock`, `num_experts` (models/exaone_moe.py:143-147), built on
+  the layers whose entry of config.json's `is_moe_layer` list is true (`stage_facts`,
+  :497-502, :466-468), for both entry classes (:886); no class default: a list that is absent
+  or shorter than `num_hidden_layers` fails otherwise and is not judged (issue 23, s70q).
 
 Why: graphfit planned these lines where SGLang's model build raises. A field absent from
 config.json is not judged (SGLang would read the HF config class's default): this module
@@ -50,7 +54,8 @@ class Block:
     for a count above 1 (Hunyuan's `_is_moe`); whether only the layers `moe_layers_enum`
     lists build it (Step3.5); the ValueError's site; the field naming the dense prefix and
     the value SGLang's config class gives it when config.json leaves it out (s70q: LFM2-MoE
-    and AFMoE call it `num_dense_layers`, with different class defaults)."""
+    and AFMoE call it `num_dense_layers`, with different class defaults); whether a per-layer
+    list of flags, `is_moe_layer`, names the MoE layers (EXAONE-MoE)."""
 
     experts: str
     site: str
@@ -59,6 +64,7 @@ class Block:
     listed: bool = False
     prefix: str = "first_k_dense_replace"
     prefix_default: int = 0
+    flags: bool = False
 
     def __post_init__(self) -> None:
         if not self.site.startswith("models/"):
@@ -70,6 +76,7 @@ class Block:
 
 
 _HUNYUAN = Block("num_experts", "models/hunyuan.py:127-131", above_one=True)
+_EXAONE = Block("num_experts", "models/exaone_moe.py:143-147", flags=True)
 # architecture -> its MoE block's check
 BLOCKS: dict[str, Block] = {
     "MiniMaxM2ForCausalLM": Block("num_local_experts", "models/minimax_m2.py:520-524"),
@@ -83,6 +90,7 @@ BLOCKS: dict[str, Block] = {
                                 prefix="num_dense_layers", prefix_default=2),
     "AfmoeForCausalLM": Block("num_experts", "models/afmoe.py:167-171", dense_prefix=True,
                               prefix="num_dense_layers"),
+    "ExaoneMoEForCausalLM": _EXAONE, "ExaoneMoeForCausalLM": _EXAONE,
 }
 
 
@@ -105,6 +113,16 @@ def _listed(enum: Any, layers: int) -> bool:
     return any(0 <= index < layers for index in named)
 
 
+def _flagged(flags: Any, layers: int) -> bool:
+    """Whether EXAONE-MoE's per-layer `is_moe_layer` list flags a built layer; a list SGLang
+    cannot index for every layer (absent, short) or whose flags are not booleans is not
+    judged."""
+    if not isinstance(flags, list) or len(flags) < layers:
+        return False
+    head = flags[:layers]
+    return all(isinstance(flag, bool) for flag in head) and any(head)
+
+
 def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
     """Whether some decoder layer builds the block, as far as config.json says (absent
     layer count: not judged)."""
@@ -114,6 +132,8 @@ def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
         return False
     if block.listed:
         return _listed(data.get("moe_layers_enum"), layers)
+    if block.flags:
+        return _flagged(data.get("is_moe_layer"), layers)
     first = _count(data, block.prefix) if block.dense_prefix else 0
     if first is None:
         return block.prefix not in data and block.prefix_default < layers

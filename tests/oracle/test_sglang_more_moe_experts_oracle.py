@@ -4,10 +4,11 @@ AFMoE, s70q), against
 SGLang's own resolution and model layers built on the meta device under the published layout
 (tests/oracle/test_sglang_deepep_class_oracle.py's `sglang`):
 
-* MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE, LFM2-MoE, AFMoE: every decoder layer of
-  the class, built in SGLang's own layer stack, so the class itself picks which layers build
-  the MoE block (Hunyuan's `_is_moe`, Cohere2-MoE's dense prefix, LFM2-MoE's / AFMoE's
-  `num_dense_layers`, left out of their config.json so the class defaults apply).
+* MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE, LFM2-MoE, AFMoE, EXAONE-MoE: every decoder
+  layer of the class, built in SGLang's own layer stack, so the class itself picks which
+  layers build the MoE block (Hunyuan's `_is_moe`, Cohere2-MoE's dense prefix, LFM2-MoE's / AFMoE's
+  `num_dense_layers`, left out of their config.json so the class defaults apply;
+  EXAONE-MoE's `is_moe_layer` flags).
   Cohere2-MoE's decoder layer asks for a CUDA stream after its MLP
   (models/cohere2_moe.py:413): the oracle hands it none.
 * LongCat-Flash: its decoder layer's rotary embedding needs CUDA before the MoE block is
@@ -93,16 +94,24 @@ KINDS: dict[str, tuple[dict[str, Any], str]] = {
     "afmoe": ({**_BASE, "architectures": ["AfmoeForCausalLM"], "model_type": "afmoe",
                "num_shared_experts": 1,
                "layer_types": ["full_attention"] * 4}, "num_experts"),
+    "exaone_moe": ({**_BASE, "architectures": ["ExaoneMoEForCausalLM"],
+                    "model_type": "exaone_moe", "num_shared_experts": 1,
+                    "routed_scaling_factor": 1.0, "norm_topk_prob": True,
+                    "is_moe_layer": [False, True, True, True],
+                    "layer_types": ["full_attention"] * 4}, "num_experts"),
 }
 # Step3.5's MoE layer lists for the drawn dense-prefix values
 _ENUMS = {0: "0,1,2,3", 2: "2,3", 4: "4,5"}
+# EXAONE-MoE's per-layer MoE flags for the same values (s70q)
+_FLAGS = {0: [True] * 4, 2: [False, False, True, True], 4: [False] * 4}
 # kind -> (module, decoder layer class)
 LAYERS = {"minimax_m2": ("minimax_m2", "MiniMaxM2DecoderLayer"),
           "hunyuan": ("hunyuan", "HunYuanDecoderLayer"),
           "mixtral_quant": ("mixtral_quant", "MixtralDecoderLayer"),
           "cohere2_moe": ("cohere2_moe", "Cohere2MoeDecoderLayer"),
           "lfm2_moe": ("lfm2_moe", "Lfm2MoeDecoderLayer"),
-          "afmoe": ("afmoe", "AfmoeDecoderLayer")}
+          "afmoe": ("afmoe", "AfmoeDecoderLayer"),
+          "exaone_moe": ("exaone_moe", "ExaoneMoEDecoderLayer")}
 _DRAWN = tempfile.TemporaryDirectory(prefix="graphfit-more-moe-experts-")
 _T4, _T4E2 = ("--tp-size", "4"), ("--tp-size", "4", "--ep-size", "2")
 # (kind, experts, config fields, argv)
@@ -122,6 +131,8 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
     ("lfm2_moe", 2, {"num_hidden_layers": 2, "layer_types": ["conv", "full_attention"]}, _T4),
     ("afmoe", 2, {}, _T4), ("afmoe", 4, {}, _T4), ("afmoe", 2, {}, _T4E2),
     ("afmoe", 2, {"num_dense_layers": 4}, _T4),
+    ("exaone_moe", 2, {}, _T4), ("exaone_moe", 4, {}, _T4), ("exaone_moe", 2, {}, _T4E2),
+    ("exaone_moe", 2, {"is_moe_layer": [False] * 4}, _T4),
 )
 
 
@@ -231,7 +242,8 @@ def test_drawn_lines_agree(kind: str, experts: int, tp: int, ep: int, first: int
     so.oracle()
     fields = ({"first_k_dense_replace": first} if kind == "cohere2_moe" else
               {"moe_layers_enum": _ENUMS[first]} if kind == "step3p5" else
-              {"num_dense_layers": first} if kind in ("lfm2_moe", "afmoe") else {})
+              {"num_dense_layers": first} if kind in ("lfm2_moe", "afmoe") else
+              {"is_moe_layer": _FLAGS[first]} if kind == "exaone_moe" else {})
     compare(kind, experts, fields, argv, Path(_DRAWN.name))
 
 
