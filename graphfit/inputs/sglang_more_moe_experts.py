@@ -30,7 +30,11 @@ not start where TP is above the count:
 * EXAONE-MoE `ExaoneMoESparseMoEBlock`, `num_experts` (models/exaone_moe.py:143-147), built on
   the layers whose entry of config.json's `is_moe_layer` list is true (`stage_facts`,
   :497-502, :466-468), for both entry classes (:886); no class default: a list that is absent
-  or shorter than `num_hidden_layers` fails otherwise and is not judged (issue 23, s70q).
+  or shorter than `num_hidden_layers` fails otherwise and is not judged (issue 23, s70q);
+* Laguna `LagunaMoE`, `num_experts` (models/laguna.py:147-150, in its own words "TP size N >
+  num_experts M."), built on the layers whose `mlp_layer_types` entry is "sparse"
+  (`stage_facts`, :456-457, :422-426); an absent or empty list is SGLang's config class's
+  "dense" then "sparse" on every later layer (configs/laguna.py:169-173) (issue 23, s70q).
 
 Why: graphfit planned these lines where SGLang's model build raises. A field absent from
 config.json is not judged (SGLang would read the HF config class's default): this module
@@ -55,7 +59,8 @@ class Block:
     lists build it (Step3.5); the ValueError's site; the field naming the dense prefix and
     the value SGLang's config class gives it when config.json leaves it out (s70q: LFM2-MoE
     and AFMoE call it `num_dense_layers`, with different class defaults); whether a per-layer
-    list of flags, `is_moe_layer`, names the MoE layers (EXAONE-MoE)."""
+    list of flags, `is_moe_layer`, names the MoE layers (EXAONE-MoE); whether a per-layer list
+    of "dense" / "sparse", `mlp_layer_types`, does, and the error is Laguna's shorter one."""
 
     experts: str
     site: str
@@ -65,6 +70,7 @@ class Block:
     prefix: str = "first_k_dense_replace"
     prefix_default: int = 0
     flags: bool = False
+    types: bool = False
 
     def __post_init__(self) -> None:
         if not self.site.startswith("models/"):
@@ -91,6 +97,7 @@ BLOCKS: dict[str, Block] = {
     "AfmoeForCausalLM": Block("num_experts", "models/afmoe.py:167-171", dense_prefix=True,
                               prefix="num_dense_layers"),
     "ExaoneMoEForCausalLM": _EXAONE, "ExaoneMoeForCausalLM": _EXAONE,
+    "LagunaForCausalLM": Block("num_experts", "models/laguna.py:147-150", types=True),
 }
 
 
@@ -123,6 +130,17 @@ def _flagged(flags: Any, layers: int) -> bool:
     return all(isinstance(flag, bool) for flag in head) and any(head)
 
 
+def _typed(types: Any, layers: int) -> bool:
+    """Whether Laguna's per-layer `mlp_layer_types` makes a built layer "sparse"; absent or
+    empty, SGLang's config class makes every layer after the first sparse; a list SGLang
+    cannot index for every layer (short, not a list) is not judged."""
+    if types is None or types == []:
+        return layers > 1
+    if not isinstance(types, list) or len(types) < layers:
+        return False
+    return "sparse" in types[:layers]
+
+
 def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
     """Whether some decoder layer builds the block, as far as config.json says (absent
     layer count: not judged)."""
@@ -134,6 +152,8 @@ def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
         return _listed(data.get("moe_layers_enum"), layers)
     if block.flags:
         return _flagged(data.get("is_moe_layer"), layers)
+    if block.types:
+        return _typed(data.get("mlp_layer_types"), layers)
     first = _count(data, block.prefix) if block.dense_prefix else 0
     if first is None:
         return block.prefix not in data and block.prefix_default < layers
@@ -148,6 +168,9 @@ def problem(arch: str | None, values: Mapping[str, Any], data: Mapping[str, Any]
         return None
     experts = data[block.experts]
     tp = size_or_one(values.get("tp_size") or values.get("tp"))
+    if tp > experts and block.types:
+        return (f"SGLang cannot build {arch}: TP size {tp} > num_experts "
+                f"{excerpt(experts, 12)}. (ValueError, {block.site})")
     if tp > experts:
         return (f"SGLang cannot build {arch}: Tensor parallel size {tp} is greater than "
                 f"the number of experts {excerpt(experts, 12)}. (ValueError, {block.site})")
