@@ -257,6 +257,16 @@ def test_drawn_lines_agree(kind: str, experts: int, tp: int, ep: int, first: int
     compare(kind, experts, fields, argv, Path(_DRAWN.name))
 
 
+def test_refusal_in_sglangs_words(root: Path) -> None:
+    """graphfit quotes the sentence SGLang raised, Laguna's shorter one included (s70q)."""
+    for kind, experts, fields, argv in (FIXED[0], ("laguna", 2, {}, _T4)):
+        model = model_dir(kind, experts, fields, root)
+        theirs = theirs_on(kind, model, argv)
+        assert theirs is not None and theirs.startswith("build: ValueError: "), theirs
+        sentence = theirs.removeprefix("build: ValueError: ").rsplit(" @ ", 1)[0]
+        assert sentence in dc.graphfit(model, argv, True)[1], (kind, theirs)
+
+
 def test_live_server_args_agree(root: Path) -> None:
     """The live check (`from_sglang` on SGLang's own resolved ServerArgs) refuses where the
     MoE block raises and plans where it builds."""
