@@ -1,12 +1,16 @@
 """MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE, LongCat-Flash and Step3.5 targets with fewer
-experts than TP ranks (graphfit.inputs.sglang_more_moe_experts, issue 23 s70b), against
+experts than TP ranks (graphfit.inputs.sglang_more_moe_experts, issue 23 s70b; LFM2-MoE and
+AFMoE, s70q), against
 SGLang's own resolution and model layers built on the meta device under the published layout
 (tests/oracle/test_sglang_deepep_class_oracle.py's `sglang`):
 
-* MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE: every decoder layer of the class, built in
-  SGLang's own layer stack, so the class itself picks which layers build the MoE block
-  (Hunyuan's `_is_moe`, Cohere2-MoE's dense prefix). Cohere2-MoE's decoder layer asks for a
-  CUDA stream after its MLP (models/cohere2_moe.py:413): the oracle hands it none.
+* MiniMax-M2, Hunyuan, Mixtral-quant, Cohere2-MoE, LFM2-MoE, AFMoE, EXAONE-MoE, Laguna: every
+  decoder layer of the class, built in SGLang's own layer stack, so the class itself picks which
+  layers build the MoE block (Hunyuan's `_is_moe`, Cohere2-MoE's dense prefix, LFM2-MoE's / AFMoE's
+  `num_dense_layers`, left out of their config.json so the class defaults apply;
+  EXAONE-MoE's `is_moe_layer` flags, Laguna's `mlp_layer_types`).
+  Cohere2-MoE's decoder layer asks for a CUDA stream after its MLP
+  (models/cohere2_moe.py:413): the oracle hands it none.
 * LongCat-Flash: its decoder layer's rotary embedding needs CUDA before the MoE block is
   built, so the oracle builds `LongcatFlashMoE` on each layer, as the decoder layer does
   unconditionally (models/longcat_flash.py:421-425).
@@ -15,7 +19,9 @@ SGLang's own resolution and model layers built on the meta device under the publ
 
 Both sides refuse (graphfit with SGLang's ValueError and its line) or both start the line.
 Fixed lines each way (EP does not narrow the TP size these blocks read; Hunyuan's one-expert
-dense form; Cohere2-MoE's all-dense prefix; a Step3.5 MoE layer list naming no built layer);
+dense form; Cohere2-MoE's all-dense prefix; LFM2-MoE's default prefix of 2 covering a
+two-layer model; Laguna's default types on a one-layer model; a Step3.5 MoE layer list
+naming no built layer);
 drawn: class x experts x TP x EP (x dense prefix / MoE layer list).
 """
 
@@ -80,14 +86,38 @@ KINDS: dict[str, tuple[dict[str, Any], str]] = {
                  "swiglu_limits": [0.0] * 4, "swiglu_limits_shared": [0.0] * 4,
                  "layer_types": ["full_attention"] * 4, "rope_theta": 10000,
                  "tie_word_embeddings": False}, "moe_num_experts"),
+    "lfm2_moe": ({**_BASE, "architectures": ["Lfm2MoeForCausalLM"], "model_type": "lfm2_moe",
+                  "norm_eps": 1e-5, "conv_L_cache": 3,
+                  "conv_bias": False, "use_expert_bias": True, "norm_topk_prob": True,
+                  "routed_scaling_factor": 1.0,
+                  "layer_types": ["conv", "full_attention", "conv", "full_attention"]},
+                 "num_experts"),
+    "afmoe": ({**_BASE, "architectures": ["AfmoeForCausalLM"], "model_type": "afmoe",
+               "num_shared_experts": 1,
+               "layer_types": ["full_attention"] * 4}, "num_experts"),
+    "exaone_moe": ({**_BASE, "architectures": ["ExaoneMoEForCausalLM"],
+                    "model_type": "exaone_moe", "num_shared_experts": 1,
+                    "routed_scaling_factor": 1.0, "norm_topk_prob": True,
+                    "is_moe_layer": [False, True, True, True],
+                    "layer_types": ["full_attention"] * 4}, "num_experts"),
+    "laguna": ({**_BASE, "architectures": ["LagunaForCausalLM"], "model_type": "laguna",
+                "shared_expert_intermediate_size": 256, "sliding_window": 512,
+                "layer_types": ["full_attention"] * 4}, "num_experts"),
 }
 # Step3.5's MoE layer lists for the drawn dense-prefix values
 _ENUMS = {0: "0,1,2,3", 2: "2,3", 4: "4,5"}
+# EXAONE-MoE's per-layer MoE flags / Laguna's MLP types for the same values (s70q)
+_FLAGS = {0: [True] * 4, 2: [False, False, True, True], 4: [False] * 4}
+_TYPES = {n: ["sparse" if flag else "dense" for flag in flags] for n, flags in _FLAGS.items()}
 # kind -> (module, decoder layer class)
 LAYERS = {"minimax_m2": ("minimax_m2", "MiniMaxM2DecoderLayer"),
           "hunyuan": ("hunyuan", "HunYuanDecoderLayer"),
           "mixtral_quant": ("mixtral_quant", "MixtralDecoderLayer"),
-          "cohere2_moe": ("cohere2_moe", "Cohere2MoeDecoderLayer")}
+          "cohere2_moe": ("cohere2_moe", "Cohere2MoeDecoderLayer"),
+          "lfm2_moe": ("lfm2_moe", "Lfm2MoeDecoderLayer"),
+          "afmoe": ("afmoe", "AfmoeDecoderLayer"),
+          "exaone_moe": ("exaone_moe", "ExaoneMoEDecoderLayer"),
+          "laguna": ("laguna", "LagunaDecoderLayer")}
 _DRAWN = tempfile.TemporaryDirectory(prefix="graphfit-more-moe-experts-")
 _T4, _T4E2 = ("--tp-size", "4"), ("--tp-size", "4", "--ep-size", "2")
 # (kind, experts, config fields, argv)
@@ -102,6 +132,16 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
     ("longcat_flash", 4, {}, _T4),
     ("step3p5", 2, {}, _T4), ("step3p5", 4, {}, _T4), ("step3p5", 2, {}, _T4E2),
     ("step3p5", 2, {"moe_layers_enum": "5,6"}, _T4),
+    ("lfm2_moe", 2, {}, _T4), ("lfm2_moe", 4, {}, _T4), ("lfm2_moe", 2, {}, _T4E2),
+    ("lfm2_moe", 2, {"num_dense_layers": 4}, _T4), ("lfm2_moe", 2, {"num_dense_layers": 1}, _T4),
+    ("lfm2_moe", 2, {"num_hidden_layers": 2, "layer_types": ["conv", "full_attention"]}, _T4),
+    ("afmoe", 2, {}, _T4), ("afmoe", 4, {}, _T4), ("afmoe", 2, {}, _T4E2),
+    ("afmoe", 2, {"num_dense_layers": 4}, _T4),
+    ("exaone_moe", 2, {}, _T4), ("exaone_moe", 4, {}, _T4), ("exaone_moe", 2, {}, _T4E2),
+    ("exaone_moe", 2, {"is_moe_layer": [False] * 4}, _T4),
+    ("laguna", 2, {}, _T4), ("laguna", 4, {}, _T4), ("laguna", 2, {}, _T4E2),
+    ("laguna", 2, {"mlp_layer_types": ["dense"] * 4}, _T4),
+    ("laguna", 2, {"num_hidden_layers": 1, "layer_types": ["full_attention"]}, _T4),
 )
 
 
@@ -195,8 +235,8 @@ def test_fixed_lines_are_not_vacuous(root: Path) -> None:
     answers = [(k, theirs_on(k, model_dir(k, n, f, root), argv)) for k, n, f, argv in FIXED]
     for kind in KINDS:
         said = [a for k, a in answers if k == kind]
-        assert None in said and any(a and "greater than the number of experts" in a
-                                    for a in said), answers
+        assert None in said and any(a and ("greater than the number of experts" in a or
+                                           " > num_experts " in a) for a in said), answers
 
 
 @settings(max_examples=8, deadline=None)
@@ -204,14 +244,27 @@ def test_fixed_lines_are_not_vacuous(root: Path) -> None:
        st.sampled_from((1, 2, 4)), st.sampled_from((0, 2, 4)))
 def test_drawn_lines_agree(kind: str, experts: int, tp: int, ep: int, first: int) -> None:
     """Class x experts x TP x EP (kept where it divides TP) x Cohere2-MoE's dense prefix /
-    Step3.5's MoE layer list."""
+    Step3.5's MoE layer list / LFM2-MoE's and AFMoE's `num_dense_layers`."""
     argv: tuple[str, ...] = ("--tp-size", str(tp))
     if tp % ep == 0 and ep > 1:
         argv += ("--ep-size", str(ep))
     so.oracle()
     fields = ({"first_k_dense_replace": first} if kind == "cohere2_moe" else
-              {"moe_layers_enum": _ENUMS[first]} if kind == "step3p5" else {})
+              {"moe_layers_enum": _ENUMS[first]} if kind == "step3p5" else
+              {"num_dense_layers": first} if kind in ("lfm2_moe", "afmoe") else
+              {"is_moe_layer": _FLAGS[first]} if kind == "exaone_moe" else
+              {"mlp_layer_types": _TYPES[first]} if kind == "laguna" else {})
     compare(kind, experts, fields, argv, Path(_DRAWN.name))
+
+
+def test_refusal_in_sglangs_words(root: Path) -> None:
+    """graphfit quotes the sentence SGLang raised, Laguna's shorter one included (s70q)."""
+    for kind, experts, fields, argv in (FIXED[0], ("laguna", 2, {}, _T4)):
+        model = model_dir(kind, experts, fields, root)
+        theirs = theirs_on(kind, model, argv)
+        assert theirs is not None and theirs.startswith("build: ValueError: "), theirs
+        sentence = theirs.removeprefix("build: ValueError: ").rsplit(" @ ", 1)[0]
+        assert sentence in dc.graphfit(model, argv, True)[1], (kind, theirs)
 
 
 def test_live_server_args_agree(root: Path) -> None:
