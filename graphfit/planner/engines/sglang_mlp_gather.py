@@ -37,25 +37,18 @@ def resolved_dense_tp(architecture: str | None, value: int | None) -> int | None
     return value
 
 
-class Gathered(Protocol):
-    """What the gather rules read (the target's record, or a draft's view of it)."""
+class Gathered(sglang_mori_ep.MoriSwitches, Protocol):
+    """What the gather rules read (the target's record, or a draft's view of it): MoRI's
+    switches and backend, and the widths below."""
 
     @property
     def tp_size(self) -> int: ...
     @property
     def attn_dp_size(self) -> int: ...
     @property
-    def moe_a2a_backend(self) -> str: ...
-    @property
     def moe_dense_tp_size(self) -> int | None: ...
     @property
     def enable_dp_lm_head(self) -> bool: ...
-    @property
-    def enable_waterfill(self) -> bool: ...
-    @property
-    def mori_ep_v2(self) -> bool | None: ...
-    @property
-    def mori_recv_bound(self) -> bool: ...
 
 
 def mlp_tp_gather(config: Gathered) -> bool:
