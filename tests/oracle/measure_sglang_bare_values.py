@@ -7,26 +7,16 @@ dtype string (issue 23, s70e; tests.oracle.sglang_bare_values).
 
 from __future__ import annotations
 
-import random
 import sys
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    """Score `count` drawn configs; print and return the counts."""
+    """Score `count` drawn configs; print and return the counts (the text-values measure's
+    scoring, over this oracle module's draw)."""
     from tests.oracle import sglang_bare_values as bv
+    from tests.oracle.measure_sglang_text_values import score
 
-    rng = random.Random(seed)
-    counts = {"agree": 0, "refused": 0, "differ": 0}
-    shown = 0
-    for _ in range(count):
-        data = bv.draw(rng)
-        said = bv.verdict(data)
-        counts[said.split(":")[0]] += 1
-        if said.startswith("differ") and shown < 8:
-            shown += 1
-            print(f"  {data}: {said}")
-    print({**counts, "lines": count})
-    return counts
+    return score(bv, count, seed)
 
 
 def main(argv: list[str]) -> int:

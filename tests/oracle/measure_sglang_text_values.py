@@ -9,18 +9,33 @@ from __future__ import annotations
 
 import random
 import sys
+from typing import Any, Protocol
+
+
+class Drawn(Protocol):
+    """An oracle module drawing configs and judging both sides (its `verdict` starts with
+    agree / refused / differ)."""
+
+    def draw(self, rng: random.Random) -> dict[str, Any]: ...
+    def verdict(self, data: dict[str, Any]) -> str: ...
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
     """Score `count` drawn configs; print and return the counts."""
     from tests.oracle import sglang_text_values as tv
 
+    return score(tv, count, seed)
+
+
+def score(oracle: Drawn, count: int, seed: int) -> dict[str, int]:
+    """`count` configs `oracle` draws from `seed`, judged; print and return the counts (the
+    bare-values measure scores its own oracle module with it)."""
     rng = random.Random(seed)
     counts = {"agree": 0, "refused": 0, "differ": 0}
     shown = 0
     for _ in range(count):
-        data = tv.draw(rng)
-        said = tv.verdict(data)
+        data = oracle.draw(rng)
+        said = oracle.verdict(data)
         counts[said.split(":")[0]] += 1
         if said.startswith("differ") and shown < 8:
             shown += 1
