@@ -12,22 +12,20 @@ through before_tree.frozen). Verdicts as measure_sglang_dense_tp_builds's.
 
 from __future__ import annotations
 
-import logging
 import random
 import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import main_with_before, print_agreement
+from tests.oracle.measure_root import main_with_before
+from tests.oracle.measure_sglang_sparse_moe_experts import built, drawn
 
 _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-measure-more-experts-")
 
 
 def more_line(rng: random.Random) -> tuple[str, str]:
     """One drawn line: (verdict, its text)."""
-    from tests.oracle import test_sglang_deepep_class_oracle as dc
     from tests.oracle import test_sglang_more_moe_experts_oracle as tm
-    from tests.oracle.measure_sglang_dense_tp_builds import _verdict
 
     kind, experts = rng.choice(tuple(tm.KINDS)), rng.choice((2, 4, 8))
     first = rng.choice((0, 2, 4))
@@ -41,18 +39,11 @@ def more_line(rng: random.Random) -> tuple[str, str]:
     if tp % ep == 0 and ep > 1:
         argv += ("--ep-size", str(ep))
     model = tm.model_dir(kind, experts, fields, Path(_DIRS.name))
-    theirs, code, said = dc.build_answers(model, argv, tm._block(kind))
-    return (_verdict(theirs, code, said),
-            f"{kind} experts={experts} {fields} {argv} SGLang {theirs} graphfit {code} {said}")
+    return built(model, argv, tm._block(kind), f"{kind} experts={experts} {fields}")
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    from tests.oracle import sglang_oracle as so
-
-    logging.disable(logging.WARNING)
-    so.oracle()
-    rng = random.Random(seed)
-    return print_agreement(count, lambda: more_line(rng))
+    return drawn(count, seed, more_line)
 
 
 if __name__ == "__main__":

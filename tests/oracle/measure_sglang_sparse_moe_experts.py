@@ -14,18 +14,40 @@ import logging
 import random
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from tests.oracle.measure_root import main_with_before, print_agreement
 
 _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-measure-sparse-experts-")
 
 
+def built(model: Path, argv: tuple[str, ...], block: Any, what: str) -> tuple[str, str]:
+    """Both answers on one drawn target and line (SGLang building `block`): (verdict, its
+    text). The MoE-experts measures (split, more classes) judge their lines with it."""
+    from tests.oracle import test_sglang_deepep_class_oracle as dc
+    from tests.oracle.measure_sglang_dense_tp_builds import _verdict
+
+    theirs, code, said = dc.build_answers(model, argv, block)
+    return (_verdict(theirs, code, said),
+            f"{what} {argv} SGLang {theirs} graphfit {code} {said}")
+
+
+def drawn(count: int, seed: int, line: Callable[[random.Random], tuple[str, str]]
+          ) -> dict[str, int]:
+    """`count` lines `line` draws from `seed` under the oracle, their agreement printed."""
+    from tests.oracle import sglang_oracle as so
+
+    logging.disable(logging.WARNING)
+    so.oracle()
+    rng = random.Random(seed)
+    return print_agreement(count, lambda: line(rng))
+
+
 def sparse_line(rng: random.Random) -> tuple[str, str]:
     """One drawn line: (verdict, its text)."""
-    from tests.oracle import test_sglang_deepep_class_oracle as dc
     from tests.oracle import test_sglang_sparse_moe_experts_oracle as ts
-    from tests.oracle.measure_sglang_dense_tp_builds import _verdict
 
     kind, experts = rng.choice(ts.KINDS), rng.choice((1, 2, 4, 8))
     fields = {"first_k_dense_replace": rng.choice((0, 1, 3, 4)),
@@ -35,18 +57,11 @@ def sparse_line(rng: random.Random) -> tuple[str, str]:
     if tp % ep == 0 and ep > 1:
         argv += ("--ep-size", str(ep))
     model = ts.model_dir(kind, experts, fields, Path(_DIRS.name))
-    theirs, code, said = dc.build_answers(model, argv, ts._block(kind))
-    return (_verdict(theirs, code, said),
-            f"{kind} experts={experts} {fields} {argv} SGLang {theirs} graphfit {code} {said}")
+    return built(model, argv, ts._block(kind), f"{kind} experts={experts} {fields}")
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    from tests.oracle import sglang_oracle as so
-
-    logging.disable(logging.WARNING)
-    so.oracle()
-    rng = random.Random(seed)
-    return print_agreement(count, lambda: sparse_line(rng))
+    return drawn(count, seed, sparse_line)
 
 
 if __name__ == "__main__":

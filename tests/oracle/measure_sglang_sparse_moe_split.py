@@ -12,32 +12,28 @@ measure_sglang_dense_tp_builds's.
 
 from __future__ import annotations
 
-import logging
 import random
 import sys
 import tempfile
 from pathlib import Path
 
-from tests.oracle.measure_root import main_with_before, print_agreement
+from tests.oracle.measure_root import main_with_before
+from tests.oracle.measure_sglang_sparse_moe_experts import built, drawn
 
 _DIRS = tempfile.TemporaryDirectory(prefix="graphfit-measure-sparse-split-")
 
 
 def split_line(rng: random.Random) -> tuple[str, str]:
     """One drawn line: (verdict, its text)."""
-    from tests.oracle import test_sglang_deepep_class_oracle as dc
     from tests.oracle import test_sglang_sparse_moe_experts_oracle as ts
     from tests.oracle import test_sglang_sparse_moe_split_oracle as tsp
-    from tests.oracle.measure_sglang_dense_tp_builds import _verdict
 
     kind, experts = rng.choice((*tsp.KINDS, "qwen3_next")), rng.choice((2, 3, 4, 6, 8))
     if kind == "qwen3_next":  # every layer sparse: no dense prefix to draw
         argv = tsp.drawn_argv(rng.choice((1, 2, 4, 8)), rng.choice((1, 2, 4)),
                               rng.choice((0, 2)))
         model = tsp.qwen3_next_dir(experts, Path(_DIRS.name))
-        theirs, code, said = dc.build_answers(model, argv, tsp._qwen3_next_block)
-        return (_verdict(theirs, code, said),
-                f"{kind} experts={experts} {argv} SGLang {theirs} graphfit {code} {said}")
+        return built(model, argv, tsp._qwen3_next_block, f"{kind} experts={experts}")
     first = rng.choice((tsp.ABSENT, tsp.ABSENT, 0, 1, 3))
     if kind == "glm4_moe_lite" and first is tsp.ABSENT:
         first = 1  # Glm4MoeLiteConfig has no such field (the oracle module's Left)
@@ -46,18 +42,11 @@ def split_line(rng: random.Random) -> tuple[str, str]:
                           rng.choice((0, 2)))
     model = tsp.model_dir(kind, experts, fields, Path(_DIRS.name))
     block = ts._block("deepseek_v3" if kind == "deepseek_v2" else kind)
-    theirs, code, said = dc.build_answers(model, argv, block)
-    return (_verdict(theirs, code, said),
-            f"{kind} experts={experts} {fields} {argv} SGLang {theirs} graphfit {code} {said}")
+    return built(model, argv, block, f"{kind} experts={experts} {fields}")
 
 
 def measure(count: int, seed: int) -> dict[str, int]:
-    from tests.oracle import sglang_oracle as so
-
-    logging.disable(logging.WARNING)
-    so.oracle()
-    rng = random.Random(seed)
-    return print_agreement(count, lambda: split_line(rng))
+    return drawn(count, seed, split_line)
 
 
 if __name__ == "__main__":
