@@ -482,7 +482,8 @@ class EngineConfig:
             dsa_learnable_sink: bool | None = None,
             gelu_moe_target: bool = False,
             moe_a2a_dtype: str | None = None,
-            draft_mtp_experts_algo: str | None = None) -> None: ...
+            draft_mtp_experts_algo: str | None = None,
+            draft_nextn_unquantized: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1696,6 +1697,11 @@ class EngineConfig:
     def draft_mtp_experts_algo(self) -> str | None:
         """SglangOptions.draft_mtp_experts_algo."""
         return cast("str | None", self._option("draft_mtp_experts_algo"))
+
+    @property
+    def draft_nextn_unquantized(self) -> str | None:
+        """SglangOptions.draft_nextn_unquantized."""
+        return cast("str | None", self._option("draft_nextn_unquantized"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

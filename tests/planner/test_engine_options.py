@@ -346,6 +346,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "gelu_moe_target": st.booleans(),  # s69l
     "moe_a2a_dtype": st.sampled_from([None, "bfloat16", "float16", "untyped"]),  # s70f
     "draft_mtp_experts_algo": st.sampled_from([None, "unlisted", "FP8", "NVFP4"]),  # s70d
+    "draft_nextn_unquantized": st.sampled_from([None, "ignore", "quark"]),  # s70p
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -632,6 +633,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "gelu_moe_target": st.sampled_from([None, 1, "true"]),  # s69l
     "moe_a2a_dtype": st.sampled_from(["bf16", "", 2]),  # s70f
     "draft_mtp_experts_algo": st.sampled_from(["", 3, "x" * 41]),  # s70d
+    "draft_nextn_unquantized": st.sampled_from(["", 3, "modelopt_fp4"]),  # s70p
 }
 
 
@@ -964,6 +966,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "nvfp4_ckpt_fp8_nextn_moe": False,
         "dsa_learnable_sink": None,
         "gelu_moe_target": False,
-        "draft_mtp_experts_algo": None}
+        "draft_mtp_experts_algo": None,
+        "draft_nextn_unquantized": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -665,6 +665,11 @@ class SglangOptions(EngineOptions):
         names them (graphfit.inputs.sglang_mtp_mixed_experts): FP8 or unlisted experts run
         triton whatever humming / flashinfer_cutedsl was asked for
         (graphfit.planner.engines.sglang_draft_runner_swap; issue 23 s70d). None: not read.
+    draft_nextn_unquantized: why a DeepSeek-V3 / GLM-5-Next NextN draft's layer is built with
+        no quantization config (graphfit.inputs.sglang_nextn_excludes): "ignore" where
+        GLM-5-Next's config.json `ignore` lists `model.layers.{n}.*` (glm5_next_nextn.py:
+        49-68: any method), "quark" where the Quark `exclude` list matches the NextN layer
+        (deepseek_nextn.py:265-275: a Quark draft only). None: kept or not read (issue 23 s70p).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -865,6 +870,7 @@ class SglangOptions(EngineOptions):
     dsa_learnable_sink: bool | None = None
     gelu_moe_target: bool = False
     draft_mtp_experts_algo: str | None = None
+    draft_nextn_unquantized: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1083,6 +1089,9 @@ class SglangOptions(EngineOptions):
         if algo is not None and (not isinstance(algo, str) or not 0 < len(algo) <= 40):
             raise ConfigError(f"draft_mtp_experts_algo: expected an algorithm name or "
                               f"unlisted, got {excerpt(algo)}")
+        if self.draft_nextn_unquantized not in (None, "ignore", "quark"):  # issue 23 s70p
+            raise ConfigError(f"draft_nextn_unquantized: expected ignore or quark, got "
+                              f"{excerpt(self.draft_nextn_unquantized)}")
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
