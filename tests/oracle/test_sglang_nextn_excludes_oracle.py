@@ -28,7 +28,7 @@ _ASSERTS = ("Unquantized DeepEP MoE", "mode requires deep_gemm")
 CASES = (  # (draft, draft a2a, mode, runner, jit, extra); the variable "1" where named below
     # dropped: unquantized experts
     ("ds_layer", "deepep", "low_latency", "deep_gemm", False, ()),
-    ("ds_regex", "pplx", "normal", "deep_gemm", False, _DP),
+    ("ds_regex", "pplx", "low_latency", "deep_gemm", False, _DP),
     ("ds_61", "deepep", "normal", "deep_gemm", False, ()),
     ("glm5_ignore", "deepep", "low_latency", "deep_gemm", False, ()),
     ("glm5_quark", "deepep", "normal", "deep_gemm", False, ()),
