@@ -22,6 +22,7 @@ from graphfit.inputs import (
     sglang_longcat_rope,
     sglang_mtp_mixed_experts,
     sglang_mtp_quant,
+    sglang_nextn_excludes,
     sglang_target_layer_entries,
 )
 from graphfit.inputs.reading import shown_path
@@ -55,7 +56,8 @@ def settings(values: Mapping[str, Any]) -> list[Setting]:
     return (targets + entries + longcat + _moe_class(values)
             + sglang_mtp_quant.settings(values)
             + sglang_gelu_target.settings(values)  # s69l: a Gemma 4 MoE target
-            + sglang_mtp_mixed_experts.settings(values))  # s70d: a MIXED MTP's experts
+            + sglang_mtp_mixed_experts.settings(values)  # s70d: a MIXED MTP's experts
+            + sglang_nextn_excludes.settings(values))  # s70p: a NextN layer left unquantized
 
 
 def _moe_class(values: Mapping[str, Any]) -> list[Setting]:

@@ -485,7 +485,8 @@ class EngineConfig:
             draft_mtp_experts_algo: str | None = None,
             mori_ep_v2: bool | None = None,
             mori_recv_bound: bool = False,
-            context_length_read: bool = False) -> None: ...
+            context_length_read: bool = False,
+            draft_nextn_unquantized: str | None = None) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1704,6 +1705,11 @@ class EngineConfig:
     def context_length_read(self) -> bool:
         """SglangOptions.context_length_read."""
         return cast(bool, self._option("context_length_read"))
+
+    @property
+    def draft_nextn_unquantized(self) -> str | None:
+        """SglangOptions.draft_nextn_unquantized."""
+        return cast("str | None", self._option("draft_nextn_unquantized"))
 
     @property
     def hook_cudagraph_mode(self) -> str | None:

@@ -349,6 +349,7 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_ep_v2": st.sampled_from([None, True, False]),  # s70j
     "mori_recv_bound": st.booleans(),  # s70j
     "context_length_read": st.booleans(),  # s70l
+    "draft_nextn_unquantized": st.sampled_from([None, "ignore", "quark"]),  # s70p
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -638,6 +639,7 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_ep_v2": st.sampled_from([1, "true"]),  # s70j
     "mori_recv_bound": st.sampled_from([None, 1, "true"]),  # s70j
     "context_length_read": st.sampled_from([None, 1, "true"]),  # s70l
+    "draft_nextn_unquantized": st.sampled_from(["", 3, "modelopt_fp4"]),  # s70p
 }
 
 
@@ -972,6 +974,7 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "gelu_moe_target": False,
         "draft_mtp_experts_algo": None,
         "mori_ep_v2": None, "mori_recv_bound": False,
-        "context_length_read": False}
+        "context_length_read": False,
+        "draft_nextn_unquantized": None}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

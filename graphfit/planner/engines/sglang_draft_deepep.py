@@ -83,9 +83,15 @@ low_latency to normal under EPv2 (arg_groups/moe_hook.py:545-561;
 graphfit.planner.engines.sglang_mori_ep.deepep_mode), so under such a target the assert
 holds only for low_latency under EPv1.
 
+s70p: a DeepSeek-V3 / GLM-5-Next NextN draft drops its config only where its checkpoint's
+Quark exclude list matches the NextN layer (a Quark draft) or GLM-5-Next's `ignore` lists it
+(any method): `READ_DROPS`, `read_dropped`, read by graphfit.inputs.sglang_nextn_excludes.
+Such a layer's experts meet the unquantized assert; a kept one the low-latency assert.
+
 Not restated: draft classes outside MOE_DRAFTS; the unquantized assert on a draft whose class
 drops a checkpoint's config (`NEXTN_DROPS`) other than the modelopt_fp4 ones (s69d: DeepSeek
-family; s70d: GLM-4.5, GLM-4.7-Flash, Bailing, sglang_draft_nextn_fp4.DROPPING_CLASSES).
+family; s70d: GLM-4.5, GLM-4.7-Flash, Bailing, sglang_draft_nextn_fp4.DROPPING_CLASSES) and
+the Quark / `ignore` ones above (s70p).
 """
 
 from __future__ import annotations
@@ -150,19 +156,35 @@ UNQUANTIZED_BLOCKS = frozenset({"Step3p5MTP"})
 # (models/qwen3_5_mtp.py:50-91, 123; qwen4_exp_mtp.py:47)
 MTP_CLASSES = frozenset({"Qwen3_5ForCausalLMMTP", "Qwen4ExpForCausalLMMTP"})
 # s69e: NextN classes that hand their decoder layer no quantization config for some
-# checkpoint methods (None: any, where the checkpoint's own `ignore` lists the NextN layer):
+# checkpoint methods (s70p: and by the checkpoint's own lists, `READ_DROPS`):
 # the layer's experts are then unquantized, so the low-latency assert never holds there
-NEXTN_DROPS: dict[str, frozenset[str] | None] = {
-    # DeepseekModelNextN drops modelopt_fp4 (deepseek_nextn.py:75-79) and DeepSeek's class a
-    # Quark config that excludes the NextN layer (:265-274); GLM-MoE-DSA's own Quark reading
-    # rewrites the config and never drops it (glm4_moe.py:1359-1430)
-    "DeepseekV3ForCausalLMNextN": frozenset({"modelopt_fp4", "quark"}),
+NEXTN_DROPS: dict[str, frozenset[str]] = {
+    # DeepseekModelNextN drops modelopt_fp4 (deepseek_nextn.py:75-79); s70p: DeepSeek's class
+    # drops a Quark config only where its exclude list matches the NextN layer (:265-275),
+    # GLM-5-Next's any config its `ignore` lists the layer in (`READ_DROPS`); GLM-MoE-DSA's
+    # own Quark reading rewrites the config and never drops it (glm4_moe.py:1359-1430)
+    "DeepseekV3ForCausalLMNextN": frozenset({"modelopt_fp4"}),
     "GlmMoeDsaForCausalLMNextN": frozenset({"modelopt_fp4"}),
-    "Glm5NextForConditionalGenerationNextN": None,  # glm5_next_nextn.py:51-70, then the above
+    "Glm5NextForConditionalGenerationNextN": frozenset({"modelopt_fp4"}),
     "Glm4MoeForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_nextn.py:52-56
     "Glm4MoeLiteForCausalLMNextN": frozenset({"modelopt_fp4"}),  # glm4_moe_lite_nextn.py:55-60
     "BailingMoeForCausalLMNextN": frozenset({"modelopt_fp4"}),  # bailing_moe_nextn.py:84-88
 }
+
+# s70p: the NextN classes whose `_resolve_nextn_quant_config` reads the checkpoint's Quark
+# exclude list / config.json's `ignore` (graphfit.inputs.sglang_nextn_excludes ->
+# `draft_nextn_unquantized`; deepseek_nextn.py:265-275, glm5_next_nextn.py:49-68)
+READ_DROPS = frozenset({"DeepseekV3ForCausalLMNextN", "Glm5NextForConditionalGenerationNextN"})
+
+
+def read_dropped(config: EngineSettings, method: str | None) -> bool:
+    """s70p: whether a DeepSeek-V3 / GLM-5-Next NextN draft settling on `method` builds its
+    layer with no config by its checkpoint's own lists: GLM-5-Next's `ignore` drops any
+    method, a Quark exclude drops a Quark config only."""
+    read = config.draft_nextn_unquantized
+    if method is None or config.draft_moe_class not in READ_DROPS or read is None:
+        return False
+    return read == "ignore" or method == read
 
 
 def mtp_dropped(config: EngineSettings) -> bool:
@@ -212,7 +234,8 @@ def problem(config: EngineSettings) -> str | None:
         return None
     quantized = config.draft_quantization is not None or config.draft_quant_config is not None
     dropped = quantized and mtp_dropped(config)
-    if quantized and name not in UNQUANTIZED_BLOCKS and not dropped:
+    read = quantized and read_dropped(config, sglang_draft_quant.settled_method(config))
+    if quantized and name not in UNQUANTIZED_BLOCKS and not dropped and not read:
         return None
     runner = draft_runner(config)
     if runner not in DEEP_GEMM_RUNNERS:
@@ -221,6 +244,12 @@ def problem(config: EngineSettings) -> str | None:
         return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, ep_moe/layer."
                 f"py:135-147): draft {name} drops its {config.draft_mtp_unquantized} config "
                 f"(qwen3_5_mtp.py:50-91); a2a {draft}, JIT off")
+    if read:  # s70p: the checkpoint's own list leaves the NextN layer unquantized
+        site = ("glm5_next_nextn.py:49-68" if config.draft_nextn_unquantized == "ignore"
+                else "deepseek_nextn.py:265-275")
+        return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, ep_moe/layer."
+                f"py:135-147): {name}'s {config.draft_nextn_unquantized} list drops the NextN "
+                f"config ({site})")
     return (f"Unquantized DeepEP MoE requires DeepGEMM BF16 (AssertionError, layers/moe/ep_moe/"
             f"layer.py:135-147: the draft's {name}, a2a {draft}, "
             f"runner {runner}, JIT DeepGEMM off)")
@@ -234,8 +263,7 @@ def nextn_dropped(config: EngineSettings, method: str) -> bool:
     name = config.draft_moe_class or ""
     if config.draft_quant_config is None or name not in NEXTN_DROPS:
         return False
-    methods = NEXTN_DROPS[name]
-    return methods is None or method in methods
+    return read_dropped(config, method) or method in NEXTN_DROPS[name]
 
 
 def quantized_problem(config: EngineSettings) -> str | None:
@@ -302,6 +330,6 @@ def check(config: EngineSettings) -> None:
         raise ConfigError(said)
 
 
-__all__ = ["DEEPEP_DRAFTS", "MTP_CLASSES", "NEXTN_DROPS", "UNQUANTIZED_BLOCKS", "check",
-           "draft_runner", "mtp_dropped", "nextn_dropped", "problem", "quantized_problem",
-           "runner_flag_problem"]
+__all__ = ["DEEPEP_DRAFTS", "MTP_CLASSES", "NEXTN_DROPS", "READ_DROPS", "UNQUANTIZED_BLOCKS",
+           "check", "draft_runner", "mtp_dropped", "nextn_dropped", "problem",
+           "quantized_problem", "read_dropped", "runner_flag_problem"]

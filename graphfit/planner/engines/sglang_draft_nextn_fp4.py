@@ -28,8 +28,9 @@ Both need the worker's a2a context (sglang_draft_dispatch.in_context) and CUDA, 
 rule's. The method is the one the draft's ModelConfig settles on (sglang_draft_quant.
 settled_method: a flag that clashes with the checkpoint gives the checkpoint's). Not
 restated: the HIP-only resolution that picks these draft backends (arg_groups/overrides.py:
-846-887); a GLM-5-Next checkpoint whose `ignore` lists the NextN layer (glm5_next_nextn.py:
-49-68: no config at all, so the variable never applies); Quark's NextN exclusion (:265-275).
+846-887). s70p: a GLM-5-Next checkpoint whose `ignore` lists the NextN layer
+(glm5_next_nextn.py:49-68) hands DeepseekModelNextN no config at all, so the variable never
+applies there (`experts` answers "none").
 
 s70r: the FP8 experts' low-latency assert reads the mode a mori target's a2a hook settles on
 (auto, and low_latency under EPv2, become normal: arg_groups/moe_hook.py:545-561;
@@ -78,8 +79,8 @@ def experts(config: EngineSettings, runner: str | None) -> str | None:
         return None
     if sglang_draft_quant.settled_method(config) != METHOD:
         return None
-    if name in DROPPING_CLASSES:
-        return "none"
+    if name in DROPPING_CLASSES or config.draft_nextn_unquantized == "ignore":
+        return "none"  # s70p: GLM-5-Next's `ignore` hands DeepseekModelNextN no config
     return "fp8" if config.nvfp4_ckpt_fp8_nextn_moe and runner == "deep_gemm" else "none"
 
 

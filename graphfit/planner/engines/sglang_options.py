@@ -677,6 +677,11 @@ class SglangOptions(EngineOptions):
         `--context-length`, or read from a local config.json by get_context_length), not
         graphfit's own default. Kimi-K3's MegaMoE rows with chunked prefill off are bounded
         by it (graphfit.planner.engines.sglang_kimi_megamoe; issue 23 s70l).
+    draft_nextn_unquantized: why a DeepSeek-V3 / GLM-5-Next NextN draft's layer is built with
+        no quantization config (graphfit.inputs.sglang_nextn_excludes): "ignore" where
+        GLM-5-Next's config.json `ignore` lists `model.layers.{n}.*` (glm5_next_nextn.py:
+        49-68: any method), "quark" where the Quark `exclude` list matches the NextN layer
+        (deepseek_nextn.py:265-275: a Quark draft only). None: kept or not read (issue 23 s70p).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -880,6 +885,7 @@ class SglangOptions(EngineOptions):
     mori_ep_v2: bool | None = None
     mori_recv_bound: bool = False
     context_length_read: bool = False
+    draft_nextn_unquantized: str | None = None
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1102,6 +1108,9 @@ class SglangOptions(EngineOptions):
             true_false("mori_ep_v2", self.mori_ep_v2)
         true_false("mori_recv_bound", self.mori_recv_bound)  # issue 23 s70j
         true_false("context_length_read", self.context_length_read)  # issue 23 s70l
+        if self.draft_nextn_unquantized not in (None, "ignore", "quark"):  # issue 23 s70p
+            raise ConfigError(f"draft_nextn_unquantized: expected ignore or quark, got "
+                              f"{excerpt(self.draft_nextn_unquantized)}")
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
