@@ -45,7 +45,7 @@ require("sglang")  # skip locally / fail in CI when the sources were not fetched
 
 from tests.oracle import sglang_oracle as so  # noqa: E402
 from tests.oracle import test_sglang_deepep_class_oracle as dc  # noqa: E402
-from tests.oracle.test_sglang_qwen_moe_experts_oracle import judged  # noqa: E402
+from tests.oracle.test_sglang_sparse_moe_experts_oracle import Built  # noqa: E402
 
 _BASE: dict[str, Any] = {
     "hidden_size": 1024, "intermediate_size": 2048, "moe_intermediate_size": 256,
@@ -199,23 +199,8 @@ def _block(kind: str) -> Any:
     return build
 
 
-_SAID: dict[tuple[Path, tuple[str, ...]], str | None] = {}
-
-
-def theirs_on(kind: str, model: Path, argv: tuple[str, ...]) -> str | None:
-    """SGLang's answer, once per (target, line)."""
-    if (model, argv) not in _SAID:
-        _SAID[model, argv] = dc.sglang(model, argv, True, block=_block(kind))
-    return _SAID[model, argv]
-
-
-def compare(kind: str, experts: int, fields: dict[str, Any], argv: tuple[str, ...],
-            root: Path) -> str | None:
-    """Assert both sides agree; SGLang's answer."""
-    model = model_dir(kind, experts, fields, root)
-    theirs = theirs_on(kind, model, argv)
-    judged(model, argv, theirs, (kind, experts, fields))
-    return theirs
+_BUILT = Built(_block, model_dir)
+theirs_on, compare = _BUILT.theirs_on, _BUILT.compare
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -93,24 +94,34 @@ def _block(kind: str) -> Any:
     return build
 
 
-_SAID: dict[tuple[Path, tuple[str, ...]], str | None] = {}
+class Built:
+    """SGLang's answers on targets written by `model_dir` and built through `block_of(kind)`,
+    once per (target, line), so a not-vacuous check reuses the fixed lines' builds; `compare`
+    asserts graphfit agrees. The MoE-experts oracle modules (split, more classes) share it."""
+
+    def __init__(self, block_of: Callable[[str], Any],
+                 model_dir: Callable[[str, int, dict[str, Any], Path], Path]) -> None:
+        self._block_of = block_of
+        self._model_dir = model_dir
+        self._said: dict[tuple[Path, tuple[str, ...]], str | None] = {}
+
+    def theirs_on(self, kind: str, model: Path, argv: tuple[str, ...]) -> str | None:
+        """SGLang's answer on `model` and `argv`."""
+        if (model, argv) not in self._said:
+            self._said[model, argv] = dc.sglang(model, argv, True, block=self._block_of(kind))
+        return self._said[model, argv]
+
+    def compare(self, kind: str, experts: int, fields: dict[str, Any],
+                argv: tuple[str, ...], root: Path) -> str | None:
+        """Assert both sides agree; SGLang's answer."""
+        model = self._model_dir(kind, experts, fields, root)
+        theirs = self.theirs_on(kind, model, argv)
+        judged(model, argv, theirs, (kind, experts, fields))
+        return theirs
 
 
-def theirs_on(kind: str, model: Path, argv: tuple[str, ...]) -> str | None:
-    """SGLang's answer, once per (target, line): the not-vacuous check reuses the fixed
-    lines' builds."""
-    if (model, argv) not in _SAID:
-        _SAID[model, argv] = dc.sglang(model, argv, True, block=_block(kind))
-    return _SAID[model, argv]
-
-
-def compare(kind: str, experts: int, fields: dict[str, Any], argv: tuple[str, ...],
-            root: Path) -> str | None:
-    """Assert both sides agree; SGLang's answer."""
-    model = model_dir(kind, experts, fields, root)
-    theirs = theirs_on(kind, model, argv)
-    judged(model, argv, theirs, (kind, experts, fields))
-    return theirs
+_BUILT = Built(_block, model_dir)
+theirs_on, compare = _BUILT.theirs_on, _BUILT.compare
 
 
 @pytest.fixture(scope="module")

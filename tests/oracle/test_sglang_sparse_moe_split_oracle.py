@@ -93,24 +93,10 @@ def model_dir(kind: str, experts: int, fields: dict[str, Any], root: Path) -> Pa
     return folder
 
 
-_SAID: dict[tuple[Path, tuple[str, ...]], str | None] = {}
-
-
-def theirs_on(kind: str, model: Path, argv: tuple[str, ...]) -> str | None:
-    """SGLang's answer, once per (target, line)."""
-    block = ts._block("deepseek_v3" if kind == "deepseek_v2" else kind)
-    if (model, argv) not in _SAID:
-        _SAID[model, argv] = dc.sglang(model, argv, True, block=block)
-    return _SAID[model, argv]
-
-
-def compare(kind: str, experts: int, fields: dict[str, Any], argv: tuple[str, ...],
-            root: Path) -> str | None:
-    """Assert both sides agree; SGLang's answer."""
-    model = model_dir(kind, experts, fields, root)
-    theirs = theirs_on(kind, model, argv)
-    judged(model, argv, theirs, (kind, experts, fields))
-    return theirs
+_BUILT = ts.Built(lambda kind: ts._block("deepseek_v3" if kind == "deepseek_v2" else kind),
+                  model_dir)
+theirs_on, compare = _BUILT.theirs_on, _BUILT.compare
+_SAID: dict[tuple[Path, tuple[str, ...]], str | None] = {}  # the Qwen3-Next lines' answers
 
 
 def qwen3_next_dir(experts: int, root: Path) -> Path:
