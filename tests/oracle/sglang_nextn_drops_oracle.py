@@ -19,7 +19,6 @@ import random
 from pathlib import Path
 from typing import Any
 
-from tests.oracle import sglang_draft_deepep_oracle as ddo
 from tests.oracle import sglang_mtp_quant_oracle as mq
 from tests.oracle import sglang_nextn_fp4_oracle as nf
 
@@ -51,25 +50,10 @@ def draw(rng: random.Random, paths: dict[str, Path]
     a2a backend, the mode, the target / draft runner, the dtype, an inherited FP8 flag,
     attention DP, multi-layer EAGLE), whether JIT DeepGEMM is on, and the variable (which
     these classes never read)."""
-    extra: list[str] = []
-    if rng.random() < 0.15:
-        extra += ["--dtype", "float16"]
-    backend = rng.choice(("deepep", "deepep", "pplx", "mooncake", "none"))
-    if backend == "pplx" or rng.random() < 0.2:  # pplx needs attention DP (moe_hook.py:589-595)
-        extra += ["--enable-dp-attention", "--dp-size", "2"]
-    if rng.random() < 0.1:
-        extra.append("--enable-multi-layer-eagle")
-    if rng.random() < 0.2:  # clashes with the checkpoint: the draft keeps NVFP4
-        extra += ["--quantization", "fp8"]
-    if rng.random() < 0.3:
-        extra += ["--speculative-moe-runner-backend",
-                  rng.choice(("deep_gemm", "triton", "auto"))]
     dropping = tuple(name for name in DRAFTS if name not in KEPT)
-    draft = rng.choice(KEPT) if rng.random() < 0.1 else rng.choice(dropping)
-    line = ddo.argv(paths[draft], backend, "none",
-                    rng.choice(("auto", "low_latency", "normal")),
-                    rng.choice(("deep_gemm", "deep_gemm", "triton", "auto")), *extra)
-    return line, rng.random() < 0.25, rng.choice((None, None, "1"))
+    return nf.draw_line(
+        rng, paths, lambda r: r.choice(KEPT) if r.random() < 0.1 else r.choice(dropping),
+        (None, None, "1"))
 
 
 answers = nf.answers

@@ -18,7 +18,7 @@ import contextlib
 import io
 import os
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,15 @@ def draw(rng: random.Random, paths: dict[str, Path]
     mode, the runner given for the target or the draft, the dtype, an inherited FP8 flag,
     multi-layer EAGLE), whether JIT DeepGEMM is on, and the variable (unset / on / off /
     unparsable)."""
+    drafts = tuple(name for name in DRAFTS if name not in KEPT)
+    return draw_line(rng, paths, lambda r: r.choice(drafts), (None, "1", "0", "true", "on"))
+
+
+def draw_line(rng: random.Random, paths: dict[str, Path],
+              pick: Callable[[random.Random], str], envs: tuple[str | None, ...]
+              ) -> tuple[tuple[str, ...], bool, str | None]:
+    """`draw`'s line with the draft `pick` names and the variable drawn from `envs` (the
+    NextN-drops oracle draws its own drafts and values through it)."""
     extra: list[str] = []
     if rng.random() < 0.15:
         extra += ["--dtype", "float16"]
@@ -69,11 +78,10 @@ def draw(rng: random.Random, paths: dict[str, Path]
     if rng.random() < 0.3:
         extra += ["--speculative-moe-runner-backend",
                   rng.choice(("deep_gemm", "triton", "auto"))]
-    drafts = tuple(name for name in DRAFTS if name not in KEPT)
-    line = ddo.argv(paths[rng.choice(drafts)], backend, "none",
+    line = ddo.argv(paths[pick(rng)], backend, "none",
                     rng.choice(("auto", "low_latency", "normal")),
                     rng.choice(("deep_gemm", "deep_gemm", "triton", "auto")), *extra)
-    return line, rng.random() < 0.25, rng.choice((None, "1", "0", "true", "on"))
+    return line, rng.random() < 0.25, rng.choice(envs)
 
 
 @contextlib.contextmanager
