@@ -17,6 +17,8 @@ from graphfit.inputs.settings import COMMAND_LINE, Setting
 
 ENV_EP_V2 = "SGLANG_MORI_EP_V2"
 ENV_RECV_BOUND = "SGLANG_MORI_RECV_BOUND"
+ENV_USE_AITER = "SGLANG_USE_AITER"  # EnvBool, off (environ.py:949)
+ENV_SDMA = "MORI_ENABLE_SDMA"  # get_bool_env_var: true / 1 only (utils/common.py:1424-1440)
 _FALSE = ("false", "0", "no", "n")  # EnvBool.parse (environ.py:143-150), lower-cased
 _TRUE = ("true", "1", "yes", "y")
 
@@ -34,7 +36,16 @@ def environment(environ: Mapping[str, str]) -> list[Setting]:
     if raw is not None:
         out.append(Setting("mori_recv_bound", raw.lower() in _TRUE, f"{ENV_RECV_BOUND}={raw}",
                            COMMAND_LINE))
+    # s70s: the two switches `_mori_epv2_unsupported_reason` reads (moe_hook.py:819-822)
+    raw = environ.get(ENV_USE_AITER)
+    if raw is not None:
+        out.append(Setting("mori_use_aiter", raw.lower() in _TRUE, f"{ENV_USE_AITER}={raw}",
+                           COMMAND_LINE))
+    raw = environ.get(ENV_SDMA)
+    if raw is not None:
+        out.append(Setting("mori_sdma", raw.lower() in ("true", "1"), f"{ENV_SDMA}={raw}",
+                           COMMAND_LINE))
     return out
 
 
-__all__ = ["ENV_EP_V2", "ENV_RECV_BOUND", "environment"]
+__all__ = ["ENV_EP_V2", "ENV_RECV_BOUND", "ENV_SDMA", "ENV_USE_AITER", "environment"]

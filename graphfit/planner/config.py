@@ -486,7 +486,8 @@ class EngineConfig:
             mori_ep_v2: bool | None = None,
             mori_recv_bound: bool = False,
             context_length_read: bool = False,
-            draft_nextn_unquantized: str | None = None) -> None: ...
+            draft_nextn_unquantized: str | None = None,
+            mori_use_aiter: bool = False, mori_sdma: bool = False) -> None: ...
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -1830,6 +1831,16 @@ class EngineConfig:
     def mori_recv_bound(self) -> bool:
         """SglangOptions.mori_recv_bound."""
         return cast(bool, self._option("mori_recv_bound"))
+
+    @property
+    def mori_use_aiter(self) -> bool:
+        """SglangOptions.mori_use_aiter."""
+        return cast(bool, self._option("mori_use_aiter"))
+
+    @property
+    def mori_sdma(self) -> bool:
+        """SglangOptions.mori_sdma."""
+        return cast(bool, self._option("mori_sdma"))
 
     @property
     def uniform_query_len(self) -> int:

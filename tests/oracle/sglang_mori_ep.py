@@ -14,6 +14,7 @@ resolves EPv2 there, graphfit.planner.engines.sglang_mori_ep).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tests.oracle import sglang_moe_a2a_compare as mc
@@ -111,4 +112,53 @@ def draft_dispatch(env: tuple[str, ...], argv: tuple[str, ...], target: str, dra
     return theirs, (code, errors[-1] if errors else "")
 
 
-__all__ = ["EP_V2", "RECV_BOUND", "draft_dispatch", "draw", "eagle", "verdict"]
+# s70s: the switches `_mori_epv2_unsupported_reason` reads (arg_groups/moe_hook.py:807-831)
+USE_AITER = "SGLANG_USE_AITER"
+SDMA = "MORI_ENABLE_SDMA"
+AITER_VALUES = (None, "1", "1", "true", "yes", "0", "bogus")
+SDMA_VALUES = (None, None, None, "1", "true", "yes")
+MORI_HEAD = ("--moe-a2a-backend", "mori", "--attn-dp-size", "2", "--enable-dp-lm-head",
+             "--moe-dense-tp-size", "1")
+
+
+@functools.cache
+def v4_model_dir() -> str:
+    """The oracle's Qwen3-MoE config.json named DeepseekV4ForCausalLM (`is_deepseek_v4`,
+    configs/model_config.py:395-400), with the keys SGLang's ModelConfig reads off a V4 class
+    (tests.oracle.sglang_dspark_compare.MLA_READ_FIELDS) and its experts as n_routed_experts."""
+    import json
+    import tempfile
+    from pathlib import Path
+
+    from tests.oracle import sglang_dspark_compare as kc
+    from tests.oracle import sglang_oracle as so
+    from tests.oracle import sglang_stubs
+
+    so.oracle()
+    directory = sglang_stubs.write_moe_model_dir(
+        Path(tempfile.mkdtemp(prefix="graphfit-sglang-v4-")) / "v4")
+    data = json.loads((directory / "config.json").read_text())
+    data.update({"architectures": ["DeepseekV4ForCausalLM"], **dict(kc.MLA_READ_FIELDS),
+                 "n_routed_experts": data["num_experts"]})
+    (directory / "config.json").write_text(json.dumps(data))
+    return str(directory)
+
+
+def draw_aiter(rng: Any) -> tuple[str, ...]:
+    """A mori target under attention DP with the DP LM head and dense TP 1 (where EPv2 alone
+    decides the gather, utils/common.py:4098-4107), the AITER / SDMA / EPv2 words drawn, a
+    DeepSeek-V4 model on three lines in four (else the Qwen3-MoE one), float16 on some."""
+    words = []
+    for name, values in ((USE_AITER, AITER_VALUES), (SDMA, SDMA_VALUES),
+                         (EP_V2, (None, None, None, None, "1", "0"))):
+        value = rng.choice(values)
+        if value is not None:
+            words.append(f"{name}={value}")
+    model = v4_model_dir() if rng.random() < 0.75 else mc.model_dir()
+    dtype = ("--dtype", "float16") if rng.random() < 0.2 else ()
+    return (*words, "--model-path", model, "--tp-size", str(rng.choice((2, 4, 8))), *MORI_HEAD,
+            *dtype)
+
+
+__all__ = ["EP_V2", "RECV_BOUND", "SDMA", "USE_AITER", "draft_dispatch", "draw", "draw_aiter",
+           "eagle", "v4_model_dir", "verdict"]

@@ -202,3 +202,68 @@ def test_plant_mode_not_rewritten(drafts: tuple[str, str],
     env, backend, _ = DISPATCH[0]
     code, said = me.draft_dispatch(env, _dispatch_line(drafts[1], backend), *drafts)[1]
     assert code == 0, said
+
+
+# s70s: SGLANG_USE_AITER on, an unset SGLANG_MORI_EP_V2 stays on EPv2 where
+# `_mori_epv2_unsupported_reason` finds none (arg_groups/moe_hook.py:807-831); each other
+# reason falls back to EPv1. Under MORI_HEAD EPv2 alone keeps the gather (utils/common.py:4098-4107)
+def _v4(*words: str, tp: str = "4", more: tuple[str, ...] = ()) -> tuple[str, ...]:
+    return (*words, "--model-path", me.v4_model_dir(), "--tp-size", tp, *me.MORI_HEAD, *more)
+
+
+AITER = [
+    _v4(f"{me.USE_AITER}=1"),  # no reason: EPv2, a row per attention-DP rank
+    _v4(f"{me.USE_AITER}=yes", f"{me.SDMA}=yes"),  # EnvBool's yes; get_bool_env_var's false
+    _v4(f"{me.USE_AITER}=1", f"{me.SDMA}=1"),  # SDMA is EPv1-only (:821-822)
+    _v4(f"{me.USE_AITER}=1", more=("--dtype", "float16")),  # not bfloat16 (:826-827)
+    _v4(f"{me.USE_AITER}=1", tp="16", more=("--nnodes", "2")),  # over 8 EP ranks (:817-818)
+    (f"{me.USE_AITER}=1", "--tp-size", "4", *me.MORI_HEAD),  # Qwen3-MoE: not V4 (:828-830)
+]
+
+
+def _aiter_id(argv: tuple[str, ...]) -> str:
+    model = "v4" if me.v4_model_dir() in argv else "qwen3-moe"
+    return " ".join((model, *(w for w in argv if "=" in w), *argv[-2:]))
+
+
+@pytest.mark.parametrize("argv", AITER, ids=_aiter_id)
+def test_aiter_lines_agree(argv: tuple[str, ...]) -> None:
+    """SGLang's EPv2 resolution with AITER on, planned the same (rows included)."""
+    _agree(argv)
+
+
+@settings(max_examples=2, deadline=None)
+@given(st.integers(0, 2**16))
+def test_generated_aiter_lines_agree(seed: int) -> None:
+    """AITER / SDMA / EPv2 words, model, dtype and TP size drawn (me.draw_aiter)."""
+    _agree(me.draw_aiter(random.Random(seed)))
+
+
+def _aiter_unread(m: pytest.MonkeyPatch) -> None:
+    from graphfit.planner.engines import sglang_mori_ep
+
+    m.setattr(sglang_mori_ep, "epv2_supported", lambda config: False)
+
+
+def _sdma_dropped(m: pytest.MonkeyPatch) -> None:
+    from graphfit.inputs import sglang_mori_env
+
+    real = sglang_mori_env.environment
+    m.setattr(sglang_mori_env, "environment",
+              lambda environ: [s for s in real(environ) if s.field != "mori_sdma"])
+
+
+AITER_PLANTS: dict[str, tuple[Callable[[pytest.MonkeyPatch], None], tuple[str, ...]]] = {
+    "an unset EPv2 falls back whatever AITER says": (_aiter_unread, AITER[0]),
+    "MORI_ENABLE_SDMA not read": (_sdma_dropped, AITER[2]),
+}
+
+
+@pytest.mark.parametrize("plant", sorted(AITER_PLANTS))
+def test_a_planted_aiter_error_is_caught(plant: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each s70s read broken on purpose: the line it decides differs from SGLang."""
+    PLANTS[plant] = AITER_PLANTS[plant]
+    try:
+        test_a_planted_error_is_caught(plant, monkeypatch)
+    finally:
+        del PLANTS[plant]

@@ -350,6 +350,8 @@ VALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_recv_bound": st.booleans(),  # s70j
     "context_length_read": st.booleans(),  # s70l
     "draft_nextn_unquantized": st.sampled_from([None, "ignore", "quark"]),  # s70p
+    "mori_use_aiter": st.booleans(),  # s70s
+    "mori_sdma": st.booleans(),  # s70s
 }
 INVALID: dict[str, st.SearchStrategy[Any]] = {
     "vit": st.sampled_from([
@@ -640,6 +642,8 @@ INVALID: dict[str, st.SearchStrategy[Any]] = {
     "mori_recv_bound": st.sampled_from([None, 1, "true"]),  # s70j
     "context_length_read": st.sampled_from([None, 1, "true"]),  # s70l
     "draft_nextn_unquantized": st.sampled_from(["", 3, "modelopt_fp4"]),  # s70p
+    "mori_use_aiter": st.sampled_from([None, 1, "true"]),  # s70s
+    "mori_sdma": st.sampled_from([None, 1, "true"]),  # s70s
 }
 
 
@@ -975,6 +979,6 @@ def test_the_plan_3_document_writes_the_options_object() -> None:
         "draft_mtp_experts_algo": None,
         "mori_ep_v2": None, "mori_recv_bound": False,
         "context_length_read": False,
-        "draft_nextn_unquantized": None}
+        "draft_nextn_unquantized": None, "mori_use_aiter": False, "mori_sdma": False}
     assert not set(config) & set(LEGACY_KEYWORDS)
     assert EngineConfig.from_dict(config).tp_size == 2

@@ -26,6 +26,11 @@ SGLang (paths under sglang/srt/):
   later reader sees. On CUDA, and on ROCm without AITER, the reason is always there:
   "SGLANG_USE_AITER=0" (:819-820; SGLANG_USE_AITER is an EnvBool off, which graphfit does not
   read), or more than 8 EP ranks before it (:817-818).
+* With `SGLANG_USE_AITER` on (issue 23 s70s) the reason can be absent, and an unset variable
+  then stays on EPv2: at most 8 EP ranks (:817-818; gfx1250's exception is ROCm's), AITER on
+  (:819-820), `MORI_ENABLE_SDMA` off (:821-822), the model's dtype bfloat16 (:826-827) and a
+  DeepSeek-V4 class (`is_deepseek_v4`, configs/model_config.py:395-400; moe_hook.py:828-830).
+  The instance-connector reason (:823-824) is not read: graphfit plans no such path.
 * A line whose target backend is not mori never runs that resolution, so a draft under
   `--speculative-moe-a2a-backend mori` reads the variable as set, true when unset.
 """
@@ -49,6 +54,16 @@ class MoriSwitches(Protocol):
     def mori_ep_v2(self) -> bool | None: ...
     @property
     def mori_recv_bound(self) -> bool: ...
+    @property
+    def mori_use_aiter(self) -> bool: ...
+    @property
+    def mori_sdma(self) -> bool: ...
+    @property
+    def tp_size(self) -> int: ...
+    @property
+    def dtype(self) -> str: ...
+    @property
+    def architecture(self) -> str | None: ...
 
 
 class MoriMode(MoriSwitches, Protocol):
@@ -67,12 +82,29 @@ def target_resolves(config: MoriSwitches) -> bool:
                         bool(getattr(target, "enable_waterfill", False))) == "mori"
 
 
+_DEEPSEEK_V4 = ("DeepseekV4ForCausalLM", "DeepseekV4ForCausalLMNextN",
+                "DeepseekV4ForCausalLMDSpark")  # is_deepseek_v4, configs/model_config.py:395-400
+
+
+def epv2_supported(config: MoriSwitches) -> bool:
+    """No `_mori_epv2_unsupported_reason` for the target (arg_groups/moe_hook.py:807-831): at
+    most 8 EP ranks, SGLANG_USE_AITER on, MORI_ENABLE_SDMA off, a bfloat16 DeepSeek-V4 model.
+    Why: with all of them an unset SGLANG_MORI_EP_V2 keeps EPv2, which graphfit read as EPv1
+    before issue 23 s70s."""
+    target = sglang_moe_a2a.target_of(config)
+    return (target.tp_size <= 8 and bool(target.mori_use_aiter) and not target.mori_sdma
+            and target.dtype == "bfloat16" and target.architecture in _DEEPSEEK_V4)
+
+
 def epv2(config: MoriSwitches) -> bool:
     """`envs.SGLANG_MORI_EP_V2.get()` as the graph runners read it: after the target's hook,
-    EPv2 only where the variable is set to anything but false (`mori_ep_v2` True); without
-    that hook, unless it is set to false (module docstring)."""
+    EPv2 where the variable is set to anything but false (`mori_ep_v2` True), or unset with
+    no unsupported reason (`epv2_supported`, s70s); without that hook, unless it is set to
+    false (module docstring)."""
     if target_resolves(config):
-        return config.mori_ep_v2 is True
+        if config.mori_ep_v2 is None:
+            return epv2_supported(config)
+        return config.mori_ep_v2
     return config.mori_ep_v2 is not False
 
 
@@ -96,4 +128,5 @@ def deepep_mode(config: MoriMode) -> str:
     return mode
 
 
-__all__ = ["MoriMode", "MoriSwitches", "deepep_mode", "epv2", "keeps_gather", "target_resolves"]
+__all__ = ["MoriMode", "MoriSwitches", "deepep_mode", "epv2", "epv2_supported", "keeps_gather",
+           "target_resolves"]

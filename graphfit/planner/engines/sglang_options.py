@@ -682,6 +682,11 @@ class SglangOptions(EngineOptions):
         GLM-5-Next's config.json `ignore` lists `model.layers.{n}.*` (glm5_next_nextn.py:
         49-68: any method), "quark" where the Quark `exclude` list matches the NextN layer
         (deepseek_nextn.py:265-275: a Quark draft only). None: kept or not read (issue 23 s70p).
+    mori_use_aiter: SGLANG_USE_AITER as the line's environment sets it (an EnvBool, off,
+        environ.py:949). With it on an unset SGLANG_MORI_EP_V2 can stay on EPv2
+        (arg_groups/moe_hook.py:819-820; sglang_mori_ep, issue 23 s70s).
+    mori_sdma: MORI_ENABLE_SDMA read by get_bool_env_var (true / 1; utils/common.py:1424-1440):
+        on, an unset SGLANG_MORI_EP_V2 falls back to EPv1 (moe_hook.py:821-822; s70s).
     """
 
     engine: ClassVar[str] = "sglang"
@@ -886,6 +891,8 @@ class SglangOptions(EngineOptions):
     mori_recv_bound: bool = False
     context_length_read: bool = False
     draft_nextn_unquantized: str | None = None
+    mori_use_aiter: bool = False
+    mori_sdma: bool = False
 
     def __post_init__(self) -> None:
         gb = self.gpu_memory_gb
@@ -1111,6 +1118,8 @@ class SglangOptions(EngineOptions):
         if self.draft_nextn_unquantized not in (None, "ignore", "quark"):  # issue 23 s70p
             raise ConfigError(f"draft_nextn_unquantized: expected ignore or quark, got "
                               f"{excerpt(self.draft_nextn_unquantized)}")
+        true_false("mori_use_aiter", self.mori_use_aiter)  # issue 23 s70s
+        true_false("mori_sdma", self.mori_sdma)  # issue 23 s70s
 
 
 def _expert_remap_inputs(options: SglangOptions) -> None:
