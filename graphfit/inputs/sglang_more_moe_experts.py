@@ -47,6 +47,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from graphfit.inputs.sglang_moe_layer_fields import problem as fields_problem
 from graphfit.inputs.sglang_spec_dp import size_or_one
 from graphfit.planner.core.errors import excerpt
 
@@ -162,7 +163,10 @@ def builds_block(block: Block, data: Mapping[str, Any]) -> bool:
 
 def problem(arch: str | None, values: Mapping[str, Any], data: Mapping[str, Any]
             ) -> str | None:
-    """SGLang's ValueError for the line's TP size on this config.json, or None."""
+    """SGLang's ValueError for the line's TP size on this config.json, or None; first, a
+    missing layer field the build fails on before any MoE block (s70t)."""
+    if (failed := fields_problem(arch, data)) is not None:
+        return failed
     block = BLOCKS.get(arch) if isinstance(arch, str) else None
     if block is None or not builds_block(block, data):
         return None

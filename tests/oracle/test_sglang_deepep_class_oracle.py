@@ -151,7 +151,8 @@ def sglang(model: Path, argv: tuple[str, ...], jit: bool,
                     set_default_torch_dtype(_model_dtype(r, model)), torch.device("meta"):
                 quant = mt._quant_config(r, str(model)) if "--quantization" in argv else None
                 block(config, quant)
-        except (AssertionError, ValueError, TypeError, NotImplementedError) as exc:
+        except (AssertionError, ValueError, TypeError, NotImplementedError,
+                AttributeError) as exc:  # AttributeError: Step3.5 (s70t)
             return f"build: {type(exc).__name__}: {exc} @ {mt._site(exc)}"
         finally:
             for mod, name, value in saved:

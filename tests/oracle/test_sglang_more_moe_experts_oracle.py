@@ -22,7 +22,9 @@ Fixed lines each way (EP does not narrow the TP size these blocks read; Hunyuan'
 dense form; Cohere2-MoE's all-dense prefix; LFM2-MoE's default prefix of 2 covering a
 two-layer model; Laguna's default types on a one-layer model; a Step3.5 MoE layer list
 naming no built layer);
-drawn: class x experts x TP x EP (x dense prefix / MoE layer list).
+drawn: class x experts x TP x EP (x dense prefix / MoE layer list). s70t's `FIELDS`:
+Cohere2-MoE's dense prefix width and Step3.5's MoE layer list left out, null or of another
+type, where SGLang's build fails before any MoE block (graphfit.inputs.sglang_moe_layer_fields).
 """
 
 from __future__ import annotations
@@ -143,6 +145,26 @@ FIXED: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
     ("laguna", 2, {"mlp_layer_types": ["dense"] * 4}, _T4),
     ("laguna", 2, {"num_hidden_layers": 1, "layer_types": ["full_attention"]}, _T4),
 )
+# a field left out of config.json (model_dir drops it)
+ABSENT = "<absent>"
+# s70t: layer fields whose absence fails the build before any MoE block (Cohere2-MoE's dense
+# prefix width, Step3.5's MoE layer list), each way
+FIELDS: tuple[tuple[str, int, dict[str, Any], tuple[str, ...]], ...] = (
+    ("cohere2_moe", 8, {"first_k_dense_replace": 2, "prefix_dense_intermediate_size": ABSENT},
+     _T4),
+    ("cohere2_moe", 8, {"first_k_dense_replace": 1, "prefix_dense_intermediate_size": None},
+     ("--tp-size", "1")),
+    ("cohere2_moe", 2, {"first_k_dense_replace": 4, "prefix_dense_intermediate_size": ABSENT},
+     _T4),
+    ("cohere2_moe", 8, {"first_k_dense_replace": 0, "prefix_dense_intermediate_size": ABSENT},
+     _T4),
+    ("cohere2_moe", 8, {"prefix_dense_intermediate_size": ABSENT}, _T4),
+    ("step3p5", 8, {"moe_layers_enum": ABSENT}, _T4),
+    ("step3p5", 8, {"moe_layers_enum": [1, 2, 3]}, ("--tp-size", "1")),
+    ("step3p5", 8, {"moe_layers_enum": None}, _T4),
+    ("step3p5", 8, {"moe_layers_enum": "1,x"}, _T4),
+    ("step3p5", 8, {"moe_layers_enum": " 1, 2"}, _T4),
+)
 
 
 def model_dir(kind: str, experts: int, fields: dict[str, Any], root: Path) -> Path:
@@ -151,7 +173,9 @@ def model_dir(kind: str, experts: int, fields: dict[str, Any], root: Path) -> Pa
     folder = root / f"{kind}-{experts}-{tag}"
     folder.mkdir(parents=True, exist_ok=True)
     data, field = KINDS[kind]
-    (folder / "config.json").write_text(json.dumps({**data, field: experts, **fields}))
+    merged = {**data, field: experts, **fields}
+    (folder / "config.json").write_text(json.dumps(
+        {k: v for k, v in merged.items() if v != ABSENT}))
     return folder
 
 
@@ -213,6 +237,27 @@ def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_fixed_lines_agree(kind: str, experts: int, fields: dict[str, Any],
                            argv: tuple[str, ...], root: Path) -> None:
     compare(kind, experts, fields, argv, root)
+
+
+@pytest.mark.parametrize(("kind", "experts", "fields", "argv"), FIELDS)
+def test_missing_layer_fields_agree(kind: str, experts: int, fields: dict[str, Any],
+                                    argv: tuple[str, ...], root: Path) -> None:
+    """s70t: both sides refuse where the build fails on a missing / unreadable layer field,
+    and both start the line where the field is not read (no dense prefix, a readable list)."""
+    compare(kind, experts, fields, argv, root)
+
+
+def test_missing_layer_fields_not_vacuous(root: Path) -> None:
+    """SGLang fails the build on the first FIELDS lines of each class in the error graphfit
+    names, and starts the last."""
+    said = [theirs_on(k, model_dir(k, n, f, root), argv) for k, n, f, argv in FIELDS]
+    errors = ("TypeError", "TypeError", "TypeError", None, None,
+              "AttributeError", "AttributeError", "AttributeError", "ValueError", None)
+    assert [a and a.split(": ", 2)[1] for a in said] == list(errors), said
+    for i, words in ((0, "'NoneType' and 'int'"), (5, "'tuple' object has no attribute"),
+                     (7, "'NoneType' object has no attribute")):
+        k, n, f, argv = FIELDS[i]
+        assert words in dc.graphfit(model_dir(k, n, f, root), argv, True)[1], FIELDS[i]
 
 
 def test_fixed_lines_are_not_vacuous(root: Path) -> None:
