@@ -102,14 +102,10 @@ def emit(lines: list[dict[str, Any]]) -> list[int]:
 
 
 def main() -> int:
-    from tests.oracle.before_tree import frozen
     from tests.oracle.measure_before import measure
 
-    args = sys.argv[1:]
-    if "--before" in args:  # one commit of the before checkout for the whole run
-        at = args.index("--before") + 1
-        args[at] = frozen(args[at])
-    return measure(__file__, args, "TensorRT-LLM DEP lines with moe_config backend WIDEEP, "
+    # emit_before reads --before's checkout as one frozen commit
+    return measure(__file__, sys.argv[1:], "TensorRT-LLM DEP lines with moe_config backend WIDEEP, "
                    "top-k and WideEPMoE's two switches drawn", draw_lines, emit, _print)
 
 
