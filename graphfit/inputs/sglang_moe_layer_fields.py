@@ -47,11 +47,12 @@ def step3p5_problem(data: Mapping[str, Any]) -> str | None:
     head = "SGLang cannot build Step3p5ForCausalLM: "
     site = "models/step3p5.py:544"
     if "moe_layers_enum" not in data:
-        return (f"{head}moe_layers_enum is missing (the config class's tuple); 'tuple' object "
-                f"has no attribute 'split'. (AttributeError, {site})")
+        return (f"{head}the target's moe_layers_enum (absent: a tuple) fails the model "
+                f"build: 'tuple' object has no attribute 'split'. (AttributeError, {site})")
     if not isinstance(enum, str):
-        return (f"{head}'{type(enum).__name__}' object has no attribute 'split' "
-                f"(moe_layers_enum). (AttributeError, {site})")
+        return (f"{head}the target's moe_layers_enum fails the model build: "
+                f"'{type(enum).__name__}' object has no attribute 'split'. "
+                f"(AttributeError, {site})")
     return None  # a token that is no int: refused at config load (target_layer_entries)
 
 
